@@ -1,0 +1,198 @@
+"""The `ono99` command.
+
+Errors a user can cause print one clear message on stderr and exit 2; they
+never show a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import __version__
+
+EXIT_USAGE = 2
+
+
+class UserError(Exception):
+    """A problem with the user's input: printed as is, exit 2."""
+
+
+def _out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+
+
+# -- rules ---------------------------------------------------------------------
+
+def cmd_rules_list(args) -> int:
+    from .engine.presets import preset_description, preset_names
+
+    names = preset_names()
+    width = max(len(n) for n in names)
+    for name in names:
+        _out(f"{name:<{width}}  {preset_description(name)}")
+    return 0
+
+
+def cmd_rules_show(args) -> int:
+    from .engine.presets import resolve_rules
+    from .engine.rules import RulesError, commented_toml
+
+    try:
+        rules, label = resolve_rules(args.source)
+    except RulesError as exc:
+        raise UserError(str(exc)) from None
+    header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
+    sys.stdout.write(commented_toml(rules, header))
+    return 0
+
+
+def cmd_rules_check(args) -> int:
+    from .engine.rules import RulesError, load_rules_file
+
+    bad = 0
+    for path in args.files:
+        try:
+            load_rules_file(path)
+        except RulesError as exc:
+            bad += 1
+            for problem in exc.problems:
+                print(str(problem), file=sys.stderr)
+        else:
+            _out(f"{path}: ok")
+    return EXIT_USAGE if bad else 0
+
+
+# -- replay ----------------------------------------------------------------------
+
+def _state(game) -> dict:
+    state = {"over": game.over, "round": game.round_no, "winner": game.winner,
+             "tokens": list(game.tokens), "points": list(game.points), "out": list(game.out)}
+    if not game.over:
+        state.update(to_move=game.current, total=game.total, plays_owed=game.owed,
+                     direction="left" if game.direction == 1 else "right", dealer=game.dealer)
+    return state
+
+
+def _where(game) -> list[str]:
+    names = game.names
+    lines = []
+    if game.over:
+        lines.append(f"Game over after {game.round_no} rounds: {names[game.winner]} wins.")
+    else:
+        twice = " (must play twice)" if game.owed == 2 else ""
+        direction = "left" if game.direction == 1 else "right"
+        lines.append(
+            f"Round {game.round_no}, total {game.total}, play goes {direction}: "
+            f"{names[game.current]} to play{twice}."
+        )
+    if game.rules.scoring_mode == "tokens":
+        parts = [f"{names[s]} {'out' if game.out[s] else game.tokens[s]}" for s in range(game.n)]
+        lines.append("Tokens: " + ", ".join(parts))
+    else:
+        parts = [f"{names[s]} {game.points[s]}{' (out)' if game.out[s] else ''}" for s in range(game.n)]
+        lines.append(f"Points (limit {game.rules.scoring_limit}): " + ", ".join(parts))
+    return lines
+
+
+def cmd_replay(args) -> int:
+    from .engine.describe import describe
+    from .engine.record import Record, RecordError
+
+    try:
+        record = Record.load(args.file)
+        game = record.replay()
+    except RecordError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        doc = {
+            "format": "ono99-events",
+            "version": 1,
+            "seats": [{"name": s.name, "player": s.player} for s in record.seats],
+            "rules": record.rules.to_dict(),
+            "seed": record.seed,
+            "events": game.events,
+            "state": _state(game),
+        }
+        _out(json.dumps(doc, indent=None if args.compact else 1))
+        return 0
+    ascii_only = args.ascii
+    names = game.names
+    seats = ", ".join(f"{s.name} ({s.player})" for s in record.seats)
+    _out(f"O'NO 99: {len(names)} players: {seats}")
+    for line in record.rules.summary():
+        _out(f"  {line}")
+    for event in game.events:
+        line = describe(event, names, ascii=ascii_only)
+        if line is None:
+            continue
+        indent = "" if event["type"] in ("deal", "dealer", "game_over") else "  "
+        _out(indent + line)
+    _out()
+    for line in _where(game):
+        _out(line)
+    return 0
+
+
+# -- the game --------------------------------------------------------------------
+
+def cmd_play(args) -> int:
+    try:
+        from .tui.app import run_app
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise UserError(f"the game screen cannot start: {exc}") from None
+    return run_app(args)
+
+
+# -- argument parsing --------------------------------------------------------------
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ono99",
+        description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
+    )
+    parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
+    parser.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
+    parser.set_defaults(func=cmd_play)
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    rules = sub.add_parser("rules", help="list, show and check house rules")
+    rules_sub = rules.add_subparsers(title="rules commands", metavar="ACTION", required=True)
+    p = rules_sub.add_parser("list", help="list the rules presets")
+    p.set_defaults(func=cmd_rules_list)
+    p = rules_sub.add_parser("show", help="print the full effective rules as TOML, every key commented")
+    p.add_argument("source", nargs="?", metavar="PRESET|FILE", help="a preset name or a rules file (default: standard)")
+    p.set_defaults(func=cmd_rules_show)
+    p = rules_sub.add_parser("check", help="check rules files; exit 0 when all are valid, 2 when not")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.set_defaults(func=cmd_rules_check)
+
+    p = sub.add_parser("replay", help="replay a game record play by play")
+    p.add_argument("file", metavar="FILE", help="a game record (.toml)")
+    p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
+    p.add_argument("--compact", action="store_true", help="with --json: one line")
+    p.add_argument("--ascii", action="store_true", help="ASCII characters only")
+    p.set_defaults(func=cmd_replay)
+
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except UserError as exc:
+        print(f"ono99: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ono99: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,65 @@
+"""Events in a player's words: "Ana plays 7 -> 56", "Bo plays Hold - 56 stays".
+
+Used by `ono99 replay` and the game log. Plain text, no markup.
+"""
+
+from __future__ import annotations
+
+from . import cards as C
+
+_REASONS = {"bust": "went bust", "no-legal-card": "had no card to play"}
+
+
+def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None) -> str | None:
+    """One line for ``event``, or None for events not worth a line (draws, deals' decks)."""
+    arrow = "->" if ascii else "→"
+    dash = "-" if ascii else "—"
+    kind = event["type"]
+    who = names[event["seat"]] if "seat" in event else ""
+    if kind == "dealer":
+        how = event["method"]
+        if how == "high-card":
+            last = event["draws"][-1]
+            drawn = ", ".join(f"{names[s]} {c}" for s, c in last)
+            extra = f" after {len(event['draws']) - 1} redraw(s)" if len(event["draws"]) > 1 else ""
+            return f"{who} deals first (high card: {drawn}{extra})"
+        return f"{who} deals first ({'chosen at random' if how == 'random' else 'named by the table'})"
+    if kind == "deal":
+        stacked = " from a stacked deck" if event.get("stacked") else ""
+        return f"Round {event['round']}: {names[event['dealer']]} deals{stacked}"
+    if kind == "play":
+        card, total = event["card"], event["total"]
+        label = C.LABEL[card]
+        if card in C.ADDERS or card == C.MINUS_TEN:
+            return f"{who} plays {label} {arrow} {total}"
+        if card == C.REVERSE:
+            return f"{who} plays Reverse {dash} {total} stays, direction flips"
+        if card == C.DOUBLE:
+            return f"{who} plays Double Play {dash} {total} stays"
+        return f"{who} plays {label} {dash} {total} stays"
+    if kind == "double":
+        return f"{who} must play twice"
+    if kind == "draw":
+        if event["card"] is None:
+            return f"{who} has nothing to draw and holds one card fewer"
+        if viewer is not None and viewer == event["seat"]:
+            return f"{who} draws {C.LABEL[event['card']]}"
+        return None
+    if kind == "reshuffle":
+        return f"The played cards are shuffled into a new draw pile ({len(event['order'])} cards)"
+    if kind == "round_lost":
+        return f"{who} {_REASONS[event['reason']]} at {event['total']} and loses round {event['round']}"
+    if kind == "tokens":
+        left = event["tokens"]
+        return f"{who} gives up a token ({left} left)" if left else f"{who} gives up the last token"
+    if kind == "points":
+        parts = [f"{names[row['seat']]} +{row['gained']} = {row['score']}" for row in event["breakdown"]]
+        return "Points: " + ", ".join(parts)
+    if kind == "eliminated":
+        return f"{who} is out"
+    if kind == "tie":
+        tied = ", ".join(names[s] for s in event["seats"])
+        return f"Tie at {event['score']}: {tied} play on"
+    if kind == "game_over":
+        return f"{names[event['winner']]} wins the game!"
+    return None

@@ -1,0 +1,48 @@
+"""Rules presets shipped inside the package (ono99_tui/presets/*.toml)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from .rules import Problem, Rules, RulesError, load_rules_file, load_rules_text
+
+_PACKAGE = "ono99_tui.presets"
+
+
+def _files() -> dict[str, object]:
+    root = resources.files(_PACKAGE)
+    return {p.name[:-5]: p for p in root.iterdir() if p.name.endswith(".toml")}
+
+
+def preset_names() -> list[str]:
+    names = sorted(_files())
+    names.remove("standard")
+    return ["standard", *names]  # the default first
+
+
+def preset_text(name: str) -> str:
+    return _files()[name].read_text(encoding="utf-8")
+
+
+def preset_description(name: str) -> str:
+    first = preset_text(name).splitlines()[0] if preset_text(name) else ""
+    return first.lstrip("# ").strip()
+
+
+def load_preset(name: str) -> Rules:
+    return load_rules_text(preset_text(name), f"preset {name}")
+
+
+def resolve_rules(spec: str | None) -> tuple[Rules, str]:
+    """Rules from a preset name or a TOML file path; returns (rules, label)."""
+    if spec is None or spec == "":
+        return load_preset("standard"), "standard"
+    if spec in _files():
+        return load_preset(spec), spec
+    path = Path(spec)
+    if path.suffix == ".toml" or path.exists() or "/" in spec:
+        return load_rules_file(path), str(path)
+    raise RulesError(
+        [Problem("", "", f"no preset or file named {spec!r} (presets: {', '.join(preset_names())})")]
+    )

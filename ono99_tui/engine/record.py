@@ -1,0 +1,280 @@
+"""The game record, the "PGN" of O'NO 99 (see docs/record-format.md).
+
+A record holds what determines a game: seats, rules in full, seed, first
+dealer, any stacked decks, and the plays in order, grouped by round. Replaying
+it through the engine reproduces the game exactly.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from . import cards as C
+from .game import Game, GameSetupError, IllegalPlay
+from .rules import Rules, RulesError, rules_from_dict
+
+FORMAT = "ono99-record"
+VERSION = 1
+_PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
+_DEALER_METHODS = ("high-card", "random", "named")
+
+
+class RecordError(ValueError):
+    """A record that is malformed, or whose plays break the rules."""
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    name: str
+    player: str = "human"  # "human" or "bot:LEVEL"
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player.startswith("bot:")
+
+    @property
+    def bot_level(self) -> str | None:
+        return self.player[4:] if self.is_bot else None
+
+
+@dataclass
+class Record:
+    seats: list[SeatSpec]
+    rules: Rules
+    seed: int
+    first_dealer: str | None = None
+    dealer_chosen_by: str | None = None
+    decks: dict[int, tuple[str, ...]] = field(default_factory=dict)
+    rounds: list[list[tuple[str, str]]] = field(default_factory=list)  # [(name, card)] per round
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    @property
+    def play_count(self) -> int:
+        return sum(len(r) for r in self.rounds)
+
+    # -- from a game ------------------------------------------------------------
+    @classmethod
+    def from_game(cls, game: Game, seats: list[SeatSpec] | None = None, meta: dict | None = None) -> "Record":
+        seats = seats or [SeatSpec(n) for n in game.names]
+        rounds = [[(game.names[s], c) for s, c in rp] for rp in game.round_plays]
+        while rounds and not rounds[-1]:
+            rounds.pop()  # a round dealt but not yet played is implied by the seed
+        return cls(
+            seats=list(seats),
+            rules=game.rules,
+            seed=game.seed,
+            first_dealer=game.names[game.first_dealer],
+            dealer_chosen_by=game.dealer_method,
+            decks=dict(game.decks),
+            rounds=rounds,
+            meta=dict(meta or {}),
+        )
+
+    # -- to a game ----------------------------------------------------------------
+    def new_game(self, record_events: bool = True) -> Game:
+        """The game as dealt, before any play."""
+        named = self.first_dealer if self.dealer_chosen_by in (None, "named") else None
+        try:
+            game = Game(self.names, self.rules, self.seed, first_dealer=named, decks=self.decks,
+                        record_events=record_events)
+        except GameSetupError as exc:
+            raise RecordError(str(exc)) from None
+        if self.first_dealer is not None and named is None:
+            chosen = game.names[game.first_dealer]
+            if chosen != self.first_dealer:
+                raise RecordError(
+                    f"first_dealer is {self.first_dealer!r}, but {self.dealer_chosen_by} with seed "
+                    f"{self.seed} chooses {chosen!r}; name the dealer with dealer_chosen_by = \"named\""
+                )
+        return game
+
+    def replay(self, record_events: bool = True) -> Game:
+        """Play every recorded play; raise RecordError at the first one that breaks a rule."""
+        game = self.new_game(record_events)
+        n = 0
+        for i, plays in enumerate(self.rounds, start=1):
+            for name, card in plays:
+                n += 1
+                where = f"play {n} (round {i}, {name} plays {C.LABEL.get(card, card)})"
+                if game.over:
+                    raise RecordError(f"{where}: the game is already over")
+                if game.round_no != i:
+                    raise RecordError(
+                        f"{where}: round {i} is already over (it ended after play {n - 1}); "
+                        f"start round {game.round_no} as a new [[rounds]] entry"
+                    )
+                to_move = game.names[game.current]
+                if name != to_move:
+                    raise RecordError(f"{where}: it is {to_move}'s turn, not {name}'s")
+                try:
+                    game.play(card)
+                except IllegalPlay as exc:
+                    raise RecordError(f"{where}: {exc}") from None
+            if i < len(self.rounds) and game.round_no == i and not game.over:
+                raise RecordError(
+                    f"round {i} ends in the record after play {n}, but the round is not over "
+                    f"({game.names[game.current]} to play)"
+                )
+        return game
+
+    # -- TOML ---------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": self.seed}
+        if self.first_dealer is not None:
+            doc["first_dealer"] = self.first_dealer
+        if self.dealer_chosen_by is not None:
+            doc["dealer_chosen_by"] = self.dealer_chosen_by
+        if self.meta:
+            doc["meta"] = self.meta
+        doc["seats"] = [{"name": s.name, "player": s.player} for s in self.seats]
+        doc["rules"] = self.rules.to_dict()
+        rounds = []
+        for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1):
+            entry: dict[str, Any] = {}
+            if i in self.decks:
+                entry["deck"] = list(self.decks[i])
+            plays = self.rounds[i - 1] if i <= len(self.rounds) else []
+            entry["plays"] = [f"{name}: {card}" for name, card in plays]
+            rounds.append(entry)
+        if rounds:
+            doc["rounds"] = rounds
+        return doc
+
+    def to_toml(self) -> str:
+        head = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
+        return head + tomli_w.dumps(self.to_dict(), multiline_strings=False)
+
+    @classmethod
+    def from_dict(cls, doc: Any, source: str = "record") -> "Record":
+        if not isinstance(doc, dict):
+            raise RecordError(f"{source}: a record must be a TOML table")
+        fmt = doc.get("format")
+        if fmt != FORMAT:
+            raise RecordError(f'{source}: format must be "{FORMAT}", not {fmt!r}; is this an ono99 record?')
+        version = doc.get("version")
+        if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+            raise RecordError(f"{source}: version must be a whole number from 1, not {version!r}")
+        if version > VERSION:
+            raise RecordError(
+                f"{source}: written by a newer ono99 (record version {version}); "
+                f"this one reads versions up to {VERSION}"
+            )
+        known = {"format", "version", "seed", "first_dealer", "dealer_chosen_by", "meta", "seats", "rules", "rounds"}
+        unknown = sorted(set(doc) - known)
+        if unknown:
+            raise RecordError(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(known))})")
+        seed = doc.get("seed")
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise RecordError(f"{source}: seed must be a whole number, not {seed!r}")
+        seats = _seats(doc.get("seats"), source)
+        rules_doc = doc.get("rules")
+        if not isinstance(rules_doc, dict):
+            raise RecordError(f"{source}: [rules] is missing or not a table")
+        try:
+            rules = rules_from_dict(rules_doc, source)
+        except RulesError as exc:
+            raise RecordError("\n".join(f"{p.source}: rules.{p.key}: {p.message}" if p.key else str(p)
+                                        for p in exc.problems)) from None
+        names = [s.name for s in seats]
+        first = doc.get("first_dealer")
+        if first is not None and first not in names:
+            raise RecordError(f"{source}: first_dealer {first!r} is not a seat ({', '.join(names)})")
+        method = doc.get("dealer_chosen_by")
+        if method is not None and method not in _DEALER_METHODS:
+            raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, not {method!r}")
+        meta = doc.get("meta", {})
+        if not isinstance(meta, dict):
+            raise RecordError(f"{source}: meta must be a table")
+        decks, rounds = _rounds(doc.get("rounds", []), names, source)
+        return cls(seats, rules, seed, first, method, decks, rounds, meta)
+
+    @classmethod
+    def loads(cls, text: str, source: str = "record") -> "Record":
+        try:
+            doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise RecordError(f"{source}: not valid TOML: {exc}") from None
+        return cls.from_dict(doc, source)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Record":
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise RecordError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise RecordError(f"{path}: not a text file (it is not UTF-8)") from None
+        return cls.loads(text, str(path))
+
+
+def _seats(raw: Any, source: str) -> list[SeatSpec]:
+    if not isinstance(raw, list) or not raw:
+        raise RecordError(f"{source}: [[seats]] is missing; a record needs 2 to 8 seats")
+    seats = []
+    for i, item in enumerate(raw, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+            raise RecordError(f"{source}: seat {i} needs a name (name = \"...\")")
+        player = item.get("player", "human")
+        if not isinstance(player, str) or not _PLAYER.match(player):
+            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {player!r}")
+        extra = set(item) - {"name", "player"}
+        if extra:
+            raise RecordError(f"{source}: seat {i} has unknown key {sorted(extra)[0]!r} (keys: name, player)")
+        seats.append(SeatSpec(item["name"], player))
+    return seats
+
+
+def _rounds(raw: Any, names: list[str], source: str):
+    if not isinstance(raw, list):
+        raise RecordError(f"{source}: rounds must be an array of tables ([[rounds]])")
+    decks: dict[int, tuple[str, ...]] = {}
+    rounds: list[list[tuple[str, str]]] = []
+    n = 0
+    for i, entry in enumerate(raw, start=1):
+        if not isinstance(entry, dict):
+            raise RecordError(f"{source}: round {i} must be a table")
+        extra = set(entry) - {"deck", "plays"}
+        if extra:
+            raise RecordError(f"{source}: round {i} has unknown key {sorted(extra)[0]!r} (keys: deck, plays)")
+        if "deck" in entry:
+            deck = entry["deck"]
+            if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+                raise RecordError(f"{source}: round {i} deck must be an array of card names")
+            try:
+                decks[i] = tuple(C.parse_card(c) for c in deck)
+            except ValueError as exc:
+                raise RecordError(f"{source}: round {i} deck: {exc}") from None
+        plays = entry.get("plays", [])
+        if not isinstance(plays, list):
+            raise RecordError(f"{source}: round {i} plays must be an array of \"NAME: CARD\" strings")
+        parsed = []
+        for text in plays:
+            n += 1
+            if not isinstance(text, str) or ":" not in text:
+                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {text!r}")
+            name, _, card_text = text.rpartition(":")
+            name = name.strip()
+            if name not in names:
+                raise RecordError(f"{source}: play {n} (round {i}): {name!r} is not a seat ({', '.join(names)})")
+            try:
+                card = C.parse_card(card_text)
+            except ValueError as exc:
+                raise RecordError(f"{source}: play {n} (round {i}): {exc}") from None
+            parsed.append((name, card))
+        rounds.append(parsed)
+    while rounds and not rounds[-1]:
+        rounds.pop()
+    return decks, rounds
