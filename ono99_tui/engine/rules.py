@@ -314,6 +314,15 @@ def _check_whole(rules: Rules, source: str, problems: list[Problem]) -> None:
                 f"(needs at least {need} cards; raise deck.* or lower hand_size)",
             )
         )
+    net = sum(C.EFFECT[c] for c in rules.deck)
+    if net <= 0:
+        problems.append(
+            Problem(
+                source, "deck",
+                f"the deck's cards add up to {net}: with Minus Tens outweighing the rest a round may "
+                "never end; the cards must add up to more than 0 (fewer deck.minus_ten, or more numbers/Tens)",
+            )
+        )
     if rules.dealer_first == "high-card":
         draw = [c for c in rules.deck if c in C.HIGH_CARD_DRAW]
         if len(set(draw)) < 2 or len(draw) < 8:

@@ -1,0 +1,133 @@
+"""House-rule TOML: partial files, every problem reported clearly, round trips, presets."""
+
+import tomllib
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ono99_tui.engine.presets import load_preset, preset_names, resolve_rules
+from ono99_tui.engine.rules import (
+    DEFAULT, KEYS, Rules, RulesError, commented_toml, load_rules_file, load_rules_text, rules_from_dict,
+)
+
+
+def problems(text):
+    with pytest.raises(RulesError) as info:
+        load_rules_text(text, "house.toml")
+    return [str(p) for p in info.value.problems]
+
+
+def test_a_file_names_only_the_keys_it_changes():
+    rules = load_rules_text("target = 120\n[scoring]\nmode = 'points'\n")
+    assert rules == DEFAULT.replace(target=120, scoring_mode="points")
+
+
+def test_unknown_key_suggests_the_nearest():
+    assert problems("[scoring]\nmod = 'points'\n") == [
+        'house.toml: scoring.mod: unknown key (did you mean "scoring.mode"?)']
+    assert problems("hand_sise = 5\n") == ['house.toml: hand_sise: unknown key (did you mean "hand_size"?)']
+
+
+def test_wrong_types_out_of_range_and_bad_choices_are_all_collected():
+    found = problems(
+        "target = '99'\nhand_size = 0\n[deck]\nten = true\n[scoring]\nmode = 'chips'\nextra_life = 1\n"
+    )
+    assert found == [
+        'house.toml: target: must be a whole number, not "99" (a string); allowed: a whole number from 10 to 999',
+        "house.toml: hand_size: 0 is out of range; allowed: a whole number from 1 to 10",
+        "house.toml: deck.ten: must be a whole number, not true (a boolean); allowed: a whole number from 0 to 40",
+        'house.toml: scoring.mode: "chips" is not allowed; allowed: one of "tokens", "points"',
+        "house.toml: scoring.extra_life: must be true or false, not 1 (int)",
+    ]
+
+
+def test_negative_count_and_section_not_a_table():
+    assert problems("deck = 5\n") == ["house.toml: deck: must be a table ([deck]), not 5 (int)"]
+    assert "deck.hold: -1 is out of range" in problems("[deck]\nhold = -1\n")[0]
+
+
+def test_deck_too_small_to_deal():
+    text = "hand_size = 10\n[deck]\nnumber_each = 0\nten = 19\nminus_ten = 0\nhold = 0\nreverse = 0\n"
+    text += "double_play = 0\nninety_nine = 0\n[dealer]\nfirst = 'random'\n"
+    assert problems(text) == [
+        "house.toml: deck: a 19-card deck is too small to deal 10 cards to 2 players "
+        "(needs at least 20 cards; raise deck.* or lower hand_size)"]
+
+
+def test_a_deck_that_takes_away_more_than_it_adds_is_rejected():
+    found = problems("[deck]\nnumber_each = 0\nten = 9\nminus_ten = 10\n[dealer]\nfirst = 'random'\n")
+    assert found == ["house.toml: deck: the deck's cards add up to -10: with Minus Tens outweighing the rest "
+                     "a round may never end; the cards must add up to more than 0 (fewer deck.minus_ten, "
+                     "or more numbers/Tens)"]
+
+
+def test_high_card_needs_number_cards_to_draw():
+    found = problems("[deck]\nnumber_each = 0\nten = 5\n")
+    assert found and "dealer.first" in found[0] and '"random"' in found[0]
+
+
+def test_not_toml_and_unreadable_files(tmp_path):
+    assert problems("target = = 3")[0].startswith("house.toml: not valid TOML:")
+    with pytest.raises(RulesError, match="cannot read the file"):
+        load_rules_file(tmp_path / "missing.toml")
+    binary = tmp_path / "bin.toml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(RulesError, match="not UTF-8"):
+        load_rules_file(binary)
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_presets_load_and_show_output_loads_back_equal(name):
+    rules = load_preset(name)
+    text = commented_toml(rules, f"preset {name}")
+    assert load_rules_text(text) == rules
+    assert load_rules_text(rules.to_toml()) == rules
+    assert load_rules_text(rules.to_toml(only_changed=True)) == rules
+    keys = {line.split(" = ")[0] for line in text.splitlines() if " = " in line}
+    assert len(keys) >= len(KEYS) - 1  # every key written (sections share leaf names)
+
+
+def test_required_presets_exist():
+    assert {"standard", "points", "first-to-500", "ninety-nine-option"} <= set(preset_names())
+    assert load_preset("points").scoring_mode == "points"
+    assert load_preset("first-to-500").scoring_end == "first-to-limit"
+    assert load_preset("ninety-nine-option").ninety_nine_card_playable_on_tens
+
+
+def test_resolve_unknown_name_lists_presets():
+    with pytest.raises(RulesError, match="no preset or file named 'nope' \\(presets: standard"):
+        resolve_rules("nope")
+
+
+def valid_rules():
+    def one(spec):
+        if spec.kind is bool:
+            return st.booleans()
+        if spec.choices:
+            return st.sampled_from(spec.choices)
+        return st.integers(spec.low, min(spec.high, 30 if spec.path.startswith("deck") else spec.high))
+
+    return st.fixed_dictionaries({k.field: one(k) for k in KEYS}).map(lambda d: Rules(**d))
+
+
+@settings(max_examples=150, deadline=None)
+@given(valid_rules())
+def test_any_rules_value_round_trips_through_toml_or_is_rejected_as_a_whole(rules):
+    try:
+        loaded = load_rules_text(rules.to_toml())
+    except RulesError as exc:
+        # each key is in range, so only the whole-deck checks can fail
+        assert {p.key for p in exc.problems} <= {"deck", "dealer.first"}
+    else:
+        assert loaded == rules
+        assert load_rules_text(commented_toml(rules)) == rules
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=200))
+def test_any_text_gives_rules_or_a_clear_error_never_a_traceback(text):
+    try:
+        load_rules_text(text, "fuzz.toml")
+    except RulesError as exc:
+        assert exc.problems and all(str(p).startswith("fuzz.toml") for p in exc.problems)
