@@ -36,5 +36,7 @@ def game_with(hands, draw=(), rules: Rules = DEFAULT, names=None, more_rounds=No
     return Game(names, rules, seed=seed, first_dealer=len(names) - 1, decks=decks)
 
 
-def filler(n: int = 4) -> list[str]:
-    return ["5"] * n
+def set_total(g: Game, total: int) -> None:
+    """Put the running total where a test needs it (the engine never does this itself)."""
+    g.total = total
+    g._settle()  # recompute the legal plays for the new position

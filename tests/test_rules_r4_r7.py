@@ -5,14 +5,9 @@ import pytest
 from ono99_tui.engine import Game, IllegalPlay, Rules
 from ono99_tui.engine.rules import DEFAULT
 
-from .stacked import game_with
+from .stacked import game_with, set_total
 
 N4 = ["2", "3", "4", "5"]
-
-
-def set_total(g, total):
-    """Put the running total where a test needs it (the engine never does this itself)."""
-    g.total = total
 
 
 def test_R4_1_play_then_draw_the_top_card():

@@ -3,7 +3,7 @@
 from ono99_tui.engine import Game, Rules
 from ono99_tui.engine import cards as C
 
-from .stacked import game_with
+from .stacked import game_with, set_total
 
 NUMBERS_ONLY = dict(deck_ten=0, deck_minus_ten=0, deck_hold=0, deck_reverse=0, deck_double_play=0,
                     deck_ninety_nine=0, deck_number_each=6)
@@ -11,7 +11,7 @@ NUMBERS_ONLY = dict(deck_ten=0, deck_minus_ten=0, deck_hold=0, deck_reverse=0, d
 
 def bust_now(g):
     """The player to move busts: total 98 and a number-only deck leave no way out."""
-    g.total = 98
+    set_total(g, 98)
     g.play(g.legal_plays()[0])
 
 
@@ -54,7 +54,7 @@ def points_round(rules, points=(0, 0, 0)):
     """A busts at 95 + 9 and draws a 2: A holds 2,3,4,2 (11 + 25), B 26, C 14."""
     g = game_with(THREE, draw=["2"], rules=rules)
     g.points = list(points)
-    g.total = 95
+    set_total(g, 95)
     g.play("9")
     return g
 
@@ -72,7 +72,7 @@ def test_R9_1_card_by_card_breakdown_with_bust_penalty():
 def test_R9_1_helpers_and_99s_score_15_and_20_and_penalty_is_a_house_rule():
     g = game_with([["9", "hold", "99", "-10"], ["reverse", "double", "10", "8"]], draw=["2"],
                   rules=Rules(scoring_mode="points", scoring_bust_penalty=40))
-    g.total = 95
+    set_total(g, 95)
     g.play("9")
     assert g.points == [15 + 20 + 15 + 2 + 40, 15 + 15 + 10 + 8]
 
@@ -82,7 +82,7 @@ def test_R9_1_missing_cards_score_15_each():
                   deck_reverse=0, deck_double_play=0, deck_ninety_nine=0, dealer_first="random")
     g = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], rules=rules)
     g.play("2")  # nothing to draw (R4.4): Ana holds 3 cards
-    g.total = 95
+    set_total(g, 95)
     g.play("6")  # Bo busts and draws Ana's 2 back from the reshuffled pile (R4.3)
     rows = {row["seat"]: row for row in g.round_log[0]["breakdown"]}
     assert (rows[0]["missing"], rows[0]["missing_points"], rows[0]["gained"]) == (1, 15, 3 + 4 + 5 + 15)

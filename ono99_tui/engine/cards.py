@@ -73,7 +73,7 @@ def parse_card(text: str) -> str:
         return t
     if t in ALIASES:
         return ALIASES[t]
-    raise ValueError(f"unknown card {text!r} (cards are: {', '.join(ALL_CARDS)})")
+    raise ValueError(f"unknown card {text.strip()!r} (cards are: {', '.join(ALL_CARDS)})")
 
 
 def sort_hand(cards) -> list[str]:

@@ -207,9 +207,8 @@ class Game:
 
     # -- questions ----------------------------------------------------------------
     def legal_plays(self) -> list[str]:
-        if self.over:
-            return []
-        return legal_plays(self.rules, self.hands[self.current], self.total, self.owed == 2, self.ninety_nine_used)
+        """The distinct cards the player to move may play (computed once per position)."""
+        return [] if self.over else list(self._legal)
 
     def why_not(self, card: str) -> str | None:
         if self.over:
@@ -231,8 +230,8 @@ class Game:
             raise IllegalPlay("the game is over")
         if card not in C.EFFECT:
             raise IllegalPlay(f"unknown card {card!r} (cards are: {', '.join(C.ALL_CARDS)})")
-        reason = self.why_not(card)
-        if reason is not None:
+        if card not in self._legal:
+            reason = self.why_not(card)
             raise IllegalPlay(f"{self.names[self.current]} cannot play {C.LABEL[card]}: {reason}")
         start = len(self.events)
         self._apply(card)
@@ -290,10 +289,14 @@ class Game:
 
     def _settle(self) -> None:
         """R5.2: a player to move with no legal card loses the round at once."""
-        while not self.over and not legal_plays(
-            self.rules, self.hands[self.current], self.total, self.owed == 2, self.ninety_nine_used
-        ):
+        while not self.over:
+            self._legal = legal_plays(
+                self.rules, self.hands[self.current], self.total, self.owed == 2, self.ninety_nine_used
+            )
+            if self._legal:
+                return
             self._finish_round(self.current, "no-legal-card")
+        self._legal = []
 
     def _draw(self, seat: int) -> None:
         if not self.draw and len(self.discard) > 1:
