@@ -414,6 +414,36 @@ class Game:
             return (s != self.winner, not still_in, -late, score, s)
         return sorted(range(self.n), key=key)
 
+    # -- positions for search ------------------------------------------------------------
+    @classmethod
+    def from_view(cls, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int = 0) -> "Game":
+        """A game at ``view``'s position with the hidden cards filled in (a determinization).
+
+        ``hands`` gives every other seat's cards, ``draw_top_first`` the draw pile. Events are
+        off: this is for bots' simulations, which only look at the outcome.
+        """
+        g = cls.__new__(cls)
+        g.names, g.n, g.rules, g.seed = view.names, len(view.names), view.rules, seed
+        g.decks, g.events, g._recording = {}, [], False
+        g.plays, g.round_plays = [], [list(view.round_plays)]
+        g.tokens, g.points, g.out = list(view.tokens), list(view.points), list(view.out)
+        g.out_round = [view.round if o else None for o in view.out]
+        g.contenders = list(view.in_round) if view.tie_break else None
+        g.winner, g.over, g.round_no, g.last_loser, g.round_log = None, False, view.round, None, []
+        g.dealer = g.first_dealer = view.dealer
+        g.dealer_method = "named"
+        g.order = list(view.in_round)
+        g._pos = {s: i for i, s in enumerate(g.order)}
+        g.hands = [list(hands.get(s, ())) for s in range(g.n)]
+        g.hands[view.seat] = list(view.hand)
+        g.draw = list(reversed(draw_top_first))
+        g.discard, g.played = list(view.discard), list(view.played_this_round)
+        g.reshuffles, g.total, g.direction = 0, view.total, view.direction
+        g.current, g.owed = view.current, view.plays_owed
+        g.ninety_nine_used, g.pending_double = view.ninety_nine_used, view.pending_double
+        g._settle()
+        return g
+
     # -- views ----------------------------------------------------------------------
     def view(self, seat: int):
         from .view import PlayerView

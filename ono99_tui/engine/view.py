@@ -32,6 +32,8 @@ class PlayerView:
     current: int | None  # whose turn; None when the game is over
     plays_owed: int  # 2 while the player to move is under a Double Play and has not played yet
     ninety_nine_used: bool
+    pending_double: bool  # the player to move played a Double Play as the first of two (house rule)
+    tie_break: bool  # only the seats in this round still contend for the win (R9.4)
     tokens: tuple[int, ...]
     points: tuple[int, ...]
     out: tuple[bool, ...]
@@ -58,6 +60,8 @@ class PlayerView:
             current=None if game.over else game.current,
             plays_owed=game.owed,
             ninety_nine_used=game.ninety_nine_used,
+            pending_double=game.pending_double,
+            tie_break=game.contenders is not None,
             tokens=tuple(game.tokens),
             points=tuple(game.points),
             out=tuple(game.out),

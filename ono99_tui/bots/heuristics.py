@@ -1,0 +1,98 @@
+"""Plain bot policies: random, easy and medium. Each chooses from a view's legal plays."""
+
+from __future__ import annotations
+
+import random
+
+from ..engine import cards as C
+from ..engine.legal import busts
+from ..engine.view import PlayerView
+
+HELPERS = (C.HOLD, C.REVERSE, C.DOUBLE, C.MINUS_TEN, C.NINETY_NINE)
+
+
+def safe_plays(view: PlayerView, legal: list[str]) -> list[str]:
+    return [c for c in legal if not busts(view.rules, c, view.total)]
+
+
+def choose_random(view: PlayerView, rng: random.Random) -> str:
+    """Any legal play, avoiding an immediate loss when it can."""
+    legal = view.legal_plays()
+    return rng.choice(safe_plays(view, legal) or legal)
+
+
+def choose_easy(view: PlayerView, rng: random.Random) -> str:
+    """The highest card that keeps the total under the target; helpers only when forced."""
+    legal = view.legal_plays()
+    safe = safe_plays(view, legal)
+    adders = [c for c in safe if c in C.ADDERS]
+    if adders:
+        return max(adders, key=C.EFFECT.__getitem__)
+    helpers = [c for c in safe if c in HELPERS]
+    if helpers:
+        return rng.choice(helpers)
+    return min(legal, key=C.EFFECT.__getitem__)
+
+
+def bust_chance(view: PlayerView, total: int) -> float:
+    """Share of the cards this seat cannot see that would bust at ``total``."""
+    unseen = view.unseen()
+    count = sum(unseen.values())
+    if not count:
+        return 0.0
+    room = view.rules.target - total
+    bad = sum(n for c, n in unseen.items() if (c in C.ADDERS and C.EFFECT[c] >= room) or c == C.NINETY_NINE)
+    return bad / count
+
+
+def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
+    """Preference for each legal card (higher is better).
+
+    Easy's sound core (high cards first, helpers kept for danger) plus: get rid of
+    a playable 99 at once; under a Double Play deflect when it is tight and never
+    make a first play that leaves no safe second one; when a helper must be used,
+    prefer Minus Ten (measured: it buys room for this seat's next turn too), then
+    the Double Play that squeezes the next player, then Hold/Reverse.
+    """
+    rules = view.rules
+    total = view.total
+    room = rules.target - total
+    first_of_two = view.plays_owed == 2
+    scores: dict[str, float] = {}
+    for card in legal:
+        if busts(rules, card, total):
+            scores[card] = -1000.0 - C.EFFECT[card]
+            continue
+        after = total + C.EFFECT[card]
+        if card == C.NINETY_NINE:
+            score = 100.0
+        elif card in C.ADDERS:
+            score = 50.0 + C.EFFECT[card]
+            if first_of_two:
+                rest = list(view.hand)
+                rest.remove(card)
+                if not any(not busts(rules, c, after) and c != C.NINETY_NINE for c in rest):
+                    score -= 60  # I would have to play again from there with nothing safe
+                elif rules.target - after <= 12:
+                    score -= 15
+            elif rules.target - after <= 12:
+                score += 5 * bust_chance(view, after)  # card counting: how tight is it for them?
+        elif card == C.DOUBLE:
+            score = 30.0 + 5 * bust_chance(view, total)
+        elif card in (C.HOLD, C.REVERSE):
+            score = 25.0 + (40 if first_of_two and rules.double_play_deflect and room <= 20 else 0)
+            if card == C.REVERSE and len(view.in_round) == 2:
+                score -= 0.5
+        else:  # Minus Ten: measured best first among the helpers (it buys room for my next turn too)
+            score = 40.0
+        scores[card] = score
+    return scores
+
+
+def choose_medium(view: PlayerView, rng: random.Random) -> str:
+    legal = view.legal_plays()
+    if len(legal) == 1:
+        return legal[0]
+    scores = medium_scores(view, legal)
+    best = max(scores.values())
+    return rng.choice([c for c in legal if scores[c] == best])

@@ -1,0 +1,48 @@
+"""The bot levels offered to players, and their one-line descriptions."""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from ..engine.view import PlayerView
+from .heuristics import choose_easy, choose_medium, choose_random
+from .search import choose_hard
+
+LEVELS = ("random", "easy", "medium", "hard")
+
+DESCRIPTIONS = {
+    "random": "Plays any card it may, but never goes bust when it can avoid it.",
+    "easy": "Plays its highest card that stays under 99; uses helper cards only when it must.",
+    "medium": "Saves its helper cards for danger, dumps high cards early, counts what has been "
+    "played and squeezes the next player.",
+    "hard": "Imagines the hidden cards many ways, plays each round out in its head, and picks "
+    "the play that loses least.",
+}
+
+_POLICIES: dict[str, Callable[[PlayerView, random.Random], str]] = {
+    "random": choose_random,
+    "easy": choose_easy,
+    "medium": choose_medium,
+    "hard": choose_hard,
+}
+
+
+class Bot:
+    """A computer player of one level; deterministic given its seed and the views it is shown."""
+
+    def __init__(self, level: str, seed: int = 0):
+        if level not in _POLICIES:
+            raise ValueError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})")
+        self.level = level
+        self.rng = random.Random(f"bot/{level}/{seed}")
+        self._choose = _POLICIES[level]
+
+    def choose(self, view: PlayerView) -> str:
+        if not view.my_turn:
+            raise ValueError("a bot is asked to play out of turn")
+        return self._choose(view, self.rng)
+
+
+def make_bot(level: str, seed: int = 0) -> Bot:
+    return Bot(level, seed)

@@ -1,0 +1,120 @@
+"""Bots decide from a player view only, deterministically, and always legally."""
+
+import copy
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ono99_tui.bots import DESCRIPTIONS, LEVELS, make_bot
+from ono99_tui.engine import Game
+from ono99_tui.engine.rules import DEFAULT
+
+
+def position(seed: int, plays: int, players: int = 4) -> Game:
+    g = Game([f"P{i}" for i in range(players)], DEFAULT, seed)
+    rng = random.Random(seed)
+    for _ in range(plays):
+        if g.over:
+            break
+        g.play(rng.choice(g.legal_plays()))
+    return g
+
+
+def shuffle_hidden(g: Game, seat: int, rng: random.Random) -> Game:
+    """The same game but the others' hands and the draw pile dealt differently."""
+    h = copy.deepcopy(g)
+    others = [s for s in h.order if s != seat]
+    hidden = [c for s in others for c in h.hands[s]] + h.draw
+    rng.shuffle(hidden)
+    i = 0
+    for s in others:
+        size = len(h.hands[s])
+        h.hands[s] = hidden[i:i + size]
+        i += size
+    h.draw = hidden[i:]
+    return h
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), plays=st.integers(0, 60), shuffle_seed=st.integers(0, 10_000))
+def test_decision_unchanged_when_hidden_cards_are_shuffled(level, seed, plays, shuffle_seed):
+    g = position(seed, plays)
+    if g.over:
+        return
+    seat = g.current
+    h = shuffle_hidden(g, seat, random.Random(shuffle_seed))
+    assert g.view(seat) == h.view(seat)  # nothing hidden is in the view
+    a = make_bot(level, seed=5).choose(g.view(seat)) if level != "hard" else _hard(g, seat)
+    b = make_bot(level, seed=5).choose(h.view(seat)) if level != "hard" else _hard(h, seat)
+    assert a == b
+    assert a in g.legal_plays()
+
+
+def _hard(g, seat):
+    from ono99_tui.bots.search import choose_hard
+
+    return choose_hard(g.view(seat), random.Random(5), rollouts=24)
+
+
+@pytest.mark.parametrize("level", ["random", "easy", "medium"])
+def test_bots_finish_games_with_legal_plays_deterministically(level):
+    def run():
+        g = Game(["A", "B", "C"], DEFAULT, 3)
+        bots = [make_bot(level, i) for i in range(3)]
+        while not g.over:
+            card = bots[g.current].choose(g.view(g.current))
+            assert card in g.legal_plays()
+            g.play(card)
+        return g.plays
+
+    assert run() == run()
+
+
+def test_random_bot_avoids_an_immediate_loss_when_it_can():
+    from tests.stacked import game_with, set_total
+
+    g = game_with([["9", "10", "2", "99"], ["2", "3", "4", "5"]])
+    set_total(g, 90)
+    for seed in range(20):
+        assert make_bot("random", seed).choose(g.view(0)) == "2"
+
+
+def test_easy_plays_the_highest_safe_card_and_keeps_helpers():
+    from tests.stacked import game_with, set_total
+
+    g = game_with([["9", "hold", "5", "double"], ["2", "3", "4", "5"]])
+    set_total(g, 80)
+    assert make_bot("easy").choose(g.view(0)) == "9"
+    set_total(g, 91)
+    assert make_bot("easy").choose(g.view(0)) == "5"
+    set_total(g, 95)
+    assert make_bot("easy").choose(g.view(0)) in ("hold", "double")
+
+
+def test_medium_deflects_a_double_when_it_is_tight():
+    from tests.stacked import game_with, set_total
+
+    g = game_with([["double", "2", "3", "4"], ["hold", "9", "8", "7"], ["2", "3", "4", "5"]])
+    g.play("double")
+    set_total(g, 85)
+    assert make_bot("medium").choose(g.view(1)) == "hold"
+
+
+def test_easy_beats_random_on_fixed_deals():
+    wins = 0
+    for i in range(100):
+        g = Game(["easy", "random"] if i % 2 else ["random", "easy"], DEFAULT, i // 2)
+        bots = {name: make_bot(name, i) for name in g.names}
+        while not g.over:
+            g.play(bots[g.names[g.current]].choose(g.view(g.current)))
+        wins += g.names[g.winner] == "easy"
+    assert wins >= 80
+
+
+def test_every_level_has_a_description_and_unknown_levels_fail():
+    assert set(DESCRIPTIONS) == set(LEVELS)
+    with pytest.raises(ValueError, match="unknown bot level 'genius'"):
+        make_bot("genius")
