@@ -43,7 +43,7 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         if event["card"] is None:
             return f"{who} has nothing to draw and holds one card fewer"
         if viewer is not None and viewer == event["seat"]:
-            return f"{who} draws {C.LABEL[event['card']]}"
+            return f"{who} {'draw' if who == 'You' else 'draws'} {C.LABEL[event['card']]}"
         return None
     if kind == "reshuffle":
         return f"The played cards are shuffled into a new draw pile ({len(event['order'])} cards)"

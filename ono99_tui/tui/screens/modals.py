@@ -1,0 +1,112 @@
+"""Round end, game over, pass-the-keyboard and help."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from ...bots import DESCRIPTIONS
+from ...engine import cards as C
+from ...engine.rules import Rules
+
+
+class _Notice(ModalScreen[str]):
+    BINDINGS = [Binding("enter", "ok", "Continue"), Binding("escape", "ok", "Continue", show=False)]
+
+    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),)):
+        super().__init__()
+        self.title_text, self.body, self.buttons = title, body, buttons
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as box:
+            box.border_title = self.title_text
+            with VerticalScroll():
+                yield Static(self.body, classes="dialog-body")
+            for key, label in self.buttons:
+                yield Button(label, id=f"btn-{key}", variant="primary" if key == self.buttons[0][0] else "default")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id.removeprefix("btn-"))
+
+    def action_ok(self) -> None:
+        self.dismiss(self.buttons[0][0])
+
+
+def round_end_text(names, events) -> tuple[str, str]:
+    lost = next(e for e in events if e["type"] == "round_lost")
+    who = names[lost["seat"]]
+    why = (f"went to {lost['total']}" if lost["reason"] == "bust"
+           else "had no card that could be played")
+    lines = [f"{who} {why} and loses round {lost['round']}.", ""]
+    for e in events:
+        if e["type"] == "tokens":
+            left = e["tokens"]
+            lines.append(f"{names[e['seat']]} gives up a token: {left} left." if left
+                         else f"{names[e['seat']]} gives up the last token: one more loss and they are out.")
+        elif e["type"] == "points":
+            for row in e["breakdown"]:
+                cards = " + ".join(f"{C.LABEL[c]} {v}" for c, v in row["cards"]) or "no cards"
+                extra = ""
+                if row["missing"]:
+                    extra += f" + {row['missing']} missing x15"
+                if row["loser_penalty"]:
+                    extra += f" + {row['loser_penalty']} for losing"
+                lines.append(f"{names[row['seat']]:<10} {cards}{extra} = +{row['gained']}  ({row['score']})")
+        elif e["type"] == "eliminated":
+            lines.append(f"{names[e['seat']]} is out of the game.")
+        elif e["type"] == "tie":
+            lines.append("Tie for the win: " + ", ".join(names[s] for s in e["seats"]) + " play on.")
+    return f"Round {lost['round']} lost", "\n".join(lines)
+
+
+class RoundEndScreen(_Notice):
+    def __init__(self, names, events):
+        super().__init__(*round_end_text(names, events))
+
+
+class GameOverScreen(_Notice):
+    def __init__(self, names, standings, scores: list[str]):
+        body = "\n".join(f"{i}. {names[s]:<12} {scores[s]}" for i, s in enumerate(standings, start=1))
+        super().__init__(f"{names[standings[0]]} wins!", body,
+                         (("again", "Play again"), ("menu", "Main menu")))
+
+
+class PassScreen(_Notice):
+    """Hot-seat: hides the hand until the next human is at the keyboard."""
+
+    def __init__(self, name: str):
+        super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
+                         (("ok", f"I am {name}"),))
+
+
+def help_text(rules: Rules, label: str) -> str:
+    bots = "\n".join(f"  {level:<7} {text}" for level, text in DESCRIPTIONS.items())
+    in_force = "\n".join(f"  {line}" for line in rules.summary())
+    return f"""[b]O'NO 99[/b]: keep the running total under {rules.target}.
+
+On your turn play one card; you draw automatically.
+  2-9 and 10 add their value.  Minus Ten takes 10 off (the total may go below 0).
+  Hold: the total stays.  Reverse: the total stays and play changes direction
+  (with two players it is a Hold).  Double Play: the next player plays twice;
+  they may not start with a Double Play, and a Hold or Reverse as their first
+  play passes the whole obligation on.
+  99 cards cannot be played; they cost 20 points in your hand.
+Whoever brings the total to {rules.target} or more loses the round. If every card you
+can play would do that, you must play your lowest. With only 99s you lose at once.
+
+[b]Rules in force[/b] ({label}):
+{in_force}
+
+[b]Keys[/b]: 1-4 play a card, arrows + Enter too, click a card, ? help,
+Ctrl+P commands, Escape back to the menu.
+
+[b]Computer players[/b]:
+{bots}"""
+
+
+class HelpScreen(_Notice):
+    def __init__(self, rules: Rules, label: str):
+        super().__init__("Help", help_text(rules, label), (("ok", "Close"),))

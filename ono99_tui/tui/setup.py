@@ -1,0 +1,30 @@
+"""What a new table needs: seats (human or bot level), rules, seed, first dealer."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from ..engine.record import SeatSpec
+from ..engine.rules import DEFAULT, Rules
+
+
+@dataclass
+class TableSetup:
+    seats: list[SeatSpec]
+    rules: Rules = DEFAULT
+    rules_label: str = "standard"
+    seed: int = field(default_factory=lambda: random.randrange(2**31))
+    first_dealer: str | None = None
+
+    @classmethod
+    def default(cls, name: str = "You", level: str = "medium", rules: Rules = DEFAULT,
+                rules_label: str = "standard", seed: int | None = None) -> "TableSetup":
+        """You against three bots: the one-key start."""
+        seats = [SeatSpec(name)] + [SeatSpec(n, f"bot:{level}") for n in ("Bo", "Cy", "Di")]
+        setup = cls(seats, rules, rules_label)
+        if seed is not None:
+            setup.seed = seed
+        if rules.dealer_first == "agree":
+            setup.first_dealer = name
+        return setup

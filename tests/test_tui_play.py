@@ -1,0 +1,112 @@
+"""The Textual game played through key presses, as a person plays it (Pilot)."""
+
+import pytest
+
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.widgets.card import CardWidget
+
+SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
+
+
+@pytest.fixture
+def short_rules(tmp_path):
+    path = tmp_path / "short.toml"
+    path.write_text(SHORT)
+    return str(path)
+
+
+async def play_to_the_end(pilot, app, max_steps=3000):
+    """Press keys like a player: 1-4 on our turn, Enter on notices. Returns the finished game."""
+    game = None
+    for _ in range(max_steps):
+        screen = app.screen
+        if isinstance(screen, GameScreen):
+            game = screen.game
+        if isinstance(screen, GameOverScreen):
+            return game
+        if isinstance(screen, (RoundEndScreen, PassScreen)):
+            await pilot.press("enter")
+        elif isinstance(screen, GameScreen) and screen._human_may_play():
+            cards = list(screen.query(CardWidget))
+            playable = [c.index for c in cards if c.reason is None]
+            assert playable, "a human to move always has a playable card"
+            await pilot.press(str(playable[0]))
+        else:
+            await pilot.pause(0.01)
+    raise AssertionError("the game did not end")
+
+
+async def test_human_against_bots_plays_a_whole_game_by_keys(short_rules):
+    app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, GameScreen)
+        game = await play_to_the_end(pilot, app)
+        assert game.over and game.winner is not None
+        assert sum(game.out) == 3
+        human_plays = [c for s, c in game.plays if s == 0]
+        assert human_plays, "the human played"
+
+
+async def test_hot_seat_hides_the_hand_between_humans(short_rules):
+    app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("down", "down", "down", "enter")  # two players at this keyboard
+        screen = app.screen
+        assert isinstance(screen, (GameScreen, PassScreen))
+        passes = 0
+        for _ in range(400):
+            if isinstance(app.screen, PassScreen):
+                passes += 1
+                await pilot.press("enter")
+            elif isinstance(app.screen, GameOverScreen):
+                break
+            elif isinstance(app.screen, RoundEndScreen):
+                await pilot.press("enter")
+            else:
+                gs = app.screen
+                playable = [c.index for c in gs.query(CardWidget) if c.reason is None]
+                await pilot.press(str(playable[0]))
+        assert passes >= 2
+        assert isinstance(app.screen, GameOverScreen)
+
+
+async def test_an_unplayable_card_says_why_and_nothing_happens(short_rules):
+    app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        screen = app.screen
+        for _ in range(200):
+            if screen._human_may_play():
+                break
+            await pilot.pause(0.01)
+        # Force a hand with a 99 so one card is unplayable.
+        g = screen.game
+        hand = g.hands[0]
+        if "99" not in hand:
+            spare = next(i for i, c in enumerate(g.draw) if c == "99") if "99" in g.draw else None
+            if spare is None:
+                pytest.skip("no 99 left to put in the hand")
+            g.draw[spare], hand[0] = hand[0], "99"
+            g._settle()
+        screen.refresh_all()
+        await pilot.pause()
+        card = next(c for c in screen.query(CardWidget) if c.card == "99")
+        before = len(g.plays)
+        await pilot.press(str(card.index))
+        assert len(g.plays) == before
+        assert "cannot be played" in str(screen.query_one("#hint").render())
+
+
+@pytest.mark.parametrize("size, small", [((80, 24), False), ((200, 60), False), ((60, 20), True)])
+async def test_table_fits_80x24_and_200x60_and_says_when_too_small(size, small):
+    app = Ono99App(bot_delay=5, seed=3)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        screen = app.screen
+        assert screen.has_class("too-small") == small
+        assert screen.query_one("#too-small").display == small
+        assert screen.query_one("#main").display != small
