@@ -110,3 +110,28 @@ async def test_table_fits_80x24_and_200x60_and_says_when_too_small(size, small):
         assert screen.has_class("too-small") == small
         assert screen.query_one("#too-small").display == small
         assert screen.query_one("#main").display != small
+
+
+def screen_text(app) -> str:
+    """What the terminal shows: every cell of the composed screen, as plain text."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=app.size.width, height=app.size.height, record=True, file=io.StringIO())
+    console.print(app.screen._compositor.render_update(full=True), end="")
+    return console.export_text()
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, ascii_only):
+    app = Ono99App(ascii=ascii_only, rules_spec=short_rules, bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        seen = []
+        for keys in ([], ["n"], ["question_mark"]):
+            await pilot.press(*keys)
+            await pilot.pause()
+            seen.append(screen_text(app))
+        assert all("O'NO 99" in text for text in seen)
+        # the check can fail: the default (Unicode) screens do use box drawing
+        assert all(text.isascii() for text in seen) == ascii_only

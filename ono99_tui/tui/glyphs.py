@@ -16,9 +16,10 @@ class Glyphs:
     arrow: str
     dash: str
     out: str
+    icon: str
 
 
 UNICODE = Glyphs(left="↻ left", right="↺ right", turn="▶", dealer="(D)", token="●", life="○",
-                 arrow="→", dash="—", out="✗")
-ASCII = Glyphs(left="left (clockwise)", right="right (counter-clockwise)", turn=">", dealer="(D)", token="o",
-               life="+", arrow="->", dash="-", out="x")
+                 arrow="→", dash="—", out="✗", icon="⭘")
+ASCII = Glyphs(left="left", right="right", turn=">", dealer="(D)", token="o",
+               life="+", arrow="->", dash="-", out="x", icon="*")

@@ -44,7 +44,7 @@ class GameScreen(Screen):
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=self.app.glyphs.icon)
         with Vertical(id="main"):
             with Horizontal(id="top"):
                 yield TablePane(id="table")
@@ -54,7 +54,7 @@ class GameScreen(Screen):
                 yield Horizontal(id="hand")
                 yield Static(id="hint")
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
-        yield Footer()
+        yield Footer(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
         self.query_one("#log", Log).border_title = "Log"

@@ -24,11 +24,11 @@ class MenuScreen(Screen):
                 Binding("q", "choose('quit')", "Quit")]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=self.app.glyphs.icon)
         with Center(), Vertical(id="menu-box"):
             yield Static("[b]O'NO 99[/b]\nkeep the total under 99", id="logo")
             yield OptionList(*(Option(label, id=key) for key, label in MENU), id="menu")
-        yield Footer()
+        yield Footer(show_command_palette=not self.app.ascii)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_choose(event.option.id)

@@ -83,28 +83,23 @@ class PassScreen(_Notice):
 
 
 def help_text(rules: Rules, label: str) -> str:
-    bots = "\n".join(f"  {level:<7} {text}" for level, text in DESCRIPTIONS.items())
+    bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
     in_force = "\n".join(f"  {line}" for line in rules.summary())
-    return f"""[b]O'NO 99[/b]: keep the running total under {rules.target}.
-
-On your turn play one card; you draw automatically.
-  2-9 and 10 add their value.  Minus Ten takes 10 off (the total may go below 0).
-  Hold: the total stays.  Reverse: the total stays and play changes direction
-  (with two players it is a Hold).  Double Play: the next player plays twice;
-  they may not start with a Double Play, and a Hold or Reverse as their first
-  play passes the whole obligation on.
-  99 cards cannot be played; they cost 20 points in your hand.
-Whoever brings the total to {rules.target} or more loses the round. If every card you
-can play would do that, you must play your lowest. With only 99s you lose at once.
-
-[b]Rules in force[/b] ({label}):
-{in_force}
-
-[b]Keys[/b]: 1-4 play a card, arrows + Enter too, click a card, ? help,
-Ctrl+P commands, Escape back to the menu.
-
-[b]Computer players[/b]:
-{bots}"""
+    return (
+        f"[b]O'NO 99[/b]: keep the running total under {rules.target}.\n\n"
+        "On your turn play one card; you draw automatically. 2-9 and 10 add their value. "
+        "Minus Ten takes 10 off (the total may go below 0). Hold: the total stays. "
+        "Reverse: the total stays and play changes direction (with two players it is a Hold). "
+        "Double Play: the next player plays twice; they may not start with a Double Play, and a "
+        "Hold or Reverse as their first play passes the whole obligation on. "
+        "99 cards cannot be played; they cost 20 points in your hand.\n\n"
+        f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
+        "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
+        f"[b]Rules in force[/b] ({label}):\n{in_force}\n\n"
+        "[b]Keys[/b]: 1-4 play a card; arrows and Enter; click a card; ? help; "
+        "Ctrl+P commands; Escape back to the menu.\n\n"
+        f"[b]Computer players[/b]:\n{bots}"
+    )
 
 
 class HelpScreen(_Notice):

@@ -21,7 +21,8 @@ class TablePane(Vertical):
         self.query_one("#total", Digits).update(str(view.total))
         self.border_title = f"Table {g.dash} round {view.round}"
         way = g.left if view.direction == 1 else g.right
-        self.query_one("#direction", Static).update(f"{view.total} of {view.rules.target}, play goes {way}")
+        self.query_one("#direction", Static).update(
+            f"[b]Total {view.total}[/b] of {view.rules.target}, play goes {way}")
         owed = ""
         if view.current is not None and view.plays_owed == 2:
             owed = f"[b]{view.names[view.current]} must play twice[/b]"
