@@ -15,6 +15,7 @@ from collections import Counter
 from . import cards as C
 from .legal import legal_plays, why_not
 from .rules import DEFAULT, Rules
+from .view import PlayerView
 
 MIN_SEATS, MAX_SEATS = 2, 8
 MISSING_CARD_POINTS = 15  # R9.1
@@ -167,8 +168,6 @@ class Game:
                 self.dealer = anchor
             else:
                 self.dealer = self._left_of(anchor, self._pos)
-        elif self.dealer not in self._pos:  # pragma: no cover - all seats play round 1
-            self.dealer = self._left_of(self.dealer, self._pos)
         deck = self.decks.get(self.round_no)
         if deck is None:
             shuffled = list(r.deck)
@@ -445,7 +444,5 @@ class Game:
         return g
 
     # -- views ----------------------------------------------------------------------
-    def view(self, seat: int):
-        from .view import PlayerView
-
+    def view(self, seat: int) -> PlayerView:
         return PlayerView.of(self, seat)

@@ -26,8 +26,8 @@ def preset_text(name: str) -> str:
 
 
 def preset_description(name: str) -> str:
-    first = preset_text(name).splitlines()[0] if preset_text(name) else ""
-    return first.lstrip("# ").strip()
+    lines = preset_text(name).splitlines()
+    return lines[0].lstrip("# ").strip() if lines else ""
 
 
 def load_preset(name: str) -> Rules:

@@ -164,10 +164,8 @@ class GameScreen(Screen):
             self.notify(str(exc), severity="error")
             return
         self.refresh_all()
-        if any(e["type"] == "round_lost" for e in events) and not self.game.over:
+        if any(e["type"] == "round_lost" for e in events):
             self.busy = True
-            self.app.push_screen(RoundEndScreen(self.game.names, events), lambda _: self.advance())
-        elif any(e["type"] == "round_lost" for e in events):
             self.app.push_screen(RoundEndScreen(self.game.names, events), lambda _: self.advance())
         else:
             self.advance()
