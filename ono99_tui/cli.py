@@ -135,6 +135,77 @@ def cmd_replay(args) -> int:
     return 0
 
 
+# -- simulate --------------------------------------------------------------------
+
+def _progress(total: int, what: str):
+    """A rich progress bar on stderr (so --json output stays clean), games/s included."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn(what), BarColumn(), MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+        console=Console(stderr=True), transient=True,
+    )
+
+
+def _jobs(value: int | None) -> int:
+    import os
+
+    if value is None:
+        return max(1, min(os.cpu_count() or 1, 8))
+    if value < 1:
+        raise UserError(f"--jobs must be at least 1, got {value}")
+    return value
+
+
+def cmd_simulate(args) -> int:
+    import time
+
+    from .engine.game import GameSetupError
+    from .engine.presets import resolve_rules
+    from .engine.rules import RulesError
+    from .lab import simulate as sim
+    from .lab.report import simulate_lines
+
+    try:
+        levels = sim.parse_bots(args.bots)
+        rules, label = resolve_rules(args.rules)
+        if len(levels) > rules.max_players():
+            raise UserError(f"--bots: {len(levels)} seats, but these rules deal to at most {rules.max_players()}")
+        games = sim.games_needed(args.games, len(levels))
+        records = sim.check_records_dir(args.records) if args.records else None
+    except (sim.SimulationError, RulesError, GameSetupError) as exc:
+        raise UserError(str(exc)) from None
+    jobs = _jobs(args.jobs)
+    if games != args.games:
+        print(f"ono99: playing {games} games, not {args.games}, so every seating is played equally",
+              file=sys.stderr)
+    tally = sim.Tally(levels)
+    start = time.perf_counter()
+    quiet = args.json or not sys.stderr.isatty()
+    with _progress(games, "simulating") as bar:
+        task = bar.add_task("sim", total=games, rate="", visible=not quiet)
+        for result in sim.run_games(levels, rules, args.seed, games, jobs, keep_records=records is not None):
+            tally.add(result)
+            if records is not None:
+                (records / sim.record_name(result.index, games)).write_text(result.record_toml, encoding="utf-8")
+            elapsed = time.perf_counter() - start
+            bar.update(task, advance=1, rate=f"{tally.games / elapsed:,.1f} games/s" if elapsed else "")
+    elapsed = time.perf_counter() - start
+    summary = tally.summary()
+    if args.json:
+        summary.update(bots=levels, rules=label, seed=args.seed, jobs=jobs, elapsed_s=round(elapsed, 3),
+                       records=str(records) if records else None)
+        _out(json.dumps(summary, indent=1))
+    else:
+        for line in simulate_lines(summary, label, elapsed, args.seed, jobs):
+            _out(line)
+        if records:
+            _out(f"Records: {games} files in {records} (ono99 replay FILE)")
+    return 0
+
+
 # -- the game --------------------------------------------------------------------
 
 def cmd_play(args) -> int:
@@ -175,6 +246,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true", help="ASCII characters only")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser(
+        "simulate", help="play many bot games and report win rates",
+        description="Play bot-only games, every bot in every seat equally (each deal replayed once per "
+        "seating), and report win rates with 95%% confidence intervals.",
+    )
+    p.add_argument("--bots", required=True, metavar="LEVELS",
+                   help="comma-separated bot levels, one per seat (2-8): random, easy, medium, hard")
+    p.add_argument("--games", type=int, default=100, metavar="N", help="games to play (default 100)")
+    p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
+    p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
+    p.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    p.add_argument("--records", metavar="DIR", help="write every game's record into DIR (a new or empty directory)")
+    p.set_defaults(func=cmd_simulate)
 
     return parser
 

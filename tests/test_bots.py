@@ -42,6 +42,12 @@ def shuffle_hidden(g: Game, seat: int, rng: random.Random) -> Game:
 @given(seed=st.integers(0, 10_000), plays=st.integers(0, 60), shuffle_seed=st.integers(0, 10_000))
 def test_decision_unchanged_when_hidden_cards_are_shuffled(level, seed, plays, shuffle_seed):
     g = position(seed, plays)
+    if level == "hard":  # move on to where the hard bot searches rather than copying medium
+        from ono99_tui.bots.search import worth_searching
+
+        rng = random.Random(seed)
+        while not g.over and not worth_searching(g.view(g.current)):
+            g.play(rng.choice(g.legal_plays()))
     if g.over:
         return
     seat = g.current
@@ -56,7 +62,7 @@ def test_decision_unchanged_when_hidden_cards_are_shuffled(level, seed, plays, s
 def _hard(g, seat):
     from ono99_tui.bots.search import choose_hard
 
-    return choose_hard(g.view(seat), random.Random(5), rollouts=24)
+    return choose_hard(g.view(seat), random.Random(5), iterations=8)
 
 
 @pytest.mark.parametrize("level", ["random", "easy", "medium"])
@@ -118,3 +124,20 @@ def test_every_level_has_a_description_and_unknown_levels_fail():
     assert set(DESCRIPTIONS) == set(LEVELS)
     with pytest.raises(ValueError, match="unknown bot level 'genius'"):
         make_bot("genius")
+
+
+def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
+    """A play that busts ends the round at once: the rollout must score it a loss (R5.1),
+    not carry on into the next round's outcome."""
+    from tests.stacked import game_with, set_total
+
+    from ono99_tui.bots.search import _determinize, _outcome, choose_hard
+
+    g = game_with([["5", "hold", "99", "99"], ["2", "3", "4", "6"]])
+    set_total(g, 94)
+    view = g.view(0)
+    rng = random.Random(1)
+    for _ in range(20):
+        hands, draw = _determinize(view, rng)
+        assert _outcome(view, hands, draw, "5", rng.getrandbits(32)) == 0.0
+    assert choose_hard(view, random.Random(2), iterations=16) == "hold"

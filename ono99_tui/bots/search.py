@@ -1,13 +1,21 @@
-"""The hard bot: determinized rollouts.
+"""The hard bot: determinized rollouts with paired comparisons.
 
-For each legal play it deals the hidden cards at random consistently with what
-it has seen (the others' hand sizes, the cards played), plays the round out
-with the medium policy for everyone, and counts how often it avoids losing the
-round. Ties fall back on the medium policy's preference.
+Each iteration deals the hidden cards at random consistently with what the bot
+has seen (the others' hand sizes, every card played), and plays the round out
+once after each candidate card, on that same deal and with the same random
+future (common random numbers), using the medium policy for everyone. The
+candidates are compared on those paired outcomes, and the bot departs from the
+medium policy's choice only when the rollouts show a clear gain (about two
+standard errors), so noise never makes it play worse than medium.
+
+Far from the target the round is decided many plays later and the rollouts are
+mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
+the target or it must play twice.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import time
 
@@ -15,7 +23,8 @@ from ..engine import Game
 from ..engine.view import PlayerView
 from .heuristics import choose_medium, medium_scores
 
-DEFAULT_ROLLOUTS = 240  # per decision, shared among the legal plays
+DEFAULT_ITERATIONS = 48  # deals per decision; each is played out once per candidate
+SEARCH_ROOM = 40
 MAX_ROLLOUT_PLAYS = 400
 
 
@@ -33,40 +42,50 @@ def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[s
     return hands, hidden[i:]
 
 
-def _rollout(view: PlayerView, card: str, rng: random.Random) -> float:
-    hands, draw = _determinize(view, rng)
-    g = Game.from_view(view, hands, draw, seed=rng.getrandbits(32))
+def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
+    """1 when this seat does not lose the round after playing ``card``, else 0."""
+    g = Game.from_view(view, hands, draw, seed=seed)
+    rng = random.Random(seed)
+    start = g.round_no  # before the play: the play itself may end the round
     g.play(card)
-    start = g.round_no
     plays = 0
     while not g.over and g.round_no == start and plays < MAX_ROLLOUT_PLAYS:
-        mover = g.current
-        g.play(choose_medium(PlayerView.of(g, mover), rng))
+        g.play(choose_medium(PlayerView.of(g, g.current), rng))
         plays += 1
     if g.round_no == start and not g.over:
         return 0.5
     return 0.0 if g.last_loser == view.seat else 1.0
 
 
-def choose_hard(view: PlayerView, rng: random.Random, rollouts: int = DEFAULT_ROLLOUTS,
+def worth_searching(view: PlayerView) -> bool:
+    return view.rules.target - view.total <= SEARCH_ROOM or view.plays_owed == 2
+
+
+def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
                 deadline: float | None = None) -> str:
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]
     prior = medium_scores(view, legal)
     default = max(legal, key=lambda c: prior[c])
-    per = max(8, rollouts // len(legal))
-    wins = {c: 0.0 for c in legal}
-    runs = 0
+    if not worth_searching(view):
+        return choose_medium(view, rng)
+    diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
     stop = None if deadline is None else time.perf_counter() + deadline
-    for _ in range(per):
-        for card in legal:
-            wins[card] += _rollout(view, card, rng)
-        runs += 1
+    for _ in range(iterations):
+        hands, draw = _determinize(view, rng)
+        seed = rng.getrandbits(32)
+        base = _outcome(view, hands, draw, default, seed)
+        for card in diffs:
+            diffs[card].append(_outcome(view, hands, draw, card, seed) - base)
         if stop is not None and time.perf_counter() > stop:
             break
-    best = max(legal, key=lambda c: (wins[c], prior[c]))
-    p_best, p_default = wins[best] / runs, wins[default] / runs
-    # Leave the medium choice only when the rollouts say so clearly (about two standard errors).
-    spread = (max(p_best * (1 - p_best), 0.05) * 2 / runs) ** 0.5
-    return best if p_best - p_default > 2 * spread else default
+    best, gain = default, 0.0
+    for card, d in diffs.items():
+        n = len(d)
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
+        se = math.sqrt(max(var, 0.25 / n) / n)  # floor: a few identical outcomes prove little
+        if mean > 2 * se and mean > gain:
+            best, gain = card, mean
+    return best

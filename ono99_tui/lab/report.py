@@ -1,0 +1,50 @@
+"""Text for `ono99 simulate`: the tables a person reads after a run."""
+
+from __future__ import annotations
+
+REASONS = {
+    "bust": "bust (played to the target or over)",
+    "no-legal-card": "no card to play (a hand of only 99s)",
+}
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:5.1f}%"
+
+
+def ci(pair) -> str:
+    lo, hi = pair
+    return f"{100 * lo:4.1f}-{100 * hi:4.1f}%"
+
+
+def simulate_lines(summary: dict, label: str, elapsed: float, seed: int, jobs: int) -> list[str]:
+    n = summary["games"]
+    seats = summary["seats"]
+    lines = [
+        f"{n:,} games, {seats} seats, rules: {label}, seed {seed}, {jobs} job{'s' if jobs > 1 else ''}",
+        "Every bot sat in every seat equally; each deal was replayed once per seating.",
+        "",
+        f"{'level':<8} {'seats':>5} {'wins':>7} {'win rate':>9}  {'95% CI':<12} {'fair share':>10}",
+    ]
+    for row in summary["levels"]:
+        lines.append(
+            f"{row['level']:<8} {row['seats']:>5} {row['wins']:>7,} {pct(row['win_rate']):>9}  "
+            f"{ci(row['ci95']):<12} {pct(row['fair_share']):>10}"
+        )
+    lines += ["", f"{'seat':<8} {'':>5} {'wins':>7} {'win rate':>9}  {'95% CI':<12}"]
+    for row in summary["by_seat"]:
+        lines.append(f"{'seat ' + str(row['seat']):<8} {'':>5} {row['wins']:>7,} {pct(row['win_rate']):>9}  {ci(row['ci95']):<12}")
+    ends = summary["round_ends"]
+    rounds = sum(ends.values()) or 1
+    lines += [
+        "",
+        f"Rounds per game: {summary['rounds_per_game']:.2f}   plays per round: {summary['plays_per_round']:.1f}",
+        f"The first player of a round lost it {pct(summary['first_player_lost_share']).strip()} of the time "
+        f"(fair share {pct(1 / seats).strip()} at the start of a game).",
+        "How rounds ended:",
+    ]
+    for reason, count in ends.items():
+        lines.append(f"  {REASONS.get(reason, reason):<40} {count:>8,}  {pct(count / rounds)}")
+    rate = n / elapsed if elapsed > 0 else 0.0
+    lines += ["", f"Elapsed: {elapsed:.1f} s ({rate:,.1f} games/s)"]
+    return lines

@@ -1,0 +1,218 @@
+"""Play many bot-only games and add up what happened.
+
+Duplicate style: the seat assignment is rotated through every seating, and the
+same deal seed is replayed once per seating, so luck of the deal cancels out
+between the bots being compared and every bot sits in every seat equally.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator
+
+from ..bots.levels import LEVELS, Bot
+from ..engine import Game
+from ..engine.game import MAX_SEATS, MIN_SEATS
+from ..engine.rules import Rules
+
+TEST_ONLY_LEVELS = ("oracle",)  # sees every card: a yardstick, never offered to players
+
+
+class SimulationError(ValueError):
+    """Arguments that cannot make a simulation; the message says which and why."""
+
+
+def parse_bots(text: str, allow_oracle: bool = False) -> list[str]:
+    levels = [part.strip().lower() for part in text.split(",")]
+    allowed = LEVELS + (TEST_ONLY_LEVELS if allow_oracle else ())
+    unknown = [lv for lv in levels if lv not in allowed]
+    if unknown:
+        shown = ", ".join(repr(u) for u in unknown)
+        raise SimulationError(f"--bots: unknown bot level {shown}; levels are {', '.join(LEVELS)}")
+    if not MIN_SEATS <= len(levels) <= MAX_SEATS:
+        raise SimulationError(
+            f"--bots: a game needs {MIN_SEATS} to {MAX_SEATS} seats, got {len(levels)} ({text!r})"
+        )
+    return levels
+
+
+def seat_names(levels: list[str]) -> list[str]:
+    """Readable, unique names for one seating: 'Hard', 'Medium', 'Medium 2', ..."""
+    seen: Counter[str] = Counter()
+    names = []
+    for level in levels:
+        seen[level] += 1
+        k = seen[level]
+        names.append(level.capitalize() + (f" {k}" if k > 1 else ""))
+    return names
+
+
+Mover = Callable[[Game, int], str]
+
+
+def make_mover(level: str, seed: str) -> Mover:
+    if level == "oracle":
+        from ..bots.oracle import Oracle
+
+        return Oracle(seed).choose
+    bot = Bot(level, seed)
+    return lambda game, seat: bot.choose(game.view(seat))
+
+
+@dataclass
+class GameResult:
+    index: int
+    levels: list[str]        # level at each seat, this seating
+    winner: int
+    rounds: int
+    plays: int
+    round_ends: Counter = field(default_factory=Counter)
+    first_player_lost: int = 0  # rounds lost by the seat that played first in them
+    record_toml: str | None = None
+
+
+def deal_seed(seed: int, deal: int) -> int:
+    return random.Random(f"ono99-sim/{seed}/{deal}").getrandbits(32)
+
+
+def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_record: bool = False) -> GameResult:
+    """Game `index`: deal index // n, seating index % n (levels rotated by that much)."""
+    n = len(levels)
+    deal, turn = divmod(index, n)
+    seated = levels[turn:] + levels[:turn]
+    names = seat_names(seated)
+    game_seed = deal_seed(seed, deal)
+    game = Game(names, rules, game_seed, record_events=False)
+    movers = [make_mover(lv, f"{game_seed}/{s}") for s, lv in enumerate(seated)]
+    first_lost = 0
+    round_first = game.current
+    round_no = game.round_no
+    while not game.over:
+        seat = game.current
+        game.play(movers[seat](game, seat))
+        if game.round_no != round_no or game.over:
+            if game.last_loser == round_first:
+                first_lost += 1
+            round_no, round_first = game.round_no, game.current
+    result = GameResult(
+        index=index, levels=seated, winner=game.winner, rounds=len(game.round_log),
+        plays=len(game.plays), round_ends=Counter(r["reason"] for r in game.round_log),
+        first_player_lost=first_lost,
+    )
+    if keep_record:
+        from ..engine.record import Record, SeatSpec
+
+        seats = [SeatSpec(name, f"bot:{lv}") for name, lv in zip(names, seated)]
+        meta = {"made_by": "ono99 simulate", "game": index + 1, "sim_seed": seed}
+        result.record_toml = Record.from_game(game, seats, meta).to_toml()
+    return result
+
+
+def games_needed(requested: int, seats: int) -> int:
+    """Round up so every seating is played equally often."""
+    if requested < 1:
+        raise SimulationError(f"--games must be at least 1, got {requested}")
+    return -(-requested // seats) * seats
+
+
+def _run_chunk(args) -> list[GameResult]:
+    levels, rules, seed, indices, keep = args
+    return [play_game(levels, rules, seed, i, keep) for i in indices]
+
+
+def run_games(levels: list[str], rules: Rules, seed: int, games: int, jobs: int = 1,
+              keep_records: bool = False, chunk: int = 0) -> Iterator[GameResult]:
+    """Yield results as games finish (in any order when jobs > 1)."""
+    chunk = chunk or max(1, min(25, games // (jobs * 8) or 1))
+    batches = [(levels, rules, seed, range(i, min(i + chunk, games)), keep_records)
+               for i in range(0, games, chunk)]
+    if jobs <= 1:
+        for batch in batches:
+            yield from _run_chunk(batch)
+        return
+    import multiprocessing as mp
+
+    # fork where there is one: no re-import of the caller's __main__, and quick to start
+    method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+    with mp.get_context(method).Pool(jobs) as pool:
+        for results in pool.imap_unordered(_run_chunk, batches):
+            yield from results
+
+
+@dataclass
+class Tally:
+    """Everything `simulate` reports, added up one game at a time."""
+
+    levels: list[str]
+    games: int = 0
+    rounds: int = 0
+    plays: int = 0
+    level_wins: Counter = field(default_factory=Counter)
+    seat_wins: Counter = field(default_factory=Counter)
+    round_ends: Counter = field(default_factory=Counter)
+    first_player_lost: int = 0
+
+    def add(self, r: GameResult) -> None:
+        self.games += 1
+        self.rounds += r.rounds
+        self.plays += r.plays
+        self.level_wins[r.levels[r.winner]] += 1
+        self.seat_wins[r.winner] += 1
+        self.round_ends.update(r.round_ends)
+        self.first_player_lost += r.first_player_lost
+
+    def summary(self) -> dict:
+        from .stats import wilson
+
+        n = self.games
+        count = Counter(self.levels)
+        levels = []
+        for level in dict.fromkeys(self.levels):
+            wins = self.level_wins[level]
+            lo, hi = wilson(wins, n)
+            levels.append({
+                "level": level, "seats": count[level], "wins": wins,
+                "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
+                "fair_share": count[level] / len(self.levels),
+            })
+        seats = []
+        for s in range(len(self.levels)):
+            wins = self.seat_wins[s]
+            lo, hi = wilson(wins, n)
+            seats.append({"seat": s + 1, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi]})
+        return {
+            "games": n,
+            "seats": len(self.levels),
+            "levels": levels,
+            "by_seat": seats,
+            "rounds_per_game": self.rounds / n if n else 0.0,
+            "plays_per_round": self.plays / self.rounds if self.rounds else 0.0,
+            "round_ends": dict(sorted(self.round_ends.items())),
+            "first_player_lost_share": self.first_player_lost / self.rounds if self.rounds else 0.0,
+        }
+
+
+def check_records_dir(path: str) -> Path:
+    """A directory for the records that will not overwrite anything already there."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise SimulationError(f"--records: {path} exists and is not a directory")
+    if target.is_dir():
+        clash = sorted(target.glob("game-*.toml"))
+        if clash:
+            raise SimulationError(
+                f"--records: {path} already holds game records ({clash[0].name}, ...); "
+                "choose an empty or new directory so nothing is overwritten"
+            )
+    try:
+        target.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SimulationError(f"--records: cannot create {path}: {exc.strerror}") from None
+    return target
+
+
+def record_name(index: int, total: int) -> str:
+    return f"game-{index + 1:0{max(5, len(str(total)))}d}.toml"

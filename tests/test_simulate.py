@@ -1,0 +1,145 @@
+"""`ono99 simulate`: run as a user runs it, and the duplicate-style seating underneath."""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+
+import pytest
+
+from ono99_tui.engine.record import Record
+from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.lab import simulate as sim
+from ono99_tui.lab.stats import wilson
+
+
+def ono99(*args, cwd=None):
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=120)
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def test_simulate_json_adds_up():
+    out = ono99("simulate", "--bots", "medium,easy,easy", "--games", "30", "--json", "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["games"] == 30 and doc["bots"] == ["medium", "easy", "easy"]
+    assert sum(row["wins"] for row in doc["levels"]) == 30
+    assert sum(row["wins"] for row in doc["by_seat"]) == 30
+    easy = next(row for row in doc["levels"] if row["level"] == "easy")
+    assert easy["seats"] == 2 and easy["fair_share"] == pytest.approx(2 / 3)
+    for row in doc["levels"] + doc["by_seat"]:
+        lo, hi = row["ci95"]
+        assert 0 <= lo <= row["win_rate"] <= hi <= 1
+    assert doc["rounds_per_game"] >= 3  # three players: at least ... eliminations need many rounds
+    assert sum(doc["round_ends"].values()) == round(doc["rounds_per_game"] * 30)
+
+
+def test_simulate_text_report_and_rounding_up_to_whole_seatings():
+    out = ono99("simulate", "--bots", "easy,random", "--games", "5", "--jobs", "1")
+    assert out.returncode == 0
+    assert "playing 6 games, not 5" in out.stderr
+    text = out.stdout
+    assert text.startswith("6 games, 2 seats, rules: standard, seed 1, 1 job")
+    for needle in ("win rate", "95% CI", "seat 1", "seat 2", "Rounds per game:", "plays per round:",
+                   "How rounds ended:", "bust", "Elapsed:", "games/s"):
+        assert needle in text
+
+
+def test_simulate_same_seed_same_results_with_one_or_two_jobs():
+    one = json.loads(ono99("simulate", "--bots", "medium,easy", "--games", "24", "--json", "--jobs", "1").stdout)
+    two = json.loads(ono99("simulate", "--bots", "medium,easy", "--games", "24", "--json", "--jobs", "2").stdout)
+    for key in ("levels", "by_seat", "rounds_per_game", "round_ends"):
+        assert one[key] == two[key]
+    other = json.loads(ono99("simulate", "--bots", "medium,easy", "--games", "24", "--json", "--seed", "2").stdout)
+    assert other["round_ends"] != one["round_ends"] or other["by_seat"] != one["by_seat"]
+
+
+def test_every_level_sits_in_every_seat_on_the_same_deals():
+    levels = ["hard", "medium", "easy", "easy"]
+    seen = Counter()
+    deals = {}
+    for i in range(8):
+        deal, turn = divmod(i, 4)
+        seated = levels[turn:] + levels[:turn]
+        seen.update(enumerate(seated))
+        deals.setdefault(deal, set()).add(sim.deal_seed(1, deal))
+    assert all(seen[(s, "hard")] == 2 and seen[(s, "easy")] == 4 for s in range(4))
+    assert all(len(seeds) == 1 for seeds in deals.values())
+    # one deal, two seatings: the first round is dealt identically
+    a = sim.play_game(["easy", "random"], DEFAULT, 3, 0, keep_record=True)
+    b = sim.play_game(["easy", "random"], DEFAULT, 3, 1, keep_record=True)
+    ra, rb = Record.loads(a.record_toml), Record.loads(b.record_toml)
+    assert ra.seed == rb.seed and a.levels == ["easy", "random"] and b.levels == ["random", "easy"]
+    deal_a = next(e for e in ra.replay().events if e["type"] == "deal")
+    deal_b = next(e for e in rb.replay().events if e["type"] == "deal")
+    assert deal_a == deal_b
+
+
+def test_records_replay_and_are_never_overwritten(tmp_path):
+    target = tmp_path / "recs"
+    out = ono99("simulate", "--bots", "easy,medium", "--games", "4", "--records", str(target), "--json")
+    assert out.returncode == 0, out.stderr
+    files = sorted(target.glob("game-*.toml"))
+    assert [f.name for f in files] == [f"game-0000{i}.toml" for i in range(1, 5)]
+    winners = Counter()
+    for f in files:
+        rep = ono99("replay", str(f))
+        assert rep.returncode == 0 and "Game over after" in rep.stdout
+        rec = Record.load(f)
+        assert [s.player for s in rec.seats] in (["bot:easy", "bot:medium"], ["bot:medium", "bot:easy"])
+        game = rec.replay(record_events=False)
+        winners[rec.seats[game.winner].player] += 1
+    doc = json.loads(out.stdout)
+    assert {f"bot:{r['level']}": r["wins"] for r in doc["levels"]} == {k: winners[k] for k in ("bot:easy", "bot:medium")}
+    before = files[0].read_text()
+    again = ono99("simulate", "--bots", "easy,medium", "--games", "2", "--records", str(target))
+    assert again.returncode == 2 and "already holds game records" in again.stderr
+    assert files[0].read_text() == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--bots", "hard,wizard"], "unknown bot level 'wizard'; levels are random, easy, medium, hard"),
+    (["--bots", "easy"], "a game needs 2 to 8 seats, got 1"),
+    (["--bots", ",".join(["easy"] * 9)], "a game needs 2 to 8 seats, got 9"),
+    (["--bots", "oracle,easy"], "unknown bot level 'oracle'"),
+    (["--bots", "easy,easy", "--games", "0"], "--games must be at least 1"),
+    (["--bots", "easy,easy", "--jobs", "0"], "--jobs must be at least 1"),
+    (["--bots", "easy,easy", "--rules", "nonesuch"], "no preset or file named 'nonesuch'"),
+])
+def test_bad_arguments_exit_2_with_a_clear_message(args, message):
+    out = ono99("simulate", *args)
+    assert out.returncode == 2 and message in out.stderr and out.stdout == ""
+
+
+def test_bad_rules_file_names_the_file_and_key(tmp_path):
+    f = tmp_path / "house.toml"
+    f.write_text("hand_size = 0\n")
+    out = ono99("simulate", "--bots", "easy,easy", "--rules", str(f))
+    assert out.returncode == 2 and f"{f}: hand_size" in out.stderr
+
+
+def test_too_many_seats_for_the_deck(tmp_path):
+    f = tmp_path / "big-hands.toml"
+    f.write_text("hand_size = 10\n")
+    out = ono99("simulate", "--bots", "easy,easy,easy,easy,easy,easy", "--rules", str(f))
+    assert out.returncode == 2 and "at most 5" in out.stderr
+
+
+def test_wilson_interval():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert wilson(0, 10)[0] == 0 and wilson(10, 10)[1] == pytest.approx(1)
+    assert wilson(1000, 2000)[1] - wilson(1000, 2000)[0] < wilson(50, 100)[1] - wilson(50, 100)[0]
+
+
+def test_oracle_sees_everything_and_wins_more_than_medium():
+    """The yardstick bot is stronger than medium on the same deals (and not offered to players)."""
+    from ono99_tui.bots import LEVELS
+
+    assert "oracle" not in LEVELS
+    tally = sim.Tally(["oracle", "medium"])
+    for i in range(12):
+        tally.add(sim.play_game(["oracle", "medium"], DEFAULT, 5, i))
+    assert tally.level_wins["oracle"] >= 8
