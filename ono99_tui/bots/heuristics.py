@@ -53,7 +53,12 @@ def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
     make a first play that leaves no safe second one; when a helper must be used,
     prefer Minus Ten (measured: it buys room for this seat's next turn too), then
     the Double Play that squeezes the next player, then Hold/Reverse.
+    With three or more in the round the squeeze matters more than the room
+    (measured: Minus Ten hands the room to the next player): Double Play first,
+    then the Hold or Reverse that passes the squeeze to the player best off,
+    Minus Ten last.
     """
+    multi = len(view.in_round) > 2
     rules = view.rules
     total = view.total
     room = rules.target - total
@@ -78,15 +83,31 @@ def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
             elif rules.target - after <= 12:
                 score += 5 * bust_chance(view, after)  # card counting: how tight is it for them?
         elif card == C.DOUBLE:
-            score = 30.0 + 5 * bust_chance(view, total)
+            score = 45.0 if multi else 30.0 + 5 * bust_chance(view, total)
         elif card in (C.HOLD, C.REVERSE):
             score = 25.0 + (40 if first_of_two and rules.double_play_deflect and room <= 20 else 0)
-            if card == C.REVERSE and len(view.in_round) == 2:
+            if multi:
+                score += 0.1 * _standing(view, _next_after(view, card))
+            elif card == C.REVERSE:
                 score -= 0.5
-        else:  # Minus Ten: measured best first among the helpers (it buys room for my next turn too)
-            score = 40.0
+        else:  # Minus Ten: heads-up it buys room for my next turn too; at a bigger table it helps the next player
+            score = 20.0 if multi else 40.0
         scores[card] = score
     return scores
+
+
+def _next_after(view: PlayerView, card: str) -> int:
+    order = list(view.in_round)
+    i = order.index(view.seat)
+    step = -view.direction if card == C.REVERSE else view.direction
+    return order[(i + step) % len(order)]
+
+
+def _standing(view: PlayerView, seat: int) -> float:
+    """How well off a seat is: tokens left, or (points) how far under the limit."""
+    if view.rules.scoring_mode == "tokens":
+        return float(view.tokens[seat])
+    return (view.rules.scoring_limit - view.points[seat]) / 100
 
 
 def choose_medium(view: PlayerView, rng: random.Random) -> str:

@@ -1,55 +1,122 @@
-"""The ono99 Textual app."""
+"""The ono99 Textual app: settings and themes in, screens out."""
 
 from __future__ import annotations
 
 import os
+from typing import Iterable
 
-from textual.app import App
+from textual.app import App, SystemCommand
+from textual.screen import Screen
 
 from ..engine.presets import resolve_rules
-from ..engine.record import SeatSpec
 from ..engine.rules import RulesError
+from ..store.settings import Settings, load_settings
+from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.game import GameScreen
 from .screens.menu import MenuScreen
 from .screens.modals import HelpScreen
+from .screens.new_game import NewGameScreen
 from .setup import TableSetup
+from .themes import DEFAULT_THEME, ThemeFile, load_themes
 
 
 class Ono99App(App):
     CSS_PATH = "ono99.tcss"
     TITLE = "O'NO 99"
 
-    def __init__(self, *, ascii: bool = False, rules_spec: str | None = None, bot_delay: float = 0.6,
-                 seed: int | None = None):
+    def __init__(self, *, ascii: bool | None = None, rules_spec: str | None = None, theme: str | None = None,
+                 bot_delay: float | None = None, seed: int | None = None, settings: Settings | None = None,
+                 notices: Iterable[str] = ()):
         super().__init__()
-        self.ascii = ascii
-        self.glyphs = ASCII if ascii else UNICODE
-        self.bot_delay = bot_delay
+        self.settings = settings or Settings()
+        # command line and environment win over the settings file
+        self.ascii = self.settings.ascii if ascii is None else ascii
+        self.glyphs = ASCII if self.ascii else UNICODE
+        self.bot_delay = self.settings.bot_delay if bot_delay is None else bot_delay
         self.seed = seed
-        self.rules, self.rules_label = resolve_rules(rules_spec)
+        self.rules_spec = rules_spec or self.settings.rules
+        self.wanted_theme = theme or self.settings.theme
+        self.notices = list(notices)
+        try:
+            self.rules, self.rules_label = resolve_rules(self.rules_spec)
+        except RulesError as exc:
+            if rules_spec:  # asked for on the command line: the caller reports it
+                raise
+            self.notices.append(f"Settings: rules: {exc}; using standard")
+            self.rules_spec = "standard"
+            self.rules, self.rules_label = resolve_rules(None)
+        self.ono99_themes: dict[str, ThemeFile] = {}
 
+    # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.ascii:
             self.add_class("ascii")
+        themes, problems = load_themes()
+        self.ono99_themes = themes
+        for tf in themes.values():
+            self.register_theme(tf.theme)
+        self.notices.extend(f"Theme skipped: {p}" for p in problems)
+        if self.wanted_theme in themes:
+            self.theme = self.wanted_theme
+        else:
+            self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
+                                f"using {DEFAULT_THEME}")
+            self.theme = DEFAULT_THEME
         self.push_screen(MenuScreen())
+        for text in self.notices:
+            self.notify(text, severity="warning", timeout=12)
 
-    def _setup(self, level: str = "medium") -> TableSetup:
-        return TableSetup.default(level=level, rules=self.rules, rules_label=self.rules_label, seed=self.seed)
+    def apply_settings(self, settings: Settings) -> None:
+        """Saved from the Settings screen: use them now (ASCII waits for the next start)."""
+        self.settings = settings
+        self.bot_delay = settings.bot_delay
+        try:
+            self.rules, self.rules_label = resolve_rules(settings.rules)
+            self.rules_spec = settings.rules
+        except RulesError as exc:
+            self.notify(str(exc), severity="warning")
+
+    # -- navigation ------------------------------------------------------------------------
+    def quick_setup(self) -> TableSetup:
+        return TableSetup.default(name=self.settings.player_name, rules=self.rules,
+                                  rules_label=self.rules_label, seed=self.seed)
+
+    def new_game_screen(self) -> NewGameScreen:
+        return NewGameScreen(self.settings.player_name, self.rules_spec, self.seed)
+
+    def start_game(self, setup: TableSetup, replace_screen: bool = False) -> None:
+        if replace_screen:
+            self.switch_screen(GameScreen(setup))
+        else:
+            self.push_screen(GameScreen(setup))
+
+    def menu_available(self) -> dict[str, str]:
+        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY")."""
+        ready = dict.fromkeys(("new", "quick", "rules", "settings", "help", "quit"), "")
+        ready["_why_continue"] = "no unfinished game"
+        ready["_why_load"] = "no saved games"
+        return ready
 
     def menu_choice(self, key: str) -> None:
         if key == "quit":
             self.exit()
         elif key == "help":
-            self.push_screen(HelpScreen(self.rules, self.rules_label))
-        elif key.startswith("new"):
-            level = key.partition("-")[2] or "medium"
-            self.push_screen(GameScreen(self._setup(level)))
-        elif key == "hotseat":
-            setup = self._setup()
-            setup.seats = [SeatSpec("Ana"), SeatSpec("Bo")]
-            setup.first_dealer = "Bo" if self.rules.dealer_first == "agree" else None
-            self.push_screen(GameScreen(setup))
+            self.action_rules_help()
+        elif key == "new":
+            self.push_screen(self.new_game_screen())
+        elif key == "quick":
+            self.start_game(self.quick_setup())
+        elif key == "theme":
+            self.search_themes()
+        elif key == "rules":
+            from .screens.rules_view import RulesViewScreen
+
+            self.push_screen(RulesViewScreen(self.rules_spec))
+        elif key == "settings":
+            from .screens.settings import SettingsScreen
+
+            self.push_screen(SettingsScreen(self.settings))
 
     def after_game(self, setup: TableSetup, choice: str) -> None:
         self.pop_screen()
@@ -57,13 +124,50 @@ class Ono99App(App):
             fresh = TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer)
             self.push_screen(GameScreen(fresh))
 
+    # -- commands (palette) ------------------------------------------------------------------
+    def action_rules_help(self) -> None:
+        screen = self.screen
+        if isinstance(screen, GameScreen):
+            self.push_screen(HelpScreen(screen.game.rules, screen.setup.rules_label))
+        else:
+            self.push_screen(HelpScreen(self.rules, self.rules_label))
+
+    def action_new_game(self) -> None:
+        if not isinstance(self.screen, NewGameScreen):
+            self.push_screen(self.new_game_screen())
+
+    def search_themes(self) -> None:
+        from textual.command import CommandPalette
+
+        self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes..."))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield SystemCommand("New game", "Set up a new table: seats, bots, rules, dealer, seed", self.action_new_game)
+        yield SystemCommand("Quick game", "You against three medium bots, now", lambda: self.start_game(self.quick_setup()))
+        yield SystemCommand("Rules", "The rules and the house rules in force", self.action_rules_help)
+        yield SystemCommand("Help", "How to play and the keys", self.action_rules_help)
+        if isinstance(screen, GameScreen):
+            yield from screen.commands()
+        for command in super().get_system_commands(screen):
+            if command.title == "Theme":
+                yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
+            else:
+                yield command
+
 
 def run_app(args) -> int:
     from ..cli import UserError
 
+    settings, notices = load_settings()
+    delay = os.environ.get("ONO99_BOT_DELAY")
     try:
-        app = Ono99App(ascii=bool(getattr(args, "ascii", False)), rules_spec=getattr(args, "rules", None),
-                       bot_delay=float(os.environ.get("ONO99_BOT_DELAY", "0.6")))
+        bot_delay = None if delay is None else max(0.0, min(5.0, float(delay)))
+    except ValueError:
+        raise UserError(f"ONO99_BOT_DELAY must be a number of seconds, not {delay!r}") from None
+    try:
+        app = Ono99App(ascii=True if getattr(args, "ascii", False) else None,
+                       rules_spec=getattr(args, "rules", None), theme=getattr(args, "theme", None),
+                       bot_delay=bot_delay, settings=settings, notices=notices)
     except RulesError as exc:
         raise UserError(str(exc)) from None
     app.run()

@@ -204,6 +204,12 @@ class GameScreen(Screen):
         i = cards.index(focused) if focused in cards else -step
         cards[(i + step) % len(cards)].focus()
 
+    def commands(self):
+        """Palette entries that belong to the table screen."""
+        from textual.app import SystemCommand
+
+        yield SystemCommand("Main menu", "Leave this table (the game is not saved yet)", self.action_menu)
+
     def action_help(self) -> None:
         self.app.push_screen(HelpScreen(self.game.rules, self.setup.rules_label))
 

@@ -10,25 +10,40 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 MENU = (
-    ("new", "New game: you against three medium bots"),
-    ("new-easy", "New game: you against three easy bots"),
-    ("new-hard", "New game: you against three hard bots"),
-    ("hotseat", "New game: two players at this keyboard"),
-    ("help", "Help and rules"),
+    ("new", "New game..."),
+    ("quick", "Quick game: you against three medium bots"),
+    ("continue", "Continue"),
+    ("load", "Load..."),
+    ("rules", "House rules..."),
+    ("settings", "Settings..."),
+    ("help", "Help"),
     ("quit", "Quit"),
 )
 
 
 class MenuScreen(Screen):
-    BINDINGS = [Binding("n", "choose('new')", "New game"), Binding("question_mark", "choose('help')", "Help"),
-                Binding("q", "choose('quit')", "Quit")]
+    BINDINGS = [Binding("n", "choose('new')", "New game"), Binding("g", "choose('quick')", "Quick game"),
+                Binding("question_mark", "choose('help')", "Help"), Binding("q", "choose('quit')", "Quit")]
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
         with Center(), Vertical(id="menu-box"):
             yield Static("[b]O'NO 99[/b]\nkeep the total under 99", id="logo")
-            yield OptionList(*(Option(label, id=key) for key, label in MENU), id="menu")
+            yield OptionList(*self._options(), id="menu")
+            yield Static("", id="menu-note")
         yield Footer(show_command_palette=not self.app.ascii)
+
+    def _options(self) -> list[Option]:
+        available = self.app.menu_available()
+        return [Option(label if key in available else f"{label} ({available.get('_why_' + key, 'not yet')})",
+                       id=key, disabled=key not in available) for key, label in MENU]
+
+    def on_screen_resume(self) -> None:
+        menu = self.query_one("#menu", OptionList)
+        highlighted = menu.highlighted
+        menu.clear_options()
+        menu.add_options(self._options())
+        menu.highlighted = highlighted if highlighted is not None else 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_choose(event.option.id)

@@ -1,0 +1,106 @@
+"""config.toml: the player's settings. Read leniently, written only when asked.
+
+A broken file never stops the app: every problem is reported (file, line or
+key, what is allowed) and defaults are used for what could not be read. The
+file is only rewritten when the player saves settings from the app.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import asdict, dataclass, fields, replace
+from pathlib import Path
+
+import tomli_w
+
+from .atomic import write_atomic
+from .paths import settings_file
+
+
+@dataclass(frozen=True)
+class Settings:
+    theme: str = "ono99-dark"
+    ascii: bool = False
+    bot_delay: float = 0.6
+    player_name: str = "You"
+    rules: str = "standard"
+    undo: bool = True
+
+
+HELP = {
+    "theme": "colour theme name (ono99 themes or your own in the themes folder)",
+    "ascii": "true to draw with ASCII characters only",
+    "bot_delay": "seconds a bot waits before its play, 0 to 5",
+    "player_name": "your name at the table, 1 to 24 printable characters",
+    "rules": "house rules for a new game: a preset name or a rules file",
+    "undo": "allow taking back a play when every other seat is a bot",
+}
+
+
+def _check(key: str, value):
+    """The value if it is allowed for ``key``, else a ValueError saying what is allowed."""
+    if key in ("ascii", "undo"):
+        if not isinstance(value, bool):
+            raise ValueError(f"must be true or false, got {value!r}")
+    elif key == "bot_delay":
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 5:
+            raise ValueError(f"must be a number of seconds from 0 to 5, got {value!r}")
+        value = float(value)
+    elif key == "player_name":
+        if not isinstance(value, str) or not value.strip() or len(value) > 24 or not value.isprintable():
+            raise ValueError(f"must be 1 to 24 printable characters, got {value!r}")
+    elif not isinstance(value, str) or not value.strip():
+        raise ValueError(f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return Settings(), [f"{source}: not valid TOML ({exc}); using the default settings"]
+    known = {f.name for f in fields(Settings)}
+    values, problems = {}, []
+    for key, value in doc.items():
+        line = line_of(text, key)
+        where = f"{source}, line {line}" if line else source
+        if key not in known:
+            problems.append(f"{where}: {key}: unknown setting (settings: {', '.join(sorted(known))})")
+            continue
+        try:
+            values[key] = _check(key, value)
+        except ValueError as exc:
+            problems.append(f"{where}: {key}: {exc}; using {getattr(Settings(), key)!r}")
+    return replace(Settings(), **values), problems
+
+
+def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
+    path = path or settings_file()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), []
+    except (OSError, UnicodeDecodeError) as exc:
+        return Settings(), [f"{path}: cannot read the settings ({getattr(exc, 'strerror', None) or exc}); using defaults"]
+    return parse_settings(text, str(path))
+
+
+def to_toml(settings: Settings) -> str:
+    header = "# ono99 settings. Written by ono99 when you save settings; you may edit it by hand.\n"
+    lines = "".join(f"# {k}: {HELP[k]}\n" for k in HELP)
+    return header + lines + "\n" + tomli_w.dumps(asdict(settings))
+
+
+def save_settings(settings: Settings, path: Path | None = None) -> Path:
+    path = path or settings_file()
+    write_atomic(path, to_toml(settings))
+    return path
+
+
+def line_of(text: str, key: str) -> int | None:
+    """The line a top-level key is set on, for messages."""
+    for i, line in enumerate(text.splitlines(), start=1):
+        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return i
+    return None

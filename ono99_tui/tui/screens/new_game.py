@@ -1,0 +1,197 @@
+"""New game: seats (name, human or bot level), rules, first dealer (R2.2), seed.
+
+Opens with you against three medium bots and standard rules (or the rules in
+your settings), the Start button focused: one key to start. Everything typed is
+checked by the engine's own checks before the game begins, and a problem is
+shown under the form in words, never as a crash.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+from ...bots import LEVELS
+from ...engine import Game
+from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
+from ...engine.presets import preset_names, resolve_rules
+from ...engine.record import SeatSpec
+from ...engine.rules import RulesError
+from ..setup import TableSetup
+
+KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
+DEALER = [("As the rules say", "rules"), ("High card (R2.2)", "high-card"), ("At random", "random")]
+BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
+
+
+class SeatRow(Horizontal):
+    def __init__(self, index: int, name: str, kind: str):
+        super().__init__(classes="seat-row")
+        self.index, self.start_name, self.start_kind = index, name, kind
+
+    def compose(self) -> ComposeResult:
+        yield Label(f"{self.index + 1}", classes="seat-no")
+        yield Input(self.start_name, max_length=24, compact=True, classes="seat-name",
+                    placeholder="name")
+        yield Select(KINDS, value=self.start_kind, allow_blank=False, compact=True, classes="seat-kind")
+
+    @property
+    def spec(self) -> SeatSpec:
+        return SeatSpec(self.query_one(Input).value.strip(), str(self.query_one(Select).value))
+
+
+class NewGameScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+s", "start", "Start"),
+        Binding("ctrl+a", "add_seat", "Add seat"),
+        Binding("ctrl+d", "remove_seat", "Remove seat"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
+
+    def __init__(self, player_name: str = "You", rules_spec: str = "standard", seed: int | None = None):
+        super().__init__()
+        self.player_name = player_name
+        self.rules_spec = rules_spec
+        self.seed = seed
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon=self.app.glyphs.icon)
+        presets = preset_names()
+        preset = self.rules_spec if self.rules_spec in presets else "standard"
+        rules_file = "" if self.rules_spec in presets else self.rules_spec
+        with VerticalScroll(id="new-game", classes="form") as box:
+            box.border_title = "New game"
+            yield Static("Seats (2-8): a name and who plays it.", classes="form-note")
+            with Vertical(id="seats"):
+                yield SeatRow(0, self.player_name, "human")
+                for i, name in enumerate(BOT_NAMES[:3], start=1):
+                    yield SeatRow(i, name, "bot:medium")
+            with Horizontal(classes="form-row"):
+                yield Button("Add seat", id="add", compact=True)
+                yield Button("Remove seat", id="remove", compact=True)
+            with Horizontal(classes="form-row"):
+                yield Label("Rules", classes="form-label")
+                yield Select([(p, p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
+            with Horizontal(classes="form-row"):
+                yield Label("or file", classes="form-label")
+                yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
+                            compact=True, id="rules-file")
+            with Horizontal(classes="form-row"):
+                yield Label("Dealer", classes="form-label")
+                yield Select(DEALER + self._named_dealers(), value="rules", allow_blank=False, compact=True,
+                             id="dealer")
+            with Horizontal(classes="form-row"):
+                yield Label("Seed", classes="form-label")
+                yield Input("" if self.seed is None else str(self.seed), placeholder="empty: a new deal each time",
+                            compact=True, id="seed", type="integer")
+            yield Static("", id="form-error")
+            yield Button("Start (Enter)", id="start", variant="primary", compact=True)
+        yield Footer(show_command_palette=not self.app.ascii)
+
+    def on_mount(self) -> None:
+        self.query_one("#start", Button).focus()
+
+    def _rows(self) -> list[SeatRow]:
+        return list(self.query(SeatRow))
+
+    def _named_dealers(self, names: list[str] | None = None) -> list[tuple[str, str]]:
+        names = names or [self.player_name, *BOT_NAMES[:3]]
+        return [(f"{n} deals first", f"seat:{i}") for i, n in enumerate(names)]
+
+    def _refresh_dealers(self) -> None:
+        select = self.query_one("#dealer", Select)
+        current = select.value
+        names = [r.spec.name or f"Seat {r.index + 1}" for r in self._rows()]
+        options = DEALER + self._named_dealers(names)
+        select.set_options(options)
+        select.value = current if current in {v for _, v in options} else "rules"
+
+    # -- seats -------------------------------------------------------------------------
+    def action_add_seat(self) -> None:
+        rows = self._rows()
+        if len(rows) >= MAX_SEATS:
+            self._error(f"A table has at most {MAX_SEATS} seats.")
+            return
+        taken = {r.spec.name for r in rows}
+        name = next(n for n in BOT_NAMES if n not in taken)
+        self.query_one("#seats").mount(SeatRow(len(rows), name, "bot:medium"))
+        self.call_after_refresh(self._refresh_dealers)
+        self._error("")
+
+    def action_remove_seat(self) -> None:
+        rows = self._rows()
+        if len(rows) <= MIN_SEATS:
+            self._error(f"A game needs at least {MIN_SEATS} seats.")
+            return
+        rows[-1].remove()
+        self.call_after_refresh(self._refresh_dealers)
+        self._error("")
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.has_class("seat-name"):
+            self._refresh_dealers()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        {"add": self.action_add_seat, "remove": self.action_remove_seat, "start": self.action_start}[event.button.id]()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.action_start()
+
+    # -- start -------------------------------------------------------------------------
+    def _error(self, text: str) -> None:
+        self.query_one("#form-error", Static).update(text)
+
+    def build_setup(self) -> TableSetup:
+        """The table as filled in; raises ValueError with a message for the player."""
+        seats = [r.spec for r in self._rows()]
+        for i, seat in enumerate(seats, start=1):
+            if not seat.name:
+                raise ValueError(f"Seat {i} needs a name.")
+        try:
+            check_names([s.name for s in seats])
+        except GameSetupError as exc:
+            raise ValueError(str(exc).capitalize() + ".") from None
+        spec = self.query_one("#rules-file", Input).value.strip() or str(self.query_one("#preset", Select).value)
+        try:
+            rules, label = resolve_rules(spec)
+        except RulesError as exc:
+            raise ValueError(str(exc.problems[0]) + (f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else "")) from None
+        if len(seats) > rules.max_players():
+            raise ValueError(f"These rules deal to at most {rules.max_players()} players; remove a seat.")
+        dealer = str(self.query_one("#dealer", Select).value)
+        first = None
+        if dealer.startswith("seat:"):
+            first = seats[int(dealer[5:])].name
+            rules = dataclasses.replace(rules, dealer_first="agree")
+        elif dealer != "rules":
+            rules = dataclasses.replace(rules, dealer_first=dealer)
+        elif rules.dealer_first == "agree":
+            first = seats[0].name  # the rules want a named dealer and none was named: the first seat
+        seed_text = self.query_one("#seed", Input).value.strip()
+        setup = TableSetup(seats, rules, label, first_dealer=first)
+        if seed_text:
+            try:
+                setup.seed = int(seed_text)
+            except ValueError:
+                raise ValueError(f"Seed must be a whole number, not {seed_text!r}.") from None
+            if not 0 <= setup.seed < 2**63:
+                raise ValueError("Seed must be from 0 to 2^63-1.")
+        try:  # the engine's own checks (deck size, dealer draw) before leaving this screen
+            Game([s.name for s in seats], rules, setup.seed, first_dealer=first, record_events=False)
+        except (GameSetupError, ValueError) as exc:
+            raise ValueError(str(exc)) from None
+        return setup
+
+    def action_start(self) -> None:
+        try:
+            setup = self.build_setup()
+        except ValueError as exc:
+            self._error(f"[b]Cannot start:[/b] {exc}")
+            self.app.bell()
+            return
+        self.app.start_game(setup, replace_screen=True)

@@ -1,0 +1,100 @@
+"""Settings: theme (live), ASCII, bot delay, your name, default rules, undo. Saved to config.toml."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
+
+from ...engine.presets import preset_names
+from ...store.settings import HELP, Settings, _check, save_settings
+
+
+def _yes_no(value: bool, id: str) -> Select:
+    return Select([("Yes", True), ("No", False)], value=value, allow_blank=False, compact=True, id=id)
+
+
+class SettingsScreen(Screen):
+    BINDINGS = [Binding("ctrl+s", "save", "Save"), Binding("escape", "cancel", "Back")]
+
+    def __init__(self, settings: Settings):
+        super().__init__()
+        self.start = settings
+
+    def compose(self) -> ComposeResult:
+        s = self.start
+        themes = list(getattr(self.app, "ono99_themes", {})) or [s.theme]
+        presets = preset_names()
+        yield Header(icon=self.app.glyphs.icon)
+        with VerticalScroll(id="settings", classes="form") as box:
+            box.border_title = "Settings"
+            rows = (
+                ("Theme", Select([(t, t) for t in themes], value=s.theme if s.theme in themes else themes[0],
+                                 allow_blank=False, compact=True, id="theme")),
+                ("ASCII only", _yes_no(s.ascii, "ascii")),
+                ("Bot delay (s)", Input(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
+                ("Your name", Input(s.player_name, max_length=24, compact=True, id="player_name")),
+                ("Rules", Select([(p, p) for p in presets] + ([(s.rules, s.rules)] if s.rules not in presets else []),
+                                 value=s.rules, allow_blank=False, compact=True, id="rules")),
+                ("Undo allowed", _yes_no(s.undo, "undo")),
+            )
+            for label, widget in rows:
+                with Horizontal(classes="form-row"):
+                    yield Label(label, classes="form-label")
+                    yield widget
+                yield Static(HELP[widget.id], classes="form-help")
+            yield Static("ASCII takes effect the next time ono99 starts; the theme changes now.", classes="form-note")
+            yield Static("", id="form-error")
+            yield Button("Save (Ctrl+S)", id="save", variant="primary", compact=True)
+        yield Footer(show_command_palette=not self.app.ascii)
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if event.select.id == "theme" and event.value in getattr(self.app, "ono99_themes", {}):
+            self.app.theme = str(event.value)
+
+    def read(self) -> Settings:
+        values = {
+            "theme": str(self.query_one("#theme", Select).value),
+            "ascii": self.query_one("#ascii", Select).value is True,
+            "player_name": self.query_one("#player_name", Input).value,
+            "rules": str(self.query_one("#rules", Select).value),
+            "undo": self.query_one("#undo", Select).value is True,
+        }
+        raw = self.query_one("#bot_delay", Input).value.strip()
+        try:
+            values["bot_delay"] = float(raw)
+        except ValueError:
+            raise ValueError(f"bot_delay: must be a number of seconds from 0 to 5, got {raw!r}") from None
+        for key, value in values.items():
+            try:
+                _check(key, value)
+            except ValueError as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        return dataclasses.replace(self.start, **values)
+
+    def action_save(self) -> None:
+        try:
+            settings = self.read()
+        except ValueError as exc:
+            self.query_one("#form-error", Static).update(f"[b]Not saved:[/b] {exc}")
+            return
+        try:
+            path = save_settings(settings)
+        except OSError as exc:
+            self.query_one("#form-error", Static).update(f"[b]Not saved:[/b] cannot write settings: {exc.strerror}")
+            return
+        self.app.apply_settings(settings)
+        self.notify(f"Settings saved to {path}", timeout=5)
+        self.app.pop_screen()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_save()
+
+    def action_cancel(self) -> None:
+        if self.app.theme != self.app.settings.theme and self.app.settings.theme in self.app.ono99_themes:
+            self.app.theme = self.app.settings.theme  # unsaved: put the theme back
+        self.app.pop_screen()

@@ -1,0 +1,120 @@
+"""Themes from TOML files: the shipped ones (ono99_tui.themes) and the user's own.
+
+Textual has no theme file format, so this reads one: a name, a description,
+dark or light, [colors] for the Theme's colour slots and optional [variables].
+A broken file is reported (file, key, problem) and skipped; it never stops the
+app, and the shipped default is always there to fall back on.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from textual.color import Color, ColorParseError
+from textual.theme import Theme
+
+from ..store.paths import user_themes_dir
+
+DEFAULT_THEME = "ono99-dark"
+COLOR_KEYS = ("primary", "secondary", "accent", "warning", "error", "success", "foreground",
+              "background", "surface", "panel", "boost")
+TOP_KEYS = ("name", "description", "dark", "ansi", "colors", "variables")
+NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+
+
+class ThemeError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class ThemeFile:
+    theme: Theme
+    description: str
+    source: str  # "shipped" or the user's file path
+
+
+def _color(value, where: str) -> str:
+    if not isinstance(value, str):
+        raise ThemeError(f"{where}: must be a colour in quotes, like \"#3FA66B\" or \"ansi_blue\"")
+    try:
+        Color.parse(value)
+    except ColorParseError:
+        raise ThemeError(f"{where}: {value!r} is not a colour (use \"#rrggbb\", a colour name or \"ansi_*\")") from None
+    return value
+
+
+def parse_theme(text: str, source: str) -> ThemeFile:
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ThemeError(f"{source}: not valid TOML: {exc}") from None
+    unknown = sorted(set(doc) - set(TOP_KEYS))
+    if unknown:
+        raise ThemeError(f"{source}: unknown key {unknown[0]!r} (allowed: {', '.join(TOP_KEYS)})")
+    name = doc.get("name")
+    if not isinstance(name, str) or not NAME.match(name):
+        raise ThemeError(f"{source}: name: must be 1-40 lower-case letters, digits and dashes, got {name!r}")
+    for flag in ("dark", "ansi"):
+        if flag in doc and not isinstance(doc[flag], bool):
+            raise ThemeError(f"{source}: {flag}: must be true or false, got {doc[flag]!r}")
+    colors = doc.get("colors")
+    if not isinstance(colors, dict) or "primary" not in colors:
+        raise ThemeError(f"{source}: [colors] with at least primary = \"#rrggbb\" is required")
+    bad = sorted(set(colors) - set(COLOR_KEYS))
+    if bad:
+        raise ThemeError(f"{source}: colors.{bad[0]}: unknown colour slot (allowed: {', '.join(COLOR_KEYS)})")
+    slots = {k: _color(v, f"{source}: colors.{k}") for k, v in colors.items()}
+    variables = doc.get("variables", {})
+    if not isinstance(variables, dict):
+        raise ThemeError(f"{source}: [variables] must be a table of name = \"colour\"")
+    for key, value in variables.items():
+        if not isinstance(value, str):
+            raise ThemeError(f"{source}: variables.{key}: must be a string")
+    theme = Theme(name=name, dark=doc.get("dark", True), ansi=doc.get("ansi", False),
+                  variables=dict(variables), **slots)
+    try:
+        theme.to_color_system().generate()
+    except Exception as exc:  # noqa: BLE001 - any failure here is the file's fault; report it
+        raise ThemeError(f"{source}: the colours do not make a theme: {exc}") from None
+    description = doc.get("description", "")
+    if not isinstance(description, str):
+        raise ThemeError(f"{source}: description: must be a string")
+    return ThemeFile(theme, description or name, source)
+
+
+def shipped_themes() -> dict[str, ThemeFile]:
+    found = {}
+    for entry in sorted(resources.files("ono99_tui.themes").iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".toml"):
+            tf = parse_theme(entry.read_text(encoding="utf-8"), f"shipped theme {entry.name}")
+            found[tf.theme.name] = ThemeFile(tf.theme, tf.description, "shipped")
+    return found
+
+
+def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], list[str]]:
+    """Every theme, shipped first, and a message for each user file that was skipped."""
+    themes = shipped_themes()
+    problems: list[str] = []
+    folder = user_dir if user_dir is not None else user_themes_dir()
+    try:
+        files = sorted(folder.glob("*.toml")) if folder.is_dir() else []
+    except OSError as exc:
+        return themes, [f"{folder}: cannot list themes: {exc.strerror}"]
+    for path in files:
+        try:
+            tf = parse_theme(path.read_text(encoding="utf-8"), str(path))
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+            continue
+        except ThemeError as exc:
+            problems.append(str(exc))
+            continue
+        if tf.theme.name in themes and themes[tf.theme.name].source == "shipped":
+            problems.append(f"{path}: name: {tf.theme.name!r} is a shipped theme; give yours another name")
+            continue
+        themes[tf.theme.name] = tf
+    return themes, problems
