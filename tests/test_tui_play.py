@@ -5,7 +5,9 @@ import pytest
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.widgets.card import CardWidget
+from textual.widgets import Select
 
 SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
 
@@ -41,7 +43,7 @@ async def play_to_the_end(pilot, app, max_steps=3000):
 async def test_human_against_bots_plays_a_whole_game_by_keys(short_rules):
     app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=11)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("n")
+        await pilot.press("g")
         assert isinstance(app.screen, GameScreen)
         game = await play_to_the_end(pilot, app)
         assert game.over and game.winner is not None
@@ -53,7 +55,12 @@ async def test_human_against_bots_plays_a_whole_game_by_keys(short_rules):
 async def test_hot_seat_hides_the_hand_between_humans(short_rules):
     app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("down", "down", "down", "enter")  # two players at this keyboard
+        await pilot.press("n")  # New game: two humans, no bots
+        await pilot.press("ctrl+d", "ctrl+d")
+        rows = list(app.screen.query(SeatRow))
+        rows[1].query_one(Select).value = "human"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
         screen = app.screen
         assert isinstance(screen, (GameScreen, PassScreen))
         passes = 0
@@ -76,7 +83,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
 async def test_an_unplayable_card_says_why_and_nothing_happens(short_rules):
     app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=11)
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("n")
+        await pilot.press("g")
         screen = app.screen
         for _ in range(200):
             if screen._human_may_play():
@@ -104,7 +111,7 @@ async def test_an_unplayable_card_says_why_and_nothing_happens(short_rules):
 async def test_table_fits_80x24_and_200x60_and_says_when_too_small(size, small):
     app = Ono99App(bot_delay=5, seed=3)
     async with app.run_test(size=size) as pilot:
-        await pilot.press("n")
+        await pilot.press("g")
         await pilot.pause()
         screen = app.screen
         assert screen.has_class("too-small") == small
@@ -128,7 +135,7 @@ async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, asc
     app = Ono99App(ascii=ascii_only, rules_spec=short_rules, bot_delay=600, seed=7)
     async with app.run_test(size=(80, 24)) as pilot:
         seen = []
-        for keys in ([], ["n"], ["question_mark"]):
+        for keys in ([], ["g"], ["question_mark"]):
             await pilot.press(*keys)
             await pilot.pause()
             seen.append(screen_text(app))

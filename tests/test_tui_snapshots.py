@@ -1,6 +1,18 @@
-"""SVG snapshots of the screens at 80x24 (pytest-textual-snapshot)."""
+"""SVG snapshots of every screen at 80x24 (pytest-textual-snapshot).
 
+Refresh after a deliberate change: python -m pytest tests/test_tui_snapshots.py --snapshot-update
+"""
+
+import pytest
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import load_rules_text
 from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.setup import TableSetup
+from ono99_tui.tui.widgets.card import CardWidget
+
+SIZE = (80, 24)
 
 
 def app(**kw):
@@ -8,20 +20,95 @@ def app(**kw):
 
 
 def test_menu(snap_compare):
-    assert snap_compare(app(), terminal_size=(80, 24))
+    assert snap_compare(app(), terminal_size=SIZE)
+
+
+def test_new_game(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE, press=["n"])
 
 
 def test_table(snap_compare):
-    assert snap_compare(app(), terminal_size=(80, 24), press=["n"])
+    assert snap_compare(app(), terminal_size=SIZE, press=["g"])
 
 
 def test_table_ascii(snap_compare):
-    assert snap_compare(app(ascii=True), terminal_size=(80, 24), press=["n"])
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, press=["g"])
+
+
+def test_table_no_color(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(), terminal_size=SIZE, press=["g"])
+
+
+@pytest.mark.parametrize("theme", ["ono99-light", "ono99-high-contrast", "ono99-ansi"])
+def test_table_themes(snap_compare, theme):
+    assert snap_compare(app(theme=theme), terminal_size=SIZE, press=["g"])
 
 
 def test_help(snap_compare):
-    assert snap_compare(app(), terminal_size=(80, 24), press=["n", "question_mark"])
+    assert snap_compare(app(), terminal_size=SIZE, press=["g", "question_mark"])
+
+
+def test_house_rules(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("rules"))
+
+
+def test_settings(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("settings"))
 
 
 def test_too_small(snap_compare):
-    assert snap_compare(app(), terminal_size=(60, 20), press=["n"])
+    assert snap_compare(app(), terminal_size=(60, 20), press=["g"])
+
+
+async def _play_until(pilot, kinds):
+    """Play the first playable card whenever it is a human's turn until one of ``kinds`` shows."""
+    for _ in range(2000):
+        screen = pilot.app.screen
+        if isinstance(screen, kinds):
+            return
+        if isinstance(screen, (RoundEndScreen, PassScreen)):
+            await pilot.press("enter")
+        elif hasattr(screen, "_human_may_play") and screen._human_may_play():
+            playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+            await pilot.press(str(playable[0]))
+        else:
+            await pilot.pause(0.01)
+    raise AssertionError(f"never reached {kinds}")
+
+
+def _two_player(rules_text="", humans=1):
+    rules = load_rules_text(rules_text)
+    seats = [SeatSpec("Ana"), SeatSpec("Bo", "bot:easy" if humans == 1 else "human")]
+    return TableSetup(seats, rules, "test", seed=21)
+
+
+def test_round_end(snap_compare):
+    async def go(pilot):
+        pilot.app.bot_delay = 0
+        pilot.app.start_game(_two_player())
+        await _play_until(pilot, (RoundEndScreen,))
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def test_round_end_points_breakdown(snap_compare):
+    async def go(pilot):
+        pilot.app.bot_delay = 0
+        pilot.app.start_game(_two_player("[scoring]\nmode = 'points'\n"))
+        await _play_until(pilot, (RoundEndScreen,))
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def test_game_over(snap_compare):
+    async def go(pilot):
+        pilot.app.bot_delay = 0
+        pilot.app.start_game(_two_player("[scoring]\ntokens = 1\nextra_life = false\n"))
+        await _play_until(pilot, (GameOverScreen,))
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def test_pass_the_keyboard(snap_compare):
+    async def go(pilot):
+        pilot.app.start_game(_two_player(humans=2))
+        await _play_until(pilot, (PassScreen,))
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)

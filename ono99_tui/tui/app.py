@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from typing import Iterable
 
 from textual.app import App, SystemCommand
@@ -13,16 +14,16 @@ from ..engine.rules import RulesError
 from ..store.settings import Settings, load_settings
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
-from .screens.game import GameScreen
 from .screens.menu import MenuScreen
-from .screens.modals import HelpScreen
-from .screens.new_game import NewGameScreen
 from .setup import TableSetup
+
+# The table, new-game and help screens (and the engine and bots behind them) are imported
+# when first used: the main menu comes up without them (benchmarks/startup.py).
 from .themes import DEFAULT_THEME, ThemeFile, load_themes
 
 
 class Ono99App(App):
-    CSS_PATH = "ono99.tcss"
+    CSS_PATH = Path(__file__).with_name("ono99.tcss")  # absolute: subclasses may live anywhere
     TITLE = "O'NO 99"
 
     def __init__(self, *, ascii: bool | None = None, rules_spec: str | None = None, theme: str | None = None,
@@ -46,12 +47,8 @@ class Ono99App(App):
             self.notices.append(f"Settings: rules: {exc}; using standard")
             self.rules_spec = "standard"
             self.rules, self.rules_label = resolve_rules(None)
+        # themes go in before the first screen is styled: setting one later restyles everything
         self.ono99_themes: dict[str, ThemeFile] = {}
-
-    # -- start ---------------------------------------------------------------------------
-    def on_mount(self) -> None:
-        if self.ascii:
-            self.add_class("ascii")
         themes, problems = load_themes()
         self.ono99_themes = themes
         for tf in themes.values():
@@ -63,7 +60,11 @@ class Ono99App(App):
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
-        self.push_screen(MenuScreen())
+
+    # -- start ---------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self.ascii:
+            self.add_class("ascii")
         for text in self.notices:
             self.notify(text, severity="warning", timeout=12)
 
@@ -77,15 +78,22 @@ class Ono99App(App):
         except RulesError as exc:
             self.notify(str(exc), severity="warning")
 
+    def get_default_screen(self) -> Screen:
+        return MenuScreen()  # the menu is the bottom screen: one screen to build at start
+
     # -- navigation ------------------------------------------------------------------------
     def quick_setup(self) -> TableSetup:
         return TableSetup.default(name=self.settings.player_name, rules=self.rules,
                                   rules_label=self.rules_label, seed=self.seed)
 
-    def new_game_screen(self) -> NewGameScreen:
+    def new_game_screen(self):
+        from .screens.new_game import NewGameScreen
+
         return NewGameScreen(self.settings.player_name, self.rules_spec, self.seed)
 
     def start_game(self, setup: TableSetup, replace_screen: bool = False) -> None:
+        from .screens.game import GameScreen
+
         if replace_screen:
             self.switch_screen(GameScreen(setup))
         else:
@@ -121,19 +129,20 @@ class Ono99App(App):
     def after_game(self, setup: TableSetup, choice: str) -> None:
         self.pop_screen()
         if choice == "again":
-            fresh = TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer)
-            self.push_screen(GameScreen(fresh))
+            self.start_game(TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer))
 
     # -- commands (palette) ------------------------------------------------------------------
     def action_rules_help(self) -> None:
+        from .screens.modals import HelpScreen
+
         screen = self.screen
-        if isinstance(screen, GameScreen):
+        if _is_table(screen):
             self.push_screen(HelpScreen(screen.game.rules, screen.setup.rules_label))
         else:
             self.push_screen(HelpScreen(self.rules, self.rules_label))
 
     def action_new_game(self) -> None:
-        if not isinstance(self.screen, NewGameScreen):
+        if type(self.screen).__name__ != "NewGameScreen":
             self.push_screen(self.new_game_screen())
 
     def search_themes(self) -> None:
@@ -146,13 +155,17 @@ class Ono99App(App):
         yield SystemCommand("Quick game", "You against three medium bots, now", lambda: self.start_game(self.quick_setup()))
         yield SystemCommand("Rules", "The rules and the house rules in force", self.action_rules_help)
         yield SystemCommand("Help", "How to play and the keys", self.action_rules_help)
-        if isinstance(screen, GameScreen):
+        if _is_table(screen):
             yield from screen.commands()
         for command in super().get_system_commands(screen):
             if command.title == "Theme":
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
             else:
                 yield command
+
+
+def _is_table(screen: Screen) -> bool:
+    return type(screen).__name__ == "GameScreen"
 
 
 def run_app(args) -> int:

@@ -5,8 +5,12 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from ..engine.record import SeatSpec
+from typing import TYPE_CHECKING
+
 from ..engine.rules import DEFAULT, Rules
+
+if TYPE_CHECKING:  # the record module (and the game behind it) loads when a table is set
+    from ..engine.record import SeatSpec
 
 
 @dataclass
@@ -16,11 +20,14 @@ class TableSetup:
     rules_label: str = "standard"
     seed: int = field(default_factory=lambda: random.randrange(2**31))
     first_dealer: str | None = None
+    decks: dict[int, list[str]] | None = None  # stacked decks: tests and replays only
 
     @classmethod
     def default(cls, name: str = "You", level: str = "medium", rules: Rules = DEFAULT,
                 rules_label: str = "standard", seed: int | None = None) -> "TableSetup":
         """You against three bots: the one-key start."""
+        from ..engine.record import SeatSpec
+
         seats = [SeatSpec(name)] + [SeatSpec(n, f"bot:{level}") for n in ("Bo", "Cy", "Di")]
         setup = cls(seats, rules, rules_label)
         if seed is not None:

@@ -33,7 +33,8 @@ class GameScreen(Screen):
     def __init__(self, setup: TableSetup):
         super().__init__()
         self.setup = setup
-        self.game = Game([s.name for s in setup.seats], setup.rules, setup.seed, first_dealer=setup.first_dealer)
+        self.game = Game([s.name for s in setup.seats], setup.rules, setup.seed, first_dealer=setup.first_dealer,
+                         decks=setup.decks)
         self.kinds = [s.bot_level or "human" for s in setup.seats]
         self.bots = {i: make_bot(s.bot_level, setup.seed + i) for i, s in enumerate(setup.seats) if s.is_bot}
         humans = [i for i, s in enumerate(setup.seats) if not s.is_bot]

@@ -40,6 +40,8 @@ class MenuScreen(Screen):
 
     def on_screen_resume(self) -> None:
         menu = self.query_one("#menu", OptionList)
+        if [o.disabled for o in menu.options] == [o.disabled for o in self._options()]:
+            return
         highlighted = menu.highlighted
         menu.clear_options()
         menu.add_options(self._options())

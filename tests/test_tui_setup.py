@@ -1,0 +1,234 @@
+"""New game, themes, settings and the command palette, driven as a player drives them (Pilot)."""
+
+import pytest
+from textual.widgets import Input, Select
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store.settings import Settings, load_settings
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.new_game import NewGameScreen, SeatRow
+from ono99_tui.tui.screens.settings import SettingsScreen
+from ono99_tui.tui.setup import TableSetup
+from ono99_tui.tui.widgets.card import CardWidget
+from tests.stacked import stacked_deck
+
+
+def notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_new_game_defaults_start_with_one_key():
+    """You against three medium bots, standard rules: n, then Enter."""
+    app = Ono99App(bot_delay=600, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        assert isinstance(app.screen, NewGameScreen)
+        await pilot.press("enter")
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.game.names == ("You", "Bo", "Cy", "Di")
+        assert screen.kinds == ["human", "medium", "medium", "medium"]
+        assert screen.game.rules == DEFAULT and screen.setup.rules_label == "standard"
+
+
+async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        form = app.screen
+        for _ in range(6):
+            await pilot.press("ctrl+a")
+        assert len(form.query(SeatRow)) == 8
+        await pilot.press("ctrl+a")
+        assert len(form.query(SeatRow)) == 8 and "at most 8 seats" in str(form.query_one("#form-error").render())
+        for _ in range(6):
+            await pilot.press("ctrl+d")
+        await pilot.press("ctrl+d")
+        assert len(form.query(SeatRow)) == 2 and "at least 2 seats" in str(form.query_one("#form-error").render())
+        rows = list(form.query(SeatRow))
+        rows[0].query_one(Input).value = "Ana"
+        rows[1].query_one(Select).value = "bot:hard"
+        await pilot.pause()
+        form.query_one("#dealer", Select).value = "seat:1"
+        form.query_one("#seed", Input).value = "42"
+        await pilot.press("ctrl+s")
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.game.names == ("Ana", "Bo") and screen.kinds == ["human", "hard"]
+        assert screen.game.first_dealer == 1 and screen.game.dealer_method == "named"
+        assert screen.setup.seed == 42
+        first_hand = list(screen.game.hands[0])
+    again = Ono99App(bot_delay=600)
+    async with again.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        form = again.screen
+        await pilot.press("ctrl+d", "ctrl+d")
+        list(form.query(SeatRow))[0].query_one(Input).value = "Ana"
+        list(form.query(SeatRow))[1].query_one(Select).value = "bot:hard"
+        form.query_one("#dealer", Select).value = "seat:1"
+        form.query_one("#seed", Input).value = "42"
+        await pilot.press("ctrl+s")
+        assert list(again.screen.game.hands[0]) == first_hand  # the same seed deals the same cards
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
+    (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),
+    (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the file"),
+])
+async def test_bad_setup_is_explained_and_the_form_stays(change, message):
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        change(app.screen)
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        assert isinstance(app.screen, NewGameScreen)
+        assert message in str(app.screen.query_one("#form-error").render())
+
+
+async def test_a_rules_file_with_a_bad_key_names_the_file_and_key(tmp_path):
+    bad = tmp_path / "house.toml"
+    bad.write_text("[scoring]\ntokens = 0\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        app.screen.query_one("#rules-file", Input).value = str(bad)
+        await pilot.press("ctrl+s")
+        text = str(app.screen.query_one("#form-error").render())
+        assert str(bad) in text and "scoring.tokens" in text
+
+
+async def test_command_palette_offers_new_game_rules_theme_help():
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert {"New game", "Rules", "Theme", "Help", "Quit"} <= set(titles)
+        await pilot.press("ctrl+p")
+        await pilot.press(*"new game")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen)
+
+
+def test_shipped_themes_are_installed_and_valid():
+    from ono99_tui.tui.themes import shipped_themes
+
+    names = set(shipped_themes())
+    assert {"ono99-dark", "ono99-light", "ono99-high-contrast", "ono99-ansi"} <= names
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("name = 'mine'\n[colors]\nprimary = 'not-a-colour'\n", "colors.primary: 'not-a-colour' is not a colour"),
+    ("name = 'mine'\n[colors\n", "not valid TOML"),
+    ("name = 'mine'\ncolour = 1\n[colors]\nprimary = '#123456'\n", "unknown key 'colour'"),
+    ("name = 'ono99-dark'\n[colors]\nprimary = '#123456'\n", "is a shipped theme"),
+    ("name = 'Bad Name'\n[colors]\nprimary = '#123456'\n", "name: must be"),
+])
+async def test_a_broken_theme_file_is_named_in_a_notice_and_the_app_falls_back(private_dirs, text, problem):
+    folder = private_dirs / "config" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text(text)
+    app = Ono99App(bot_delay=600, theme="mine")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said = "\n".join(notices(app))
+        assert "mine.toml" in said and problem in said
+        assert app.theme == "ono99-dark"
+
+
+async def test_a_user_theme_is_loaded_and_used(private_dirs):
+    folder = private_dirs / "config" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "plum.toml").write_text("name = 'plum'\ndark = true\n[colors]\nprimary = '#8E4585'\n")
+    app = Ono99App(bot_delay=600, theme="plum")
+    async with app.run_test(size=(80, 24)):
+        assert app.theme == "plum" and not notices(app)
+
+
+async def test_a_broken_settings_file_warns_with_file_and_line_and_is_not_overwritten(private_dirs):
+    path = private_dirs / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    original = "theme = 'ono99-light'\nbot_delay = 'slow'\n"
+    path.write_text(original)
+    settings, problems = load_settings()
+    assert settings.theme == "ono99-light" and settings.bot_delay == 0.6
+    app = Ono99App(settings=settings, notices=problems)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said = "\n".join(notices(app))
+        assert f"{path}, line 2: bot_delay" in said
+        assert app.theme == "ono99-light"
+        await pilot.press("g")
+        await pilot.pause()
+    assert path.read_text() == original
+
+
+async def test_settings_screen_changes_theme_live_and_saves(private_dirs):
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("settings")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        screen.query_one("#theme", Select).value = "ono99-high-contrast"
+        await pilot.pause()
+        assert app.theme == "ono99-high-contrast"
+        screen.query_one("#bot_delay", Input).value = "9"
+        await pilot.press("ctrl+s")
+        assert "bot_delay" in str(screen.query_one("#form-error").render())
+        screen.query_one("#bot_delay", Input).value = "0.2"
+        screen.query_one("#player_name", Input).value = "Ana"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    saved, problems = load_settings()
+    assert not problems
+    assert saved == Settings(theme="ono99-high-contrast", bot_delay=0.2, player_name="Ana")
+
+
+def stacked_setup(hands, draw=()):
+    seats = [SeatSpec("You")] + [SeatSpec(n, "bot:easy") for n in ("Bo", "Cy")][: len(hands) - 1]
+    deck = stacked_deck(DEFAULT, hands, list(draw))
+    return TableSetup(seats, DEFAULT, "standard", seed=1, first_dealer=seats[-1].name, decks={1: deck})
+
+
+async def test_a_double_play_as_a_human_makes_the_next_player_play_twice():
+    """R6.3: You play Double Play by its number key; Bo must then make two plays."""
+    setup = stacked_setup([["double", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup)
+        await pilot.pause()
+        screen = app.screen
+        card = next(c for c in screen.query(CardWidget) if c.card == "double")
+        await pilot.press(str(card.index))
+        await pilot.pause()
+        game = screen.game
+        assert game.plays == [(0, "double")] and game.current == 1 and game.owed == 2
+        assert "Bo must play twice" in str(screen.query_one("#table").query_one("#double").render())
+        assert "Bo must play twice" in "\n".join(screen.query_one("#log").lines)
+
+
+async def test_a_reverse_as_a_human_turns_play_around():
+    """R6.2: with three players, your Reverse sends play to the right (Cy), total unchanged."""
+    setup = stacked_setup([["reverse", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup)
+        await pilot.pause()
+        screen = app.screen
+        card = next(c for c in screen.query(CardWidget) if c.card == "reverse")
+        await pilot.press(str(card.index))
+        await pilot.pause()
+        game = screen.game
+        assert game.plays == [(0, "reverse")] and game.direction == -1 and game.current == 2 and game.total == 0
+        assert "right" in str(screen.query_one("#table").render()) or "right" in screen_text(app)
+
+
+def screen_text(app) -> str:
+    from tests.test_tui_play import screen_text as text
+
+    return text(app)
