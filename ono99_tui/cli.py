@@ -206,6 +206,87 @@ def cmd_simulate(args) -> int:
     return 0
 
 
+# -- saves and statistics -------------------------------------------------------------
+
+def _store():
+    from .store.saves import SaveStore
+
+    return SaveStore()
+
+
+def cmd_saves_list(args) -> int:
+    store = _store()
+    infos = store.listing()
+    if not infos:
+        _out(f"No saved games in {store.folder}.")
+        return 0
+    for info in infos:
+        if info.damaged:
+            _out(f"{info.name}  [damaged] {info.damaged}")
+            continue
+        state = "finished" if info.finished else f"round {info.round}"
+        undo = ", undo used" if info.undo_used else ""
+        _out(f"{info.name}  {info.when}  {state}{undo}  rules: {info.rules}")
+        _out(f"    {info.players}")
+        _out(f"    {info.scores}")
+    return 0
+
+
+def _save_errors(func):
+    from .store.saves import SaveError
+
+    try:
+        return func()
+    except SaveError as exc:
+        raise UserError(str(exc)) from None
+
+
+def cmd_saves_delete(args) -> int:
+    store = _store()
+    _save_errors(lambda: store.delete(args.name))
+    _out(f"Deleted {args.name!r}.")
+    return 0
+
+
+def cmd_saves_export(args) -> int:
+    store = _store()
+    target = _save_errors(lambda: store.export(args.name, args.file))
+    _out(f"Exported {args.name!r} to {target}.")
+    return 0
+
+
+def cmd_saves_import(args) -> int:
+    store = _store()
+    name = _save_errors(lambda: store.import_file(args.file))
+    _out(f"Imported {args.file} as {name!r}.")
+    return 0
+
+
+def cmd_stats(args) -> int:
+    from .store.stats import load_stats, stats_lines
+
+    players, problem = load_stats()
+    if problem:
+        raise UserError(problem)
+    for line in stats_lines(players):
+        _out(line)
+    return 0
+
+
+def cmd_resume(args) -> int:
+    store = _store()
+    if args.name:
+        _save_errors(lambda: store.load(args.name))
+        name = args.name
+    else:
+        info = store.latest_unfinished()
+        if info is None:
+            raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
+        name = info.name
+    args.resume_name = name
+    return cmd_play(args)
+
+
 # -- the game --------------------------------------------------------------------
 
 def cmd_play(args) -> int:
@@ -222,10 +303,15 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ono99",
         description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
+        epilog="Settings live in config.toml in your config folder (edit them in the app's Settings). "
+        "--theme, --ascii and --rules, and the ONO99_BOT_DELAY environment variable, win over the file "
+        "for this run. ONO99_CONFIG_DIR and ONO99_DATA_DIR move the config and data folders.",
     )
     parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
     parser.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
     parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
+    parser.add_argument("--theme", metavar="NAME", help="colour theme (ono99-dark, ono99-light, "
+                        "ono99-high-contrast, ono99-ansi, or one of yours)")
     parser.set_defaults(func=cmd_play)
     sub = parser.add_subparsers(title="commands", metavar="COMMAND")
 
@@ -246,6 +332,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true", help="ASCII characters only")
     p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one)")
+    p.add_argument("name", nargs="?", metavar="NAME")
+    p.set_defaults(func=cmd_resume)
+
+    saves = sub.add_parser("saves", help="list, delete, export and import saved games")
+    saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
+    p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
+    p.set_defaults(func=cmd_saves_list)
+    p = saves_sub.add_parser("delete", help="delete a save")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=cmd_saves_delete)
+    p = saves_sub.add_parser("export", help="write a save to a file (never over an existing one)")
+    p.add_argument("name", metavar="NAME")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(func=cmd_saves_export)
+    p = saves_sub.add_parser("import", help="add a game record file to the saves (checked play by play)")
+    p.add_argument("file", metavar="FILE")
+    p.set_defaults(func=cmd_saves_import)
+
+    p = sub.add_parser("stats", help="statistics per player name")
+    p.set_defaults(func=cmd_stats)
 
     p = sub.add_parser(
         "simulate", help="play many bot games and report win rates",

@@ -21,12 +21,15 @@ def write_atomic(path: Path, text: str, backup: bool = True) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         if backup and path.exists():
-            bak = path.with_name(path.name + ".bak")
+            # keep the last good version as NAME.bak: a hard link made aside and renamed into
+            # place, so NAME itself is never missing, not even for a moment
+            aside = path.with_name(f".{path.name}.bak.tmp")
             try:
-                os.replace(path, bak)  # keep the last good version ...
-                os.link(bak, path)     # ... and never leave a moment with no file at all
+                aside.unlink(missing_ok=True)
+                os.link(path, aside)
+                os.replace(aside, path.with_name(path.name + ".bak"))
             except OSError:
-                pass
+                pass  # no backup on a file system without hard links; the write is still atomic
         os.replace(tmp, path)
         _fsync_dir(path.parent)
     except BaseException:

@@ -28,7 +28,7 @@ class Ono99App(App):
 
     def __init__(self, *, ascii: bool | None = None, rules_spec: str | None = None, theme: str | None = None,
                  bot_delay: float | None = None, seed: int | None = None, settings: Settings | None = None,
-                 notices: Iterable[str] = ()):
+                 notices: Iterable[str] = (), resume_name: str | None = None):
         super().__init__()
         self.settings = settings or Settings()
         # command line and environment win over the settings file
@@ -39,6 +39,7 @@ class Ono99App(App):
         self.rules_spec = rules_spec or self.settings.rules
         self.wanted_theme = theme or self.settings.theme
         self.notices = list(notices)
+        self.resume_name = resume_name
         try:
             self.rules, self.rules_label = resolve_rules(self.rules_spec)
         except RulesError as exc:
@@ -67,6 +68,8 @@ class Ono99App(App):
             self.add_class("ascii")
         for text in self.notices:
             self.notify(text, severity="warning", timeout=12)
+        if self.resume_name:
+            self.call_after_refresh(self.resume, self.resume_name)
 
     def apply_settings(self, settings: Settings) -> None:
         """Saved from the Settings screen: use them now (ASCII waits for the next start)."""
@@ -101,10 +104,45 @@ class Ono99App(App):
 
     def menu_available(self) -> dict[str, str]:
         """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY")."""
-        ready = dict.fromkeys(("new", "quick", "rules", "settings", "help", "quit"), "")
-        ready["_why_continue"] = "no unfinished game"
-        ready["_why_load"] = "no saved games"
+        from ..store.saves import SaveStore
+
+        ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
+        store = SaveStore()
+        names = store.names()
+        if names:
+            ready["load"] = ""
+        else:
+            ready["_why_load"] = "no saved games"
+        self.continue_name = None
+        for name in names[:20]:  # newest first; stop at the first unfinished one
+            info = store.info(name)
+            if not info.damaged and not info.finished:
+                self.continue_name = name
+                break
+        if self.continue_name:
+            ready["continue"] = ""
+        else:
+            ready["_why_continue"] = "no unfinished game"
         return ready
+
+    def resume(self, name: str) -> None:
+        """Open a saved game where it stopped."""
+        from ..store.saves import SaveError, SaveStore
+        from .screens.game import GameScreen
+
+        try:
+            record = SaveStore().load(name)
+            game = record.replay()
+        except SaveError as exc:
+            self.notify(str(exc), severity="error", timeout=10)
+            return
+        setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
+                           first_dealer=record.first_dealer, decks=record.decks or None)
+        screen = GameScreen(setup, game=game, save_name=name, undo_used=bool(record.meta.get("undo_used")))
+        if type(self.screen).__name__ == "LoadScreen":
+            self.switch_screen(screen)
+        else:
+            self.push_screen(screen)
 
     def menu_choice(self, key: str) -> None:
         if key == "quit":
@@ -117,6 +155,16 @@ class Ono99App(App):
             self.start_game(self.quick_setup())
         elif key == "theme":
             self.search_themes()
+        elif key == "continue" and getattr(self, "continue_name", None):
+            self.resume(self.continue_name)
+        elif key == "load":
+            from .screens.load import LoadScreen
+
+            self.push_screen(LoadScreen())
+        elif key == "stats":
+            from .screens.stats import StatsScreen
+
+            self.push_screen(StatsScreen())
         elif key == "rules":
             from .screens.rules_view import RulesViewScreen
 
@@ -180,7 +228,8 @@ def run_app(args) -> int:
     try:
         app = Ono99App(ascii=True if getattr(args, "ascii", False) else None,
                        rules_spec=getattr(args, "rules", None), theme=getattr(args, "theme", None),
-                       bot_delay=bot_delay, settings=settings, notices=notices)
+                       bot_delay=bot_delay, settings=settings, notices=notices,
+                       resume_name=getattr(args, "resume_name", None))
     except RulesError as exc:
         raise UserError(str(exc)) from None
     app.run()

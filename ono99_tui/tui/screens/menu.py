@@ -16,6 +16,7 @@ MENU = (
     ("load", "Load..."),
     ("rules", "House rules..."),
     ("settings", "Settings..."),
+    ("stats", "Statistics"),
     ("help", "Help"),
     ("quit", "Quit"),
 )
@@ -23,6 +24,7 @@ MENU = (
 
 class MenuScreen(Screen):
     BINDINGS = [Binding("n", "choose('new')", "New game"), Binding("g", "choose('quick')", "Quick game"),
+                Binding("c", "choose('continue')", "Continue"),
                 Binding("question_mark", "choose('help')", "Help"), Binding("q", "choose('quit')", "Quit")]
 
     def compose(self) -> ComposeResult:

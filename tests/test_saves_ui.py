@@ -1,0 +1,179 @@
+"""Saved sessions as a user meets them: `ono99 saves/resume/stats` and Continue, Load, Save as, undo."""
+
+import subprocess
+import sys
+
+from textual.widgets import Input
+
+from ono99_tui.engine.record import Record
+from ono99_tui.store.saves import SaveStore
+from ono99_tui.store.stats import load_stats
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.load import LoadScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.widgets.card import CardWidget
+from tests.test_saves import SEATS, damaged_variants, save
+
+
+def ono99(*args):
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def test_saves_cli_list_delete_export_import(private_dirs):
+    assert "No saved games" in ono99("saves", "list").stdout
+    store = SaveStore()
+    save(store, "friday")
+    store.path("broken").write_text("not a save")
+    out = ono99("saves", "list")
+    assert out.returncode == 0
+    assert "friday" in out.stdout and "You, Bo (easy), Cy (medium)" in out.stdout and "round" in out.stdout
+    assert "broken  [damaged]" in out.stdout
+    target = private_dirs / "out.toml"
+    assert ono99("saves", "export", "friday", str(target)).returncode == 0
+    again = ono99("saves", "export", "friday", str(target))
+    assert again.returncode == 2 and "already exists" in again.stderr
+    assert ono99("replay", str(target)).returncode == 0
+    imported = ono99("saves", "import", str(target))
+    assert imported.returncode == 0 and "as 'friday 2'" in imported.stdout
+    bad = private_dirs / "bad.toml"
+    bad.write_text(damaged_variants(target.read_text())["tampered"])
+    refused = ono99("saves", "import", str(bad))
+    assert refused.returncode == 2 and "bad.toml" in refused.stderr
+    assert ono99("saves", "delete", "broken").returncode == 0
+    missing = ono99("saves", "delete", "broken")
+    assert missing.returncode == 2 and "no save named 'broken'" in missing.stderr
+    traversal = ono99("saves", "delete", "../config")
+    assert traversal.returncode == 2 and "save name" in traversal.stderr
+
+
+def test_resume_and_stats_cli_errors(private_dirs):
+    out = ono99("resume")
+    assert out.returncode == 2 and "no unfinished game to resume" in out.stderr
+    out = ono99("resume", "nonesuch")
+    assert out.returncode == 2 and "no save named 'nonesuch'" in out.stderr
+    assert ono99("stats").stdout.strip() == "No finished games yet."
+
+
+async def test_continue_resumes_the_latest_unfinished_game(private_dirs):
+    store = SaveStore()
+    g = save(store, "older", plays=5)
+    g2 = save(store, "newer", plays=12, seed=9)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.game.plays == g2.plays and screen.session.name == "newer"
+        assert g.plays != g2.plays
+
+
+async def test_load_lists_a_damaged_save_explains_it_and_deletes_it(private_dirs):
+    store = SaveStore()
+    save(store, "good")
+    store.path("zz broken").write_text("")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("load")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LoadScreen)
+        broken = next(i for i, info in enumerate(screen.infos) if info.name == "zz broken")
+        screen.query_one("#saves").highlighted = broken
+        await pilot.press("enter")
+        assert isinstance(app.screen, LoadScreen)
+        assert "cannot be opened" in str(screen.query_one("#load-note").render())
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        assert [i.name for i in screen.infos] == ["good"]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+
+
+async def wait_for_my_turn(pilot, screen):
+    for _ in range(500):
+        if screen._human_may_play():
+            return
+        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen)):
+            await pilot.press("enter")
+        await pilot.pause(0.01)
+    raise AssertionError("never my turn")
+
+
+async def test_save_as_then_autosave_goes_to_the_new_name(private_dirs):
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        field = app.screen.query_one(Input)
+        field.value = "../escape"
+        await pilot.pause()
+        assert "save name" in str(app.screen.query_one("#name-error").render())
+        field.value = "Friday night"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        path = SaveStore().path("Friday night")
+        assert path.exists()
+        playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+        await pilot.press(str(playable[0]))
+        await pilot.pause()
+        assert Record.load(path).play_count == len(screen.game.plays)
+
+
+async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
+    app = Ono99App(bot_delay=0, seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        before = list(screen.game.plays)
+        playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+        await pilot.press(str(playable[0]))
+        await wait_for_my_turn(pilot, screen)
+        assert len(screen.game.plays) > len(before)
+        await pilot.press("u")
+        await pilot.pause()
+        await wait_for_my_turn(pilot, screen)
+        assert screen.game.plays == before
+        record = Record.load(SaveStore().path(screen.session.name))
+        assert record.meta["undo_used"] is True and record.play_count == len(before)
+
+
+async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
+    rules = tmp_path / "short.toml"
+    rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    app = Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        for _ in range(3000):
+            if isinstance(app.screen, GameOverScreen):
+                break
+            if isinstance(app.screen, (RoundEndScreen, PassScreen)):
+                await pilot.press("enter")
+            elif screen._human_may_play():
+                playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+                await pilot.press(str(playable[0]))
+            else:
+                await pilot.pause(0.01)
+        game = screen.game
+        assert game.over
+    players, problem = load_stats()
+    assert problem is None and players["You"]["games"] == 1
+    assert players["You"]["wins"] == (game.winner == 0)
+    assert players["You"]["faced"]["medium"]["games"] == 1
+    assert players["You"]["rounds_lost"] == sum(1 for r in game.round_log if r["loser"] == 0)
+    out = ono99("stats")
+    assert out.returncode == 0
+    row = next(line for line in out.stdout.splitlines() if line.startswith("You "))
+    assert f"medium {int(game.winner == 0)}/1" in row
