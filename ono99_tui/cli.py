@@ -26,21 +26,21 @@ def _out(text: str = "") -> None:
 # -- rules ---------------------------------------------------------------------
 
 def cmd_rules_list(args) -> int:
-    from .engine.presets import preset_description, preset_names
+    from .store.rule_presets import all_presets
 
-    names = preset_names()
-    width = max(len(n) for n in names)
-    for name in names:
-        _out(f"{name:<{width}}  {preset_description(name)}")
+    presets = all_presets()
+    width = max(len(p.name) for p in presets)
+    for p in presets:
+        _out(f"{p.name:<{width}}  {p.description}{'  (yours: ' + str(p.path) + ')' if p.mine else ''}")
     return 0
 
 
 def cmd_rules_show(args) -> int:
-    from .engine.presets import resolve_rules
     from .engine.rules import RulesError, commented_toml
+    from .store.rule_presets import resolve
 
     try:
-        rules, label = resolve_rules(args.source)
+        rules, label = resolve(args.source)
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
@@ -135,6 +135,46 @@ def cmd_replay(args) -> int:
     return 0
 
 
+def cmd_rules_compare(args) -> int:
+    import time
+
+    from .engine.rules import RulesError
+    from .lab import simulate as sim
+    from .lab.compare import compare_lines
+    from .store.rule_presets import resolve
+
+    try:
+        levels = sim.parse_bots(args.bots)
+        (rules_a, label_a), (rules_b, label_b) = resolve(args.a), resolve(args.b)
+        for rules in (rules_a, rules_b):
+            if len(levels) > rules.max_players():
+                raise UserError(f"--bots: {len(levels)} seats, but these rules deal to at most {rules.max_players()}")
+        games = sim.games_needed(args.games, len(levels))
+    except (sim.SimulationError, RulesError) as exc:
+        raise UserError(str(exc)) from None
+    jobs = _jobs(args.jobs)
+    quiet = args.json or not sys.stderr.isatty()
+    start = time.perf_counter()
+    summaries = []
+    with _progress(2 * games, "comparing") as bar:
+        task = bar.add_task("cmp", total=2 * games, rate="", visible=not quiet)
+        for rules in (rules_a, rules_b):
+            tally = sim.Tally(levels)
+            for result in sim.run_games(levels, rules, args.seed, games, jobs):
+                tally.add(result)
+                done = len(summaries) * games + tally.games
+                bar.update(task, advance=1, rate=f"{done / (time.perf_counter() - start):,.1f} games/s")
+            summaries.append(tally.summary())
+    elapsed = time.perf_counter() - start
+    if args.json:
+        _out(json.dumps({"bots": levels, "seed": args.seed, "games": games, "elapsed_s": round(elapsed, 3),
+                         "a": {"rules": label_a, **summaries[0]}, "b": {"rules": label_b, **summaries[1]}}, indent=1))
+    else:
+        for line in compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed):
+            _out(line)
+    return 0
+
+
 # -- simulate --------------------------------------------------------------------
 
 def _progress(total: int, what: str):
@@ -163,14 +203,14 @@ def cmd_simulate(args) -> int:
     import time
 
     from .engine.game import GameSetupError
-    from .engine.presets import resolve_rules
     from .engine.rules import RulesError
     from .lab import simulate as sim
     from .lab.report import simulate_lines
+    from .store.rule_presets import resolve
 
     try:
         levels = sim.parse_bots(args.bots)
-        rules, label = resolve_rules(args.rules)
+        rules, label = resolve(args.rules)
         if len(levels) > rules.max_players():
             raise UserError(f"--bots: {len(levels)} seats, but these rules deal to at most {rules.max_players()}")
         games = sim.games_needed(args.games, len(levels))
@@ -325,6 +365,20 @@ def build_parser() -> argparse.ArgumentParser:
     p = rules_sub.add_parser("check", help="check rules files; exit 0 when all are valid, 2 when not")
     p.add_argument("files", nargs="+", metavar="FILE")
     p.set_defaults(func=cmd_rules_check)
+    p = rules_sub.add_parser(
+        "compare", help="simulate the same deals under two rule sets and compare them side by side",
+        description="See what a house rule does before adopting it: the same deals and bots under rules A "
+        "and B, with rounds per game, plays per round, which special cards decided rounds, first-player "
+        "advantage and how often 99 cards were played.")
+    p.add_argument("a", metavar="A", help="a preset name or rules file")
+    p.add_argument("b", metavar="B", help="a preset name or rules file")
+    p.add_argument("--games", type=int, default=200, metavar="N", help="games under each rule set (default 200)")
+    p.add_argument("--bots", default="medium,medium,medium,medium", metavar="LEVELS",
+                   help="comma-separated bot levels, one per seat (default: four medium bots)")
+    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
+    p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
+    p.add_argument("--json", action="store_true", help="print both results as one JSON object")
+    p.set_defaults(func=cmd_rules_compare)
 
     p = sub.add_parser("replay", help="replay a game record play by play")
     p.add_argument("file", metavar="FILE", help="a game record (.toml)")

@@ -21,16 +21,24 @@ import time
 
 from ..engine import Game
 from ..engine.view import PlayerView
-from .heuristics import choose_medium, medium_scores
+from .heuristics import HELPERS, choose_medium, medium_scores
 
 DEFAULT_ITERATIONS = 48  # deals per decision; each is played out once per candidate
 SEARCH_ROOM = 40
 MAX_ROLLOUT_PLAYS = 400
 
 
+HELPER_WEIGHT = 1.0  # how much likelier a hidden helper card is to sit in a hand than in the pile
+
+
 def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[str]], list[str]]:
     hidden = list(view.unseen().elements())
     rng.shuffle(hidden)
+    if HELPER_WEIGHT != 1.0:
+        # players keep their helpers for danger, so hands hold more of them than the pile:
+        # order by a weighted random key (Efraimidis-Spirakis) so the first cards dealt favour helpers
+        keys = [rng.random() ** (1.0 / (HELPER_WEIGHT if c in HELPERS else 1.0)) for c in hidden]
+        hidden = [c for _, c in sorted(zip(keys, hidden), key=lambda kc: -kc[0])]
     hands: dict[int, list[str]] = {}
     i = 0
     for seat in view.in_round:
@@ -39,7 +47,10 @@ def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[s
         size = view.hand_sizes[seat]
         hands[seat] = hidden[i:i + size]
         i += size
-    return hands, hidden[i:]
+    rest = hidden[i:]
+    if HELPER_WEIGHT != 1.0:
+        rng.shuffle(rest)
+    return hands, rest
 
 
 def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
@@ -62,7 +73,7 @@ def worth_searching(view: PlayerView) -> bool:
 
 
 def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                deadline: float | None = None) -> str:
+                deadline: float | None = None, k: float = 2.0) -> str:
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]
@@ -86,6 +97,6 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
         mean = sum(d) / n
         var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
         se = math.sqrt(max(var, 0.25 / n) / n)  # floor: a few identical outcomes prove little
-        if mean > 2 * se and mean > gain:
+        if mean > k * se and mean > gain:
             best, gain = card, mean
     return best

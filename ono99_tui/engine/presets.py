@@ -34,15 +34,19 @@ def load_preset(name: str) -> Rules:
     return load_rules_text(preset_text(name), f"preset {name}")
 
 
-def resolve_rules(spec: str | None) -> tuple[Rules, str]:
-    """Rules from a preset name or a TOML file path; returns (rules, label)."""
+def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules, str]:
+    """Rules from a preset name (shipped, or the player's own in ``user_dir``) or a TOML file
+    path; returns (rules, label)."""
     if spec is None or spec == "":
         return load_preset("standard"), "standard"
     if spec in _files():
         return load_preset(spec), spec
+    if user_dir is not None and "/" not in spec and (Path(user_dir) / f"{spec}.toml").is_file():
+        return load_rules_file(Path(user_dir) / f"{spec}.toml"), spec
     path = Path(spec)
     if path.suffix == ".toml" or path.exists() or "/" in spec:
         return load_rules_file(path), str(path)
     raise RulesError(
-        [Problem("", "", f"no preset or file named {spec!r} (presets: {', '.join(preset_names())})")]
+        [Problem("", "", f"no preset or file named {spec!r} (presets: {', '.join(preset_names())}"
+                 + (", and yours in " + str(user_dir) if user_dir is not None else "") + ")")]
     )

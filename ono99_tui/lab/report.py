@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 REASONS = {
-    "bust": "bust (played to the target or over)",
-    "no-legal-card": "no card to play (a hand of only 99s)",
+    "bust": "bust (went to the target)",
+    "no-legal-card": "no card to play (only 99s)",
 }
 
 

@@ -71,6 +71,9 @@ class GameResult:
     plays: int
     round_ends: Counter = field(default_factory=Counter)
     first_player_lost: int = 0  # rounds lost by the seat that played first in them
+    first_seat_won: bool = False  # the seat that played first in round 1 won the game
+    deciders: Counter = field(default_factory=Counter)  # card played just before each round's loss
+    ninety_nines: int = 0  # 99 cards played (the 99-card option)
     record_toml: str | None = None
 
 
@@ -88,7 +91,7 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     game = Game(names, rules, game_seed, record_events=False)
     movers = [make_mover(lv, f"{game_seed}/{s}") for s, lv in enumerate(seated)]
     first_lost = 0
-    round_first = game.current
+    round_first = first_of_game = game.current
     round_no = game.round_no
     while not game.over:
         seat = game.current
@@ -100,7 +103,8 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     result = GameResult(
         index=index, levels=seated, winner=game.winner, rounds=len(game.round_log),
         plays=len(game.plays), round_ends=Counter(r["reason"] for r in game.round_log),
-        first_player_lost=first_lost,
+        first_player_lost=first_lost, first_seat_won=game.winner == first_of_game,
+        deciders=deciders(game), ninety_nines=sum(1 for _, c in game.plays if c == "99"),
     )
     if keep_record:
         from ..engine.record import Record, SeatSpec
@@ -109,6 +113,15 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
         meta = {"made_by": "ono99 simulate", "game": index + 1, "sim_seed": seed}
         result.record_toml = Record.from_game(game, seats, meta).to_toml()
     return result
+
+
+def deciders(game: Game) -> Counter:
+    """For each finished round, the card played just before the losing play (or the stuck turn)."""
+    found: Counter = Counter()
+    for summary, plays in zip(game.round_log, game.round_plays):
+        before = plays[:-1] if summary["reason"] == "bust" else plays
+        found[before[-1][1] if before else "none"] += 1
+    return found
 
 
 def games_needed(requested: int, seats: int) -> int:
@@ -154,6 +167,9 @@ class Tally:
     seat_wins: Counter = field(default_factory=Counter)
     round_ends: Counter = field(default_factory=Counter)
     first_player_lost: int = 0
+    first_seat_wins: int = 0
+    deciders: Counter = field(default_factory=Counter)
+    ninety_nines: int = 0
 
     def add(self, r: GameResult) -> None:
         self.games += 1
@@ -163,6 +179,9 @@ class Tally:
         self.seat_wins[r.winner] += 1
         self.round_ends.update(r.round_ends)
         self.first_player_lost += r.first_player_lost
+        self.first_seat_wins += r.first_seat_won
+        self.deciders.update(r.deciders)
+        self.ninety_nines += r.ninety_nines
 
     def summary(self) -> dict:
         from .stats import wilson
@@ -192,6 +211,9 @@ class Tally:
             "plays_per_round": self.plays / self.rounds if self.rounds else 0.0,
             "round_ends": dict(sorted(self.round_ends.items())),
             "first_player_lost_share": self.first_player_lost / self.rounds if self.rounds else 0.0,
+            "first_seat_win_rate": self.first_seat_wins / n if n else 0.0,
+            "deciding_cards": dict(self.deciders.most_common()),
+            "ninety_nines_played_per_game": self.ninety_nines / n if n else 0.0,
         }
 
 

@@ -9,7 +9,7 @@ from typing import Iterable
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from ..engine.presets import resolve_rules
+from ..store.rule_presets import resolve as resolve_rules
 from ..engine.rules import RulesError
 from ..store.settings import Settings, load_settings
 from .commands import ThemeCommands

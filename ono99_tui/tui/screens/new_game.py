@@ -19,7 +19,8 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 from ...bots import LEVELS
 from ...engine import Game
 from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
-from ...engine.presets import preset_names, resolve_rules
+from ...store.rule_presets import all_presets
+from ...store.rule_presets import resolve as resolve_rules
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
 from ..setup import TableSetup
@@ -61,7 +62,7 @@ class NewGameScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
-        presets = preset_names()
+        presets = [p.name for p in all_presets()]
         preset = self.rules_spec if self.rules_spec in presets else "standard"
         rules_file = "" if self.rules_spec in presets else self.rules_spec
         with VerticalScroll(id="new-game", classes="form") as box:

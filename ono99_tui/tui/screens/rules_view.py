@@ -1,62 +1,225 @@
-"""House rules: every preset, and every key of the chosen one with its rule number."""
+"""House rules: every preset (shipped ones read-only, yours editable), every key with its rule.
+
+Each key gets a fitting widget (yes/no, a choice, a number). What is typed is
+checked as it is typed by the engine's own validation, and shown as invalid
+with the reason next to the key; Save stays refused until everything is valid.
+Saving writes only the keys that differ from the standard rules.
+"""
 
 from __future__ import annotations
 
-import tomli_w
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList, Static
+from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
-from ...engine.presets import load_preset, preset_description, preset_names
-from ...engine.rules import KEYS, Rules
+from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
+from ...store import rule_presets as rp
+from .modals import _Notice
+from .save_as import NameScreen
 
 
-def rules_rows(rules: Rules) -> list[tuple[str, str]]:
-    """(key = value, rule and meaning) for every key, the changed ones marked."""
-    rows = []
-    for spec in KEYS:
-        value = getattr(rules, spec.field)
-        literal = tomli_w.dumps({"v": value})[4:].strip()
-        changed = "  [b](changed)[/b]" if value != spec.default else ""
-        rows.append((f"{escape(spec.path)} = [b]{escape(literal)}[/b]{changed}", f"{spec.rule}: {escape(spec.help)}"))
-    return rows
+def _widget_id(path: str) -> str:
+    return "key-" + path.replace(".", "--").replace("_", "-")
+
+
+def key_widget(spec, value):
+    wid = _widget_id(spec.path)
+    if spec.kind is bool:
+        return Select([("yes", True), ("no", False)], value=value, allow_blank=False, compact=True, id=wid)
+    if spec.choices:
+        return Select([(c, c) for c in spec.choices], value=value, allow_blank=False, compact=True, id=wid)
+    return Input(str(value), compact=True, id=wid, restrict=r"-?[0-9]*")
+
+
+def nest(values: dict[str, object]) -> dict:
+    doc: dict = {}
+    for path, value in values.items():
+        section, _, key = path.rpartition(".")
+        (doc.setdefault(section, {}) if section else doc)[key] = value
+    return doc
 
 
 class RulesViewScreen(Screen):
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+    BINDINGS = [
+        Binding("ctrl+s", "save_as", "Save as"),
+        Binding("ctrl+r", "rename", "Rename"),
+        Binding("delete", "delete", "Delete"),
+        Binding("escape", "app.pop_screen", "Back"),
+    ]
 
     def __init__(self, current: str = "standard"):
         super().__init__()
         self.current = current
+        self.presets: list[rp.Preset] = []
+        self.rules: Rules | None = None
+        self.valid = True
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
         with Horizontal(id="rules-view"):
-            names = preset_names()
-            yield OptionList(*(Option(n, id=n) for n in names), id="presets")
+            yield OptionList(id="presets")
             with VerticalScroll(id="rules-keys"):
                 yield Static(id="rules-text")
-                yield Vertical(id="rules-rows")
+                for spec in KEYS:
+                    with Horizontal(classes="rule-row"):
+                        yield Label(spec.path, classes="rule-key")
+                        yield key_widget(spec, spec.default)
+                    yield Static(f"{spec.rule}: {escape(spec.help)}; {escape(spec.allowed())}", classes="rule-help",
+                                 id=_widget_id(spec.path) + "-help")
+                yield Static("", id="rules-error")
+                with Horizontal(id="rules-buttons"):
+                    yield Button("Save as (Ctrl+S)", id="save-as", compact=True)
+                    yield Button("Save", id="save", compact=True, variant="primary")
         yield Footer(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
-        presets = self.query_one("#presets", OptionList)
-        presets.border_title = "Presets"
+        self.query_one("#presets").border_title = "Presets"
         self.query_one("#rules-keys").border_title = "Keys"
-        names = preset_names()
-        presets.highlighted = names.index(self.current) if self.current in names else 0
+        self.reload(self.current)
+
+    def reload(self, select: str | None = None) -> None:
+        self.presets = rp.all_presets()
+        presets = self.query_one("#presets", OptionList)
+        presets.clear_options()
+        presets.add_options(Option(p.name + ("  (yours)" if p.mine else ""), id=p.name) for p in self.presets)
+        names = [p.name for p in self.presets]
+        presets.highlighted = names.index(select) if select in names else 0
         presets.focus()
 
+    @property
+    def preset(self) -> rp.Preset:
+        index = self.query_one("#presets", OptionList).highlighted or 0
+        return self.presets[index]
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        name = event.option.id
-        rules = load_preset(name)
+        preset = self.presets[event.option_index]
+        try:
+            rules = rp.load(preset)
+        except RulesError as exc:
+            self.query_one("#rules-text", Static).update(f"[b]{escape(preset.name)}[/b] cannot be read: {escape(str(exc))}")
+            return
+        self.rules = rules
+        for spec in KEYS:
+            widget = self.query_one("#" + _widget_id(spec.path))
+            value = getattr(rules, spec.field)
+            widget.value = value if isinstance(widget, Select) else str(value)
+        owner = f"yours ({preset.path})" if preset.mine else "shipped, read-only: Save as to make your own"
         self.query_one("#rules-text", Static).update(
-            f"[b]{escape(name)}[/b]: {escape(preset_description(name))} (shipped, read-only)")
-        box = self.query_one("#rules-rows", Vertical)
-        box.remove_children()
-        box.mount_all(w for key, help_ in rules_rows(rules)
-                      for w in (Static(key, classes="rule-key"), Static(help_, classes="rule-help")))
+            f"[b]{escape(preset.name)}[/b]: {escape(preset.description)}\n{escape(owner)}")
+        self.query_one("#save").disabled = not preset.mine
+        self.call_after_refresh(self.validate)
+
+    # -- checking as you type -----------------------------------------------------------
+    def read_values(self) -> dict[str, object]:
+        values: dict[str, object] = {}
+        for spec in KEYS:
+            widget = self.query_one("#" + _widget_id(spec.path))
+            if isinstance(widget, Select):
+                values[spec.path] = widget.value
+            else:
+                text = widget.value.strip()
+                values[spec.path] = int(text) if text.lstrip("-").isdigit() else text
+        return values
+
+    def validate(self) -> Rules | None:
+        for spec in KEYS:
+            help_ = self.query_one("#" + _widget_id(spec.path) + "-help", Static)
+            help_.remove_class("invalid")
+            help_.update(f"{spec.rule}: {escape(spec.help)}; {escape(spec.allowed())}")
+        error = self.query_one("#rules-error", Static)
+        try:
+            rules = rules_from_dict(nest(self.read_values()), "")
+        except RulesError as exc:
+            whole = []
+            for problem in exc.problems:
+                spec_id = _widget_id(problem.key) + "-help" if problem.key else None
+                target = self.query(f"#{spec_id}") if spec_id else []
+                if target:
+                    target.first().add_class("invalid")
+                    target.first().update(f"[b]invalid:[/b] {escape(problem.message)}")
+                else:
+                    whole.append(problem.message)
+            error.update("[b]Not valid, not saved:[/b] " + escape("; ".join(whole) or "see the keys marked invalid"))
+            self.valid = False
+            return None
+        error.update("")
+        self.valid = True
+        return rules
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.validate()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        if self.is_mounted:
+            self.validate()
+
+    # -- saving and managing ------------------------------------------------------------
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "save-as":
+            self.action_save_as()
+        elif event.button.id == "save":
+            self.action_save()
+
+    def action_save(self) -> None:
+        preset = self.preset
+        rules = self.validate()
+        if rules is None or not preset.mine:
+            self.app.bell()
+            return
+        rp.save_preset(preset.name, rules, preset.description, overwrite=True)
+        self.notify(f"Saved {preset.name}", timeout=4)
+
+    def action_save_as(self) -> None:
+        rules = self.validate()
+        if rules is None:
+            self.app.bell()
+            return
+
+        def done(name: str | None) -> None:
+            if not name:
+                return
+            try:
+                path = rp.save_preset(name, rules, f"House rules: {name} (from {self.preset.name})")
+            except (ValueError, OSError) as exc:
+                self.notify(str(exc), severity="error", timeout=8)
+                return
+            self.notify(f"Saved your preset {name} to {path}", timeout=5)
+            self.reload(name)
+
+        self.app.push_screen(NameScreen("Save rules as", f"my {self.preset.name}"), done)
+
+    def action_rename(self) -> None:
+        preset = self.preset
+        if not preset.mine:
+            self.notify("Shipped presets cannot be renamed; Save as makes your own copy.", timeout=5)
+            return
+
+        def done(name: str | None) -> None:
+            if not name or name == preset.name:
+                return
+            try:
+                rp.rename_preset(preset.name, name)
+            except (ValueError, OSError) as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.reload(name)
+
+        self.app.push_screen(NameScreen(f"Rename {preset.name}", preset.name, "Rename"), done)
+
+    def action_delete(self) -> None:
+        preset = self.preset
+        if not preset.mine:
+            self.notify("Shipped presets cannot be deleted.", timeout=4)
+            return
+
+        def done(choice: str | None) -> None:
+            if choice == "delete":
+                rp.delete_preset(preset.name)
+                self.reload()
+
+        self.app.push_screen(_Notice(f"Delete {preset.name}?", f"{preset.path} is removed from disk.",
+                                     (("keep", "Keep it"), ("delete", "Delete"))), done)

@@ -10,7 +10,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
-from ...engine.presets import preset_names
+from ...store.rule_presets import all_presets
 from ...store.settings import HELP, Settings, _check, save_settings
 
 
@@ -28,7 +28,7 @@ class SettingsScreen(Screen):
     def compose(self) -> ComposeResult:
         s = self.start
         themes = list(getattr(self.app, "ono99_themes", {})) or [s.theme]
-        presets = preset_names()
+        presets = [p.name for p in all_presets()]
         yield Header(icon=self.app.glyphs.icon)
         with VerticalScroll(id="settings", classes="form") as box:
             box.border_title = "Settings"

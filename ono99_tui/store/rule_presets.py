@@ -1,0 +1,109 @@
+"""Rules presets: the shipped ones (read-only) and the player's own TOML files.
+
+The player's presets live in the rules folder of the config directory, one
+file each, holding only the keys that differ from the defaults under a header
+comment saying what the preset is.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..engine import presets as shipped
+from ..engine.rules import Rules, RulesError, load_rules_file
+from .atomic import write_atomic
+from .paths import user_rules_dir
+from .saves import SaveError, check_name
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    mine: bool  # the player's own (editable); False for shipped
+    description: str
+    path: Path | None = None
+
+
+def _description(text: str) -> str:
+    first = text.splitlines()[0] if text else ""
+    return first.lstrip("# ").strip() if first.startswith("#") else ""
+
+
+def user_presets(folder: Path | None = None) -> list[Preset]:
+    folder = folder or user_rules_dir()
+    try:
+        files = sorted(folder.glob("*.toml")) if folder.is_dir() else []
+    except OSError:
+        return []
+    found = []
+    for path in files:
+        if path.stem in shipped.preset_names() or path.name.startswith("."):
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = ""
+        found.append(Preset(path.stem, True, _description(text) or "your preset", path))
+    return found
+
+
+def all_presets(folder: Path | None = None) -> list[Preset]:
+    ours = [Preset(n, False, shipped.preset_description(n)) for n in shipped.preset_names()]
+    return ours + user_presets(folder)
+
+
+def resolve(spec: str | None) -> tuple[Rules, str]:
+    return shipped.resolve_rules(spec, user_rules_dir())
+
+
+def load(preset: Preset) -> Rules:
+    if preset.mine:
+        return load_rules_file(preset.path)
+    return shipped.load_preset(preset.name)
+
+
+def check_preset_name(name: str) -> str:
+    try:
+        name = check_name(name)
+    except SaveError as exc:
+        raise ValueError(str(exc).replace("save", "preset")) from None
+    if name in shipped.preset_names():
+        raise ValueError(f"{name!r} is a shipped preset; choose another name")
+    return name
+
+
+def save_preset(name: str, rules: Rules, description: str = "", folder: Path | None = None,
+                overwrite: bool = False) -> Path:
+    name = check_preset_name(name)
+    folder = folder or user_rules_dir()
+    path = folder / f"{name}.toml"
+    if path.exists() and not overwrite:
+        raise ValueError(f"a preset named {name!r} already exists")
+    body = rules.to_toml(only_changed=True)
+    head = f"# {description or 'House rules: ' + name}\n# ono99 rules preset; only the keys that differ from the standard rules.\n"
+    write_atomic(path, head + ("\n" + body if body.strip() else "# (the standard rules)\n"))
+    return path
+
+
+def delete_preset(name: str, folder: Path | None = None) -> None:
+    name = check_preset_name(name)
+    path = (folder or user_rules_dir()) / f"{name}.toml"
+    if not path.exists():
+        raise ValueError(f"no preset of yours named {name!r}")
+    path.unlink()
+
+
+def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
+    folder = folder or user_rules_dir()
+    src, dst = folder / f"{check_preset_name(old)}.toml", folder / f"{check_preset_name(new)}.toml"
+    if not src.exists():
+        raise ValueError(f"no preset of yours named {old!r}")
+    if dst.exists():
+        raise ValueError(f"a preset named {new!r} already exists")
+    os.replace(src, dst)
+
+
+__all__ = ["Preset", "RulesError", "all_presets", "delete_preset", "load", "rename_preset", "resolve",
+           "save_preset", "user_presets"]

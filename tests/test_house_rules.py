@@ -1,0 +1,130 @@
+"""House rules in the app (editor, user presets) and the house-rule lab (`ono99 rules compare`)."""
+
+import json
+import subprocess
+import sys
+
+from textual.widgets import Input, Select
+
+from ono99_tui.engine.rules import load_rules_file
+from ono99_tui.store import rule_presets as rp
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.rules_view import RulesViewScreen
+
+
+def ono99(*args):
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def test_rules_compare_side_by_side_and_json():
+    out = ono99("rules", "compare", "standard", "ninety-nine-option", "--games", "20", "--bots", "medium,easy,easy")
+    assert out.returncode == 0, out.stderr
+    for needle in ("standard", "ninety-nine-option", "rounds per game", "plays per round",
+                   "first player of the game wins", "99 cards played per game", "Double Play", "Hold"):
+        assert needle in out.stdout
+    doc = json.loads(ono99("rules", "compare", "standard", "ninety-nine-option", "--games", "21",
+                           "--bots", "medium,easy,easy", "--json").stdout)
+    assert doc["a"]["rules"] == "standard" and doc["b"]["rules"] == "ninety-nine-option"
+    assert doc["a"]["games"] == doc["b"]["games"] == 21
+    assert doc["a"]["ninety_nines_played_per_game"] == 0 < doc["b"]["ninety_nines_played_per_game"]
+    assert sum(doc["a"]["deciding_cards"].values()) == round(doc["a"]["rounds_per_game"] * 21)
+
+
+def test_rules_compare_same_rules_gives_the_same_numbers(tmp_path):
+    copy = tmp_path / "same.toml"
+    copy.write_text("target = 99\n")
+    doc = json.loads(ono99("rules", "compare", "standard", str(copy), "--games", "12", "--json").stdout)
+    for key in ("rounds_per_game", "plays_per_round", "deciding_cards", "first_seat_win_rate"):
+        assert doc["a"][key] == doc["b"][key]
+
+
+def test_rules_compare_bad_arguments():
+    out = ono99("rules", "compare", "standard", "nonesuch")
+    assert out.returncode == 2 and "no preset or file named 'nonesuch'" in out.stderr
+    out = ono99("rules", "compare", "standard", "points", "--bots", "easy")
+    assert out.returncode == 2 and "2 to 8 seats" in out.stderr
+
+
+def key(screen, path):
+    return screen.query_one("#key-" + path.replace(".", "--").replace("_", "-"))
+
+
+async def test_edit_invalid_then_valid_save_and_use_in_a_new_game(private_dirs):
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, RulesViewScreen)
+        assert screen.query_one("#save").disabled  # standard is shipped: read-only
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one(Input).value = "family"
+        await pilot.press("enter")
+        await pilot.pause()
+        path = private_dirs / "config" / "rules" / "family.toml"
+        assert path.exists() and path.read_text().startswith("# House rules: family")
+        assert screen.preset.name == "family" and screen.preset.mine
+        key(screen, "target").value = "5"
+        await pilot.pause()
+        help_text = str(key(screen, "target").parent.parent.query_one("#key-target-help").render())
+        assert "invalid" in help_text and "5 is out of range" in help_text
+        before = path.read_text()
+        screen.action_save()
+        assert path.read_text() == before  # nothing invalid is saved
+        key(screen, "target").value = "150"
+        key(screen, "scoring--mode").value = "points"
+        await pilot.pause()
+        screen.action_save()
+        text = path.read_text()
+        assert "target = 150" in text and 'mode = "points"' in text and "hand_size" not in text
+        rules = load_rules_file(path)
+        assert rules.target == 150 and rules.scoring_mode == "points"
+        await pilot.press("escape")
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#preset", Select).value = "family"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.game.rules.target == 150 and app.screen.setup.rules_label == "family"
+
+
+async def test_a_deck_too_small_is_invalid_as_a_whole(private_dirs):
+    rp.save_preset("tiny", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("tiny"))
+        await pilot.pause()
+        screen = app.screen
+        key(screen, "deck.number_each").value = "0"
+        key(screen, "deck.ten").value = "0"  # nothing left that adds: a round could never end
+        await pilot.pause()
+        assert not screen.valid
+        said = str(screen.query_one("#rules-error").render())
+        assert "Not valid, not saved" in said and "deck" in said
+        before = (private_dirs / "config" / "rules" / "tiny.toml").read_text()
+        screen.action_save()
+        assert (private_dirs / "config" / "rules" / "tiny.toml").read_text() == before
+
+
+def test_user_presets_are_listed_and_shipped_names_refused(private_dirs):
+    rules = rp.resolve("points")[0]
+    path = rp.save_preset("club", rules, "Our club rules")
+    assert [p.name for p in rp.all_presets() if p.mine] == ["club"]
+    assert rp.resolve("club")[0] == rules
+    assert "Our club rules" in ono99("rules", "list").stdout
+    for bad in ("standard", "../x", ".hidden"):
+        try:
+            rp.save_preset(bad, rules)
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(bad)
+    rp.rename_preset("club", "club two")
+    rp.delete_preset("club two")
+    assert not path.exists() and not [p for p in rp.all_presets() if p.mine]
