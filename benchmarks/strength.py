@@ -25,6 +25,7 @@ PAIRINGS = [
 def tables(pairs, games: int):
     for top, below in pairs:
         yield [top, below], games
+    for top, below in pairs:
         yield [top, below, below, below], games
 
 

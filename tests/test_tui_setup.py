@@ -232,3 +232,13 @@ def screen_text(app) -> str:
     from tests.test_tui_play import screen_text as text
 
     return text(app)
+
+
+async def test_eight_seats_all_show_on_the_scoreboard_at_80x24():
+    app = Ono99App(bot_delay=600, seed=2)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n", *["ctrl+a"] * 4, "ctrl+s")
+        await pilot.pause()
+        text = screen_text(app)
+        for name in ("You", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"):
+            assert f" {name} " in text, name

@@ -11,6 +11,12 @@ standard errors), so noise never makes it play worse than medium.
 Far from the target the round is decided many plays later and the rollouts are
 mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
 the target or it must play twice.
+
+Measured on positions from medium-vs-medium games, scoring each choice against
+the true hidden cards: dealing the hidden cards uniformly made its departures
+from medium a net loss (other players keep their helper cards, so their hands
+hold more helpers than a uniform deal gives); weighting helpers 3x into hands
+made them a small net gain, with a one-standard-error margin.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ SEARCH_ROOM = 40
 MAX_ROLLOUT_PLAYS = 400
 
 
-HELPER_WEIGHT = 1.0  # how much likelier a hidden helper card is to sit in a hand than in the pile
+HELPER_WEIGHT = 3.0  # how much likelier a hidden helper card is to sit in a hand than in the pile (measured)
 
 
 def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[str]], list[str]]:
@@ -73,7 +79,7 @@ def worth_searching(view: PlayerView) -> bool:
 
 
 def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                deadline: float | None = None, k: float = 2.0) -> str:
+                deadline: float | None = None, k: float = 1.0) -> str:
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]

@@ -65,6 +65,7 @@ class GameScreen(Screen):
 
     def on_mount(self) -> None:
         self._open_save()
+        self.query_one("#top").styles.height = max(8, self.game.n + 2)  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self.query_one("#scores").border_title = "Scores"
         self.query_one("#hand-box").border_title = "Your hand"
