@@ -112,3 +112,38 @@ def test_pass_the_keyboard(snap_compare):
         pilot.app.start_game(_two_player(humans=2))
         await _play_until(pilot, (PassScreen,))
     assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def _fixed_data_dir(monkeypatch):
+    """Saves at a fixed path with a fixed time, so the Load screen draws the same every run."""
+    import os
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from tests.test_saves import save
+
+    from ono99_tui.store.saves import SaveStore
+
+    folder = Path(tempfile.gettempdir()) / "ono99-snapshot-data"
+    shutil.rmtree(folder, ignore_errors=True)
+    monkeypatch.setenv("ONO99_DATA_DIR", str(folder))
+    store = SaveStore()
+    save(store, "friday", plays=30)
+    store.path("broken").write_text("not a save")
+    for i, name in enumerate(("friday", "broken")):
+        os.utime(store.path(name), (1_790_000_000 - i * 60, 1_790_000_000 - i * 60))
+    import time
+
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+
+
+def test_load(snap_compare, monkeypatch):
+    _fixed_data_dir(monkeypatch)
+    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("load"))
+
+
+def test_statistics(snap_compare, monkeypatch):
+    _fixed_data_dir(monkeypatch)
+    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("stats"))

@@ -46,7 +46,7 @@ class LoadScreen(Screen):
         yield Footer(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
-        self.query_one("#saves").border_title = f"Saved games ({self.store.folder})"
+        self.query_one("#saves").border_title = "Saved games"
         self.reload()
 
     def reload(self) -> None:
@@ -55,7 +55,8 @@ class LoadScreen(Screen):
         saves.clear_options()
         saves.add_options(Option(describe(i), id=i.name) for i in self.infos)
         self.query_one("#load-note", Static).update(
-            "" if self.infos else "No saved games yet: games are saved after every play.")
+            (f"Enter open, d delete, r rename. Folder: {self.store.folder}" if self.infos
+             else f"No saved games yet: games are saved after every play, in {self.store.folder}"))
         if self.infos:
             saves.highlighted = 0
         saves.focus()

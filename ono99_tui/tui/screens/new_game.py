@@ -14,6 +14,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...bots import LEVELS
@@ -39,7 +40,7 @@ class SeatRow(Horizontal):
         yield Label(f"{self.index + 1}", classes="seat-no")
         yield Input(self.start_name, max_length=24, compact=True, classes="seat-name",
                     placeholder="name")
-        yield Select(KINDS, value=self.start_kind, allow_blank=False, compact=True, classes="seat-kind")
+        yield Choice(KINDS, value=self.start_kind, allow_blank=False, compact=True, classes="seat-kind")
 
     @property
     def spec(self) -> SeatSpec:
@@ -77,14 +78,14 @@ class NewGameScreen(Screen):
                 yield Button("Remove seat", id="remove", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("Rules", classes="form-label")
-                yield Select([(p, p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
+                yield Choice([(p, p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
             with Horizontal(classes="form-row"):
                 yield Label("or file", classes="form-label")
                 yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
                             compact=True, id="rules-file")
             with Horizontal(classes="form-row"):
                 yield Label("Dealer", classes="form-label")
-                yield Select(DEALER + self._named_dealers(), value="rules", allow_blank=False, compact=True,
+                yield Choice(DEALER + self._named_dealers(), value="rules", allow_blank=False, compact=True,
                              id="dealer")
             with Horizontal(classes="form-row"):
                 yield Label("Seed", classes="form-label")

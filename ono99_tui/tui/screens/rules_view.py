@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
+from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -29,9 +30,9 @@ def _widget_id(path: str) -> str:
 def key_widget(spec, value):
     wid = _widget_id(spec.path)
     if spec.kind is bool:
-        return Select([("yes", True), ("no", False)], value=value, allow_blank=False, compact=True, id=wid)
+        return Choice([("yes", True), ("no", False)], value=value, allow_blank=False, compact=True, id=wid)
     if spec.choices:
-        return Select([(c, c) for c in spec.choices], value=value, allow_blank=False, compact=True, id=wid)
+        return Choice([(c, c) for c in spec.choices], value=value, allow_blank=False, compact=True, id=wid)
     return Input(str(value), compact=True, id=wid, restrict=r"-?[0-9]*")
 
 

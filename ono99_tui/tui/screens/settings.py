@@ -8,6 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...store.rule_presets import all_presets
@@ -15,7 +16,7 @@ from ...store.settings import HELP, Settings, _check, save_settings
 
 
 def _yes_no(value: bool, id: str) -> Select:
-    return Select([("Yes", True), ("No", False)], value=value, allow_blank=False, compact=True, id=id)
+    return Choice([("Yes", True), ("No", False)], value=value, allow_blank=False, compact=True, id=id)
 
 
 class SettingsScreen(Screen):
@@ -33,12 +34,12 @@ class SettingsScreen(Screen):
         with VerticalScroll(id="settings", classes="form") as box:
             box.border_title = "Settings"
             rows = (
-                ("Theme", Select([(t, t) for t in themes], value=s.theme if s.theme in themes else themes[0],
+                ("Theme", Choice([(t, t) for t in themes], value=s.theme if s.theme in themes else themes[0],
                                  allow_blank=False, compact=True, id="theme")),
                 ("ASCII only", _yes_no(s.ascii, "ascii")),
                 ("Bot delay (s)", Input(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
                 ("Your name", Input(s.player_name, max_length=24, compact=True, id="player_name")),
-                ("Rules", Select([(p, p) for p in presets] + ([(s.rules, s.rules)] if s.rules not in presets else []),
+                ("Rules", Choice([(p, p) for p in presets] + ([(s.rules, s.rules)] if s.rules not in presets else []),
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
                 ("Undo allowed", _yes_no(s.undo, "undo")),
             )
