@@ -2,8 +2,6 @@
 
 import json
 import random
-import subprocess
-import sys
 import tomllib
 
 import pytest
@@ -11,13 +9,9 @@ import pytest
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.engine.rules import DEFAULT, load_rules_text
+from tests.cli import ono99
 
 
-def ono99(*args, cwd=None):
-    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=60)
-    assert "Traceback" not in proc.stderr
-    return proc
 
 
 def test_rules_list_names_every_preset():

@@ -1,8 +1,6 @@
 """House rules in the app (editor, user presets) and the house-rule lab (`ono99 rules compare`)."""
 
 import json
-import subprocess
-import sys
 
 from textual.widgets import Input, Select
 
@@ -11,12 +9,9 @@ from ono99_tui.store import rule_presets as rp
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.rules_view import RulesViewScreen
+from tests.cli import ono99
 
 
-def ono99(*args):
-    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True, timeout=120)
-    assert "Traceback" not in proc.stderr
-    return proc
 
 
 def test_rules_compare_side_by_side_and_json():

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.engine.rules import DEFAULT
-from ono99_tui.store.saves import Lock, SaveError, SaveStore, check_name
+from ono99_tui.store.saves import SaveError, SaveStore, check_name
 from ono99_tui.store.session import SaveSession, rebuild
 
 SEATS = [SeatSpec("You"), SeatSpec("Bo", "bot:easy"), SeatSpec("Cy", "bot:medium")]

@@ -1,7 +1,5 @@
 """Saved sessions as a user meets them: `ono99 saves/resume/stats` and Continue, Load, Save as, undo."""
 
-import subprocess
-import sys
 
 from textual.widgets import Input
 
@@ -13,13 +11,10 @@ from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.load import LoadScreen
 from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.widgets.card import CardWidget
-from tests.test_saves import SEATS, damaged_variants, save
+from tests.test_saves import damaged_variants, save
+from tests.cli import ono99
 
 
-def ono99(*args):
-    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True, timeout=60)
-    assert "Traceback" not in proc.stderr
-    return proc
 
 
 def test_saves_cli_list_delete_export_import(private_dirs):

@@ -1,8 +1,6 @@
 """`ono99 simulate`: run as a user runs it, and the duplicate-style seating underneath."""
 
 import json
-import subprocess
-import sys
 from collections import Counter
 
 import pytest
@@ -11,13 +9,9 @@ from ono99_tui.engine.record import Record
 from ono99_tui.engine.rules import DEFAULT
 from ono99_tui.lab import simulate as sim
 from ono99_tui.lab.stats import wilson
+from tests.cli import ono99
 
 
-def ono99(*args, cwd=None):
-    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=120)
-    assert "Traceback" not in proc.stderr
-    return proc
 
 
 def test_simulate_json_adds_up():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static

@@ -1,0 +1,11 @@
+"""Run `ono99` as a user does: a subprocess; a traceback is always a failure."""
+
+import subprocess
+import sys
+
+
+def ono99(*args, cwd=None, timeout=120):
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=timeout)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
