@@ -31,12 +31,16 @@ _POLICIES: dict[str, Callable[[PlayerView, random.Random], str]] = {
 class Bot:
     """A computer player of one level; deterministic given its seed and the views it is shown."""
 
-    def __init__(self, level: str, seed: int = 0):
+    def __init__(self, level: str, seed: int = 0, iterations: int | None = None):
+        """``iterations``: the hard bot's search budget (deals sampled per decision); a count, not a
+        clock, so a decision is the same on a fast or a busy machine."""
         if level not in _POLICIES:
             raise ValueError(f"unknown bot level {level!r} (levels: {', '.join(LEVELS)})")
         self.level = level
         self.rng = random.Random(f"bot/{level}/{seed}")
         self._choose = _POLICIES[level]
+        if level == "hard" and iterations is not None:
+            self._choose = lambda view, rng: choose_hard(view, rng, iterations=iterations)
 
     def choose(self, view: PlayerView) -> str:
         if not view.my_turn:
