@@ -36,7 +36,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--only", default="", help="comma-separated top levels to run (default: all)")
     ap.add_argument("--out", default="benchmarks/strength.jsonl")
+    ap.add_argument("--report", action="store_true", help="print the Markdown table from --out and stop")
     args = ap.parse_args()
+    if args.report:
+        report(args.out)
+        return
     only = set(filter(None, args.only.split(",")))
     pairs = [p for p in PAIRINGS if not only or p[0] in only]
     for levels, games in tables(pairs, args.games):
@@ -53,6 +57,21 @@ def main() -> None:
               f"({summary['elapsed_s']} s)", flush=True)
         with open(args.out, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(summary) + "\n")
+
+
+def report(path: str) -> None:
+    """The Markdown table for docs/bots.md, from the results file."""
+    print("| table | games | wins of the first level | win rate | 95% CI | fair share | time |")
+    print("|---|---:|---:|---:|---|---:|---:|")
+    with open(path, encoding="utf-8") as fh:
+        for line in fh:
+            s = json.loads(line)
+            top = s["levels"][0]
+            below = s["levels"][1]["level"]
+            table = f"1 {top['level']} vs {s['seats'] - 1} {below}" if s["seats"] > 2 else f"{top['level']} vs {below}"
+            print(f"| {table} | {s['games']:,} | {top['wins']:,} | {100 * top['win_rate']:.1f}% | "
+                  f"{100 * top['ci95'][0]:.1f}-{100 * top['ci95'][1]:.1f}% | {100 * top['fair_share']:.0f}% | "
+                  f"{s['elapsed_s']:.0f} s |")
 
 
 if __name__ == "__main__":
