@@ -14,6 +14,7 @@ import os
 import re
 import socket
 import time
+import tomllib
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -140,6 +141,19 @@ class SaveStore:
         else:
             info.scores = " ".join(f"{n} {game.points[i]}" for i, n in enumerate(game.names))
         return info
+
+    def peek_unfinished(self, name: str) -> bool:
+        """Cheap check for the menu: the save's own 'finished' mark, without replaying it.
+        (Opening it still checks every play.)"""
+        try:
+            doc = tomllib.loads((self.folder / (name + SUFFIX)).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+            return False
+        meta = doc.get("meta")
+        if isinstance(meta, dict) and isinstance(meta.get("finished"), bool):
+            return not meta["finished"]
+        info = self.info(name)  # not marked (an imported record): replay it to know
+        return not info.damaged and not info.finished
 
     def listing(self) -> list[SaveInfo]:
         return [self.info(n) for n in self.names()]

@@ -113,12 +113,8 @@ class Ono99App(App):
             ready["load"] = ""
         else:
             ready["_why_load"] = "no saved games"
-        self.continue_name = None
-        for name in names[:20]:  # newest first; stop at the first unfinished one
-            info = store.info(name)
-            if not info.damaged and not info.finished:
-                self.continue_name = name
-                break
+        # newest first; the first one marked unfinished (opening it checks it in full)
+        self.continue_name = next((n for n in names if store.peek_unfinished(n)), None)
         if self.continue_name:
             ready["continue"] = ""
         else:
