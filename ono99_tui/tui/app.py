@@ -9,17 +9,17 @@ from typing import Iterable
 from textual.app import App, SystemCommand
 from textual.screen import Screen
 
-from ..store.rule_presets import resolve as resolve_rules
 from ..engine.rules import RulesError
+from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
 from .setup import TableSetup
-
-# The table, new-game and help screens (and the engine and bots behind them) are imported
-# when first used: the main menu comes up without them (benchmarks/startup.py).
 from .themes import DEFAULT_THEME, ThemeFile, load_themes
+
+# The other screens (and the engine and bots behind the table) are imported when first
+# used: the main menu comes up without them (benchmarks/startup.py).
 
 
 class Ono99App(App):
@@ -40,6 +40,7 @@ class Ono99App(App):
         self.wanted_theme = theme or self.settings.theme
         self.notices = list(notices)
         self.resume_name = resume_name
+        self.continue_name: str | None = None  # the game "Continue" opens, found by the menu
         try:
             self.rules, self.rules_label = resolve_rules(self.rules_spec)
         except RulesError as exc:
@@ -49,9 +50,8 @@ class Ono99App(App):
             self.rules_spec = "standard"
             self.rules, self.rules_label = resolve_rules(None)
         # themes go in before the first screen is styled: setting one later restyles everything
-        self.ono99_themes: dict[str, ThemeFile] = {}
         themes, problems = load_themes()
-        self.ono99_themes = themes
+        self.ono99_themes: dict[str, ThemeFile] = themes
         for tf in themes.values():
             self.register_theme(tf.theme)
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
@@ -151,7 +151,7 @@ class Ono99App(App):
             self.start_game(self.quick_setup())
         elif key == "theme":
             self.search_themes()
-        elif key == "continue" and getattr(self, "continue_name", None):
+        elif key == "continue" and self.continue_name:
             self.resume(self.continue_name)
         elif key == "load":
             from .screens.load import LoadScreen
