@@ -123,3 +123,10 @@ def test_user_presets_are_listed_and_shipped_names_refused(private_dirs):
     rp.rename_preset("club", "club two")
     rp.delete_preset("club two")
     assert not path.exists() and not [p for p in rp.all_presets() if p.mine]
+
+
+def test_help_says_command_line_wins_over_the_settings_file():
+    out = ono99("--help")
+    text = " ".join(out.stdout.split())
+    assert out.returncode == 0
+    assert "--theme, --ascii and --rules" in text and "win over the file" in text and "config.toml" in text
