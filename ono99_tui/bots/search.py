@@ -5,8 +5,8 @@ has seen (the others' hand sizes, every card played), and plays the round out
 once after each candidate card, on that same deal and with the same random
 future (common random numbers), using the medium policy for everyone. The
 candidates are compared on those paired outcomes, and the bot departs from the
-medium policy's choice only when the rollouts show a clear gain (about two
-standard errors), so noise never makes it play worse than medium.
+medium policy's choice only when the rollouts show a gain of more than ``k``
+standard errors (default 1), so that sampling noise seldom overrules medium.
 
 Far from the target the round is decided many plays later and the rollouts are
 mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
