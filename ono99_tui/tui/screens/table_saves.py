@@ -52,7 +52,7 @@ class SavesTable:
 
     def may_undo(self) -> bool:
         others_bots = all(s.is_bot for i, s in enumerate(self.setup.seats) if i != self.viewer)
-        return (others_bots and len(self.humans) == 1 and self.app.settings.undo
+        return (others_bots and len(self.humans) == 1 and self.app.settings.undo and not self.game.over
                 and any(seat == self.viewer for seat, _ in self.game.plays))
 
     def check_action(self, action: str, parameters) -> bool | None:
