@@ -48,7 +48,8 @@ class ScorePane(Static):
                 score = g.token * view.tokens[s] + life if view.tokens[s] else f"{life} last life"
             else:
                 score = f"{view.points[s]}"
-            cards = f"{view.hand_sizes[s]}c" if s in view.in_round else "  "
+            n = view.hand_sizes[s]
+            cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round else ""
             who = "you" if s == view.seat else kinds[s]
-            lines.append(f"{turn} {name[:10]:<10} {score:<6} {cards:>3} {who}{dealer}")
+            lines.append(f"{turn} {name[:10]:<10} {score:<6} {cards:<7} {who}{dealer}")
         self.update("\n".join(lines))
