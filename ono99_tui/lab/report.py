@@ -39,8 +39,8 @@ def simulate_lines(summary: dict, label: str, elapsed: float, seed: int, jobs: i
     lines += [
         "",
         f"Rounds per game: {summary['rounds_per_game']:.2f}   plays per round: {summary['plays_per_round']:.1f}",
-        f"The first player of a round lost it {pct(summary['first_player_lost_share']).strip()} of the time "
-        f"(fair share {pct(1 / seats).strip()} at the start of a game).",
+        f"First player of a round lost it: {pct(summary['first_player_lost_share']).strip()} "
+        f"(1 in {seats}: {pct(1 / seats).strip()})",
         "How rounds ended:",
     ]
     for reason, count in ends.items():
