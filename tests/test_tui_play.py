@@ -140,6 +140,11 @@ async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, asc
             await pilot.pause()
             seen.append(screen_text(app))
         await pilot.press("escape", "escape")  # close help, leave the table (saved)
+        await pilot.press("ctrl+p")  # the command palette too
+        await pilot.pause(0.3)
+        seen.append(screen_text(app))
+        await pilot.press("escape")
+        await pilot.pause()
         for choice in ("new", "rules", "settings", "load", "stats"):
             app.menu_choice(choice)
             await pilot.pause()

@@ -189,10 +189,29 @@ class Ono99App(App):
         if type(self.screen).__name__ != "NewGameScreen":
             self.push_screen(self.new_game_screen())
 
+    def action_command_palette(self) -> None:
+        if not self.ascii:
+            super().action_command_palette()
+            return
+        from textual.command import CommandPalette
+
+        if self.use_command_palette and not CommandPalette.is_open(self):
+            self.push_screen(CommandPalette(id="--command-palette", placeholder="Search for commands..."))
+            self.call_after_refresh(self._ascii_palette)
+
+    def _ascii_palette(self) -> None:
+        from textual.command import SearchIcon
+
+        for icon in self.screen.query(SearchIcon):
+            icon.icon = ">"  # the palette's magnifier is not ASCII
+            icon.refresh()
+
     def search_themes(self) -> None:
         from textual.command import CommandPalette
 
         self.push_screen(CommandPalette(providers=[ThemeCommands], placeholder="Search for themes..."))
+        if self.ascii:
+            self.call_after_refresh(self._ascii_palette)
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand("New game", "Set up a new table: seats, bots, rules, dealer, seed", self.action_new_game)
