@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from ono99_tui.bots import DESCRIPTIONS, LEVELS, make_bot
 from ono99_tui.engine import Game
 from ono99_tui.engine.rules import DEFAULT
+from tests.strategies import tables
 
 
 def position(seed: int, plays: int, players: int = 4) -> Game:
@@ -141,3 +142,46 @@ def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
         hands, draw = _determinize(view, rng)
         assert _outcome(view, hands, draw, "5", rng.getrandbits(32)) == 0.0
     assert choose_hard(view, random.Random(2), iterations=16) == "hold"
+
+
+def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
+    """The hard bot's play-out done the slow, obvious way: through the engine itself."""
+    from ono99_tui.bots.heuristics import choose_medium
+    from ono99_tui.engine.view import PlayerView
+
+    g = Game.from_view(view, hands, draw, seed=seed)
+    rng = random.Random(seed)
+    start = g.round_no
+    g.play(card)
+    plays = 0
+    while not g.over and g.round_no == start and plays < max_plays:
+        g.play(choose_medium(PlayerView.of(g, g.current), rng))
+        plays += 1
+    return g.last_loser if (g.round_no != start or g.over) else None
+
+
+@settings(max_examples=60, deadline=None)
+@given(table=tables(), plays=st.integers(0, 60), seed=st.integers(0, 2**32 - 1))
+def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
+    """The hard bot's fast play-outs (bots/rollout.py) reach the same loser as the engine from
+    the same determinized position, under any house rules: reshuffles (R4.3), running out of
+    cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2)."""
+    from ono99_tui.bots.rollout import play_out
+    from ono99_tui.bots.search import _determinize
+
+    rules, names, game_seed, dealer = table
+    g = Game(names, rules, game_seed, first_dealer=dealer, record_events=False)
+    medium = [make_bot("medium", s) for s in range(len(names))]
+    for _ in range(plays):
+        if g.over:
+            break
+        g.play(medium[g.current].choose(g.view(g.current)))
+    if g.over:
+        return
+    view = g.view(g.current)
+    rng = random.Random(seed)
+    for _ in range(3):
+        hands, draw = _determinize(view, rng)
+        s = rng.getrandbits(32)
+        for card in view.legal_plays():
+            assert play_out(view, hands, draw, card, s, 400) == _reference_rollout(view, hands, draw, card, s)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from typing import Callable
 
 from ..engine import cards as C
 from ..engine.legal import busts
@@ -36,17 +37,33 @@ def choose_easy(view: PlayerView, rng: random.Random) -> str:
 
 def bust_chance(view: PlayerView, total: int) -> float:
     """Share of the cards this seat cannot see that would bust at ``total``."""
-    unseen = view.unseen()
+    return _bust_share(view.unseen(), view.rules.target - total)
+
+
+def _bust_share(unseen, room: int) -> float:
     count = sum(unseen.values())
     if not count:
         return 0.0
-    room = view.rules.target - total
     bad = sum(n for c, n in unseen.items() if (c in C.ADDERS and C.EFFECT[c] >= room) or c == C.NINETY_NINE)
     return bad / count
 
 
 def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
-    """Preference for each legal card (higher is better).
+    """Preference for each legal card (higher is better); see ``score_cards``."""
+    return score_cards(
+        view.rules, legal, view.hand, view.total, view.plays_owed == 2, len(view.in_round) > 2,
+        lambda room: _bust_share(view.unseen(), room), lambda card: _standing(view, _next_after(view, card)),
+    )
+
+
+def score_cards(rules, legal, hand, total: int, first_of_two: bool, multi: bool,
+                bust_share: Callable[[int], float], standing_after: Callable[[str], float]) -> dict[str, float]:
+    """Preference for each legal card (higher is better), from what the player to move sees.
+
+    ``bust_share(room)`` is the share of the cards the player cannot see that would bust with
+    that much room left; ``standing_after(card)`` is how well off
+    the player who moves after ``card`` is. (Plain values and callbacks, not a view, so the hard
+    bot's fast rollouts can call it too.)
 
     Easy's sound core (high cards first, helpers kept for danger) plus: get rid of
     a playable 99 at once; under a Double Play deflect when it is tight and never
@@ -58,11 +75,7 @@ def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
     then the Hold or Reverse that passes the squeeze to the player best off,
     Minus Ten last.
     """
-    multi = len(view.in_round) > 2
-    rules = view.rules
-    total = view.total
     room = rules.target - total
-    first_of_two = view.plays_owed == 2
     scores: dict[str, float] = {}
     for card in legal:
         if busts(rules, card, total):
@@ -74,20 +87,20 @@ def medium_scores(view: PlayerView, legal: list[str]) -> dict[str, float]:
         elif card in C.ADDERS:
             score = 50.0 + C.EFFECT[card]
             if first_of_two:
-                rest = list(view.hand)
+                rest = list(hand)
                 rest.remove(card)
                 if not any(not busts(rules, c, after) and c != C.NINETY_NINE for c in rest):
                     score -= 60  # I would have to play again from there with nothing safe
                 elif rules.target - after <= 12:
                     score -= 15
             elif rules.target - after <= 12:
-                score += 5 * bust_chance(view, after)  # card counting: how tight is it for them?
+                score += 5 * bust_share(rules.target - after)  # card counting: how tight for them?
         elif card == C.DOUBLE:
-            score = 45.0 if multi else 30.0 + 5 * bust_chance(view, total)
+            score = 45.0 if multi else 30.0 + 5 * bust_share(room)
         elif card in (C.HOLD, C.REVERSE):
             score = 25.0 + (40 if first_of_two and rules.double_play_deflect and room <= 20 else 0)
             if multi:
-                score += 0.1 * _standing(view, _next_after(view, card))
+                score += 0.1 * standing_after(card)
             elif card == C.REVERSE:
                 score -= 0.5
         else:  # Minus Ten: heads-up it buys room for my next turn too; at a bigger table it helps the next player
@@ -104,10 +117,14 @@ def _next_after(view: PlayerView, card: str) -> int:
 
 
 def _standing(view: PlayerView, seat: int) -> float:
+    return _standing_of(view.rules, view.tokens, view.points, seat)
+
+
+def _standing_of(rules, tokens, points, seat: int) -> float:
     """How well off a seat is: tokens left, or (points) how far under the limit."""
-    if view.rules.scoring_mode == "tokens":
-        return float(view.tokens[seat])
-    return (view.rules.scoring_limit - view.points[seat]) / 100
+    if rules.scoring_mode == "tokens":
+        return float(tokens[seat])
+    return (rules.scoring_limit - points[seat]) / 100
 
 
 def choose_medium(view: PlayerView, rng: random.Random) -> str:

@@ -25,9 +25,9 @@ import math
 import random
 import time
 
-from ..engine import Game
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, choose_medium, medium_scores
+from .rollout import play_out
 
 DEFAULT_ITERATIONS = 96  # deals per decision; each is played out once per candidate (48 measured weaker)
 SEARCH_ROOM = 40
@@ -60,18 +60,11 @@ def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[s
 
 
 def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
-    """1 when this seat does not lose the round after playing ``card``, else 0."""
-    g = Game.from_view(view, hands, draw, seed=seed)
-    rng = random.Random(seed)
-    start = g.round_no  # before the play: the play itself may end the round
-    g.play(card)
-    plays = 0
-    while not g.over and g.round_no == start and plays < MAX_ROLLOUT_PLAYS:
-        g.play(choose_medium(PlayerView.of(g, g.current), rng))
-        plays += 1
-    if g.round_no == start and not g.over:
+    """1 when this seat does not lose the round after playing ``card``, else 0 (0.5: undecided)."""
+    loser = play_out(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS)
+    if loser is None:
         return 0.5
-    return 0.0 if g.last_loser == view.seat else 1.0
+    return 0.0 if loser == view.seat else 1.0
 
 
 def worth_searching(view: PlayerView) -> bool:

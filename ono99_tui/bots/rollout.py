@@ -1,0 +1,156 @@
+"""Fast play-outs of one round for the hard bot's search.
+
+The search plays thousands of rounds per decision. Doing that through ``Game``
+builds a full ``PlayerView`` (every played card, copied) for every simulated
+play; this module keeps only what one round needs and calls medium's scoring
+core directly, so a play-out is several times quicker. It follows the engine
+exactly, reshuffle order included: a test plays the same positions both ways
+and requires the same loser every time.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from ..engine import cards as C
+from ..engine.legal import legal_plays
+from .heuristics import _standing_of, score_cards
+
+_ADDERS = C.ADDERS
+_EFFECT = C.EFFECT
+_TURN_PASSERS = (C.HOLD, C.REVERSE)
+# for each room left (0-11; 11 stands for "more than 10"), the cards that would bust: adders
+# at least that big, and the 99 (which never plays by default)
+_BUSTERS = [tuple(c for c in C.ALL_CARDS if (c in _ADDERS and _EFFECT[c] >= room) or c == C.NINETY_NINE)
+            for room in range(12)]
+
+
+class RoundSim:
+    """One round from a determinized position; ``play`` until ``loser`` is set."""
+
+    __slots__ = ("rules", "round_no", "seed", "order", "pos", "hands", "draw", "discard", "seen",
+                 "total", "direction", "current", "owed", "nn_used", "pending_double", "reshuffles",
+                 "loser", "legal", "deck", "deck_size", "tokens", "points")
+
+    def __init__(self, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int):
+        self.rules = view.rules
+        self.round_no = view.round
+        self.seed = seed
+        self.order = list(view.in_round)
+        self.pos = {s: i for i, s in enumerate(self.order)}
+        self.hands = {s: list(hands.get(s, ())) for s in self.order}
+        self.hands[view.seat] = list(view.hand)
+        self.draw = list(reversed(draw_top_first))
+        self.discard = list(view.discard)
+        self.seen = Counter(self.discard)  # the discard, counted: what every player has seen played
+        self.deck = Counter(view.rules.deck)
+        self.deck_size = len(view.rules.deck)
+        self.tokens, self.points = view.tokens, view.points
+        self.total, self.direction = view.total, view.direction
+        self.current, self.owed = view.current, view.plays_owed
+        self.nn_used, self.pending_double = view.ninety_nine_used, view.pending_double
+        self.reshuffles = 0
+        self.loser: int | None = None
+        self._settle()
+
+    def _settle(self) -> None:
+        p = self.current
+        self.legal = legal_plays(self.rules, self.hands[p], self.total, self.owed == 2, self.nn_used)
+        if not self.legal:
+            self.loser = p  # R5.2
+
+    def _next(self, seat: int) -> int:
+        order = self.order
+        return order[(self.pos[seat] + self.direction) % len(order)]
+
+    def _draw(self, seat: int) -> None:
+        if not self.draw and len(self.discard) > 1:
+            # the engine's R4.3 reshuffle, seeded the same way so both give the same pile
+            self.reshuffles += 1
+            pile = self.discard[:-1]
+            random.Random(f"{self.seed}/round{self.round_no}/reshuffle{self.reshuffles}").shuffle(pile)
+            self.discard = self.discard[-1:]
+            self.seen = Counter(self.discard)
+            pile.reverse()
+            self.draw = pile
+        if self.draw:
+            self.hands[seat].append(self.draw.pop())
+
+    def play(self, card: str) -> None:
+        p = self.current
+        rules = self.rules
+        self.hands[p].remove(card)
+        self.discard.append(card)
+        self.seen[card] += 1
+        self.total += _EFFECT[card]
+        if card == C.NINETY_NINE:
+            self.nn_used = True
+        self._draw(p)
+        if card in _ADDERS and self.total >= rules.target:
+            self.loser = p
+            return
+        two_players = len(self.order) == 2
+        if card == C.REVERSE and not two_players:
+            self.direction = -self.direction
+        if self.owed == 2:
+            if rules.double_play_deflect and card in _TURN_PASSERS:
+                self._turn_to(self._next(p), 2)
+                return
+            if card == C.DOUBLE:
+                self.pending_double = True
+            self.owed = 1
+            self._settle()
+            return
+        self._turn_to(self._next(p), 2 if (card == C.DOUBLE or self.pending_double) else 1)
+
+    def _turn_to(self, seat: int, owed: int) -> None:
+        self.current, self.owed = seat, owed
+        self.nn_used = self.pending_double = False
+        self._settle()
+
+    # -- the medium policy, for whoever is to move ------------------------------------
+    def bust_share(self, room: int) -> float:
+        """Medium's card counting for the player to move: the share of the cards they cannot
+        see (the deck less their hand and the discard) that would bust with ``room`` left."""
+        hand = self.hands[self.current]
+        count = self.deck_size - len(hand) - len(self.discard)
+        if count <= 0:
+            return 0.0
+        deck, seen = self.deck, self.seen
+        bad = 0
+        for c in _BUSTERS[max(0, min(room, 11))]:
+            bad += deck[c] - hand.count(c) - seen[c]
+        return bad / count
+
+    def standing_after(self, card: str) -> float:
+        step = -self.direction if card == C.REVERSE else self.direction
+        order = self.order
+        nxt = order[(self.pos[self.current] + step) % len(order)]
+        return _standing_of(self.rules, self.tokens, self.points, nxt)
+
+    def medium_choice(self, rng: random.Random) -> str:
+        legal = self.legal
+        if len(legal) == 1:
+            return legal[0]
+        scores = score_cards(self.rules, legal, self.hands[self.current], self.total, self.owed == 2,
+                             len(self.order) > 2, self.bust_share, self.standing_after)
+        best = max(scores.values())
+        return rng.choice([c for c in legal if scores[c] == best])
+
+
+def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) -> int | None:
+    """Play ``card`` for the seat to move, then medium for everyone until the round ends.
+
+    Returns the round's loser, or None when ``max_plays`` plays were not enough. The same
+    as doing it through ``Game.from_view(view, hands, draw, seed)`` with a ``random.Random(seed)``
+    for the policy's tie-breaks.
+    """
+    sim = RoundSim(view, hands, draw_top_first, seed)
+    rng = random.Random(seed)
+    sim.play(card)
+    plays = 0
+    while sim.loser is None and plays < max_plays:
+        sim.play(sim.medium_choice(rng))
+        plays += 1
+    return sim.loser
