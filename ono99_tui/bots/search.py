@@ -27,6 +27,7 @@ import time
 
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, choose_medium, medium_scores
+from .belief import Reader, deal_hidden
 from .rollout import play_out
 
 DEFAULT_ITERATIONS = 96  # deals per decision; each is played out once per candidate (48 measured weaker)
@@ -37,26 +38,14 @@ MAX_ROLLOUT_PLAYS = 400
 HELPER_WEIGHT = 3.0  # how much likelier a hidden helper card is to sit in a hand than in the pile (measured)
 
 
-def _determinize(view: PlayerView, rng: random.Random) -> tuple[dict[int, list[str]], list[str]]:
-    hidden = list(view.unseen().elements())
-    rng.shuffle(hidden)
-    if HELPER_WEIGHT != 1.0:
-        # players keep their helpers for danger, so hands hold more of them than the pile:
-        # order by a weighted random key (Efraimidis-Spirakis) so the first cards dealt favour helpers
-        keys = [rng.random() ** (1.0 / (HELPER_WEIGHT if c in HELPERS else 1.0)) for c in hidden]
-        hidden = [c for _, c in sorted(zip(keys, hidden), key=lambda kc: -kc[0])]
-    hands: dict[int, list[str]] = {}
-    i = 0
-    for seat in view.in_round:
-        if seat == view.seat:
-            continue
-        size = view.hand_sizes[seat]
-        hands[seat] = hidden[i:i + size]
-        i += size
-    rest = hidden[i:]
-    if HELPER_WEIGHT != 1.0:
-        rng.shuffle(rest)
-    return hands, rest
+INFERENCE = True  # read the others' hands from their last plays (belief.py)
+
+
+def _determinize(view: PlayerView, rng: random.Random, reader: Reader | None = None):
+    """The others' hands and the draw pile (top first), dealt at random but consistently with
+    what this seat has seen: helpers weighted into hands, hands agreeing with the last plays."""
+    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
+    return deal_hidden(view, rng, reader, weight)
 
 
 def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
@@ -81,9 +70,10 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     if not worth_searching(view):
         return choose_medium(view, rng)
     diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
+    reader = Reader(view) if INFERENCE else None
     stop = None if deadline is None else time.perf_counter() + deadline
     for _ in range(iterations):
-        hands, draw = _determinize(view, rng)
+        hands, draw = _determinize(view, rng, reader)
         seed = rng.getrandbits(32)
         base = _outcome(view, hands, draw, default, seed)
         for card in diffs:
