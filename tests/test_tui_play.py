@@ -155,3 +155,21 @@ async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, asc
         # the check can fail: the default (Unicode) screens do use box drawing
         bad = [(i, sorted({ch for ch in text if not ch.isascii()})) for i, text in enumerate(seen) if not text.isascii()]
         assert (not bad) == ascii_only, bad
+
+
+def test_round_end_notice_speaks_to_you_in_the_second_person():
+    """R5.1/R8.2 notices: "You lose round 1", not "You loses"; other seats keep the third person."""
+    from ono99_tui.tui.screens.modals import round_end_text
+
+    names = ["You", "Bo"]
+    _, mine = round_end_text(names, [
+        {"type": "round_lost", "seat": 0, "total": 102, "reason": "bust", "round": 1},
+        {"type": "tokens", "seat": 0, "tokens": 0}, {"type": "eliminated", "seat": 0}])
+    assert mine.splitlines() == ["You went to 102 and lose round 1.", "",
+                                 "You give up the last token: one more loss and you are out.",
+                                 "You are out of the game."]
+    _, theirs = round_end_text(names, [
+        {"type": "round_lost", "seat": 1, "total": 99, "reason": "no-legal-card", "round": 2},
+        {"type": "tokens", "seat": 1, "tokens": 2}])
+    assert theirs.splitlines()[0] == "Bo had no card that could be played and loses round 2."
+    assert theirs.splitlines()[2] == "Bo gives up a token: 2 left."

@@ -10,7 +10,7 @@ from . import cards as C
 _REASONS = {"bust": "went bust", "no-legal-card": "had no card to play"}  # past tense: no agreement needed
 
 
-def _v(who: str, verb: str) -> str:
+def agree(who: str, verb: str) -> str:
     """Verb agreement for the default human seat name "You": "You play", "Bo plays"."""
     if who != "You":
         return verb
@@ -39,36 +39,36 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         card, total = event["card"], event["total"]
         label = C.LABEL[card]
         if card in C.ADDERS or card == C.MINUS_TEN:
-            return f"{who} {_v(who, 'plays')} {label} {arrow} {total}"
+            return f"{who} {agree(who, 'plays')} {label} {arrow} {total}"
         if card == C.REVERSE:
-            return f"{who} {_v(who, 'plays')} Reverse {dash} {total} stays, direction flips"
+            return f"{who} {agree(who, 'plays')} Reverse {dash} {total} stays, direction flips"
         if card == C.DOUBLE:
-            return f"{who} {_v(who, 'plays')} Double Play {dash} {total} stays"
-        return f"{who} {_v(who, 'plays')} {label} {dash} {total} stays"
+            return f"{who} {agree(who, 'plays')} Double Play {dash} {total} stays"
+        return f"{who} {agree(who, 'plays')} {label} {dash} {total} stays"
     if kind == "double":
         return f"{who} must play twice"
     if kind == "draw":
         if event["card"] is None:
-            return f"{who} {_v(who, 'has')} nothing to draw and {'hold' if who == 'You' else 'holds'} one card fewer"
+            return f"{who} {agree(who, 'has')} nothing to draw and {'hold' if who == 'You' else 'holds'} one card fewer"
         if viewer is not None and viewer == event["seat"]:
-            return f"{who} {_v(who, 'draws')} {C.LABEL[event['card']]}"
+            return f"{who} {agree(who, 'draws')} {C.LABEL[event['card']]}"
         return None
     if kind == "reshuffle":
         return f"The played cards are shuffled into a new draw pile ({len(event['order'])} cards)"
     if kind == "round_lost":
-        return f"{who} {_REASONS[event['reason']]} at {event['total']} and {_v(who, 'loses')} round {event['round']}"
+        return f"{who} {_REASONS[event['reason']]} at {event['total']} and {agree(who, 'loses')} round {event['round']}"
     if kind == "tokens":
         left = event["tokens"]
-        return f"{who} {_v(who, 'gives')} up a token ({left} left)" if left else f"{who} {_v(who, 'gives')} up the last token"
+        return f"{who} {agree(who, 'gives')} up a token ({left} left)" if left else f"{who} {agree(who, 'gives')} up the last token"
     if kind == "points":
         parts = [f"{names[row['seat']]} +{row['gained']} = {row['score']}" for row in event["breakdown"]]
         return "Points: " + ", ".join(parts)
     if kind == "eliminated":
-        return f"{who} {_v(who, 'is')} out"
+        return f"{who} {agree(who, 'is')} out"
     if kind == "tie":
         tied = ", ".join(names[s] for s in event["seats"])
         return f"Tie at {event['score']}: {tied} play on"
     if kind == "game_over":
         winner = names[event["winner"]]
-        return f"{winner} {_v(winner, 'wins')} the game!"
+        return f"{winner} {agree(winner, 'wins')} the game!"
     return None

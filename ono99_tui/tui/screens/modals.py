@@ -10,6 +10,7 @@ from textual.widgets import Button, Static
 
 from ...bots import DESCRIPTIONS
 from ...engine import cards as C
+from ...engine.describe import agree
 from ...engine.rules import Rules
 
 
@@ -40,12 +41,14 @@ def round_end_text(names, events) -> tuple[str, str]:
     who = names[lost["seat"]]
     why = (f"went to {lost['total']}" if lost["reason"] == "bust"
            else "had no card that could be played")
-    lines = [f"{who} {why} and loses round {lost['round']}.", ""]
+    lines = [f"{who} {why} and {agree(who, 'loses')} round {lost['round']}.", ""]
     for e in events:
         if e["type"] == "tokens":
             left = e["tokens"]
-            lines.append(f"{names[e['seat']]} gives up a token: {left} left." if left
-                         else f"{names[e['seat']]} gives up the last token: one more loss and they are out.")
+            name = names[e["seat"]]
+            gives = f"{name} {agree(name, 'gives')}"
+            lines.append(f"{gives} up a token: {left} left." if left else
+                         f"{gives} up the last token: one more loss and {'you are' if name == 'You' else 'they are'} out.")
         elif e["type"] == "points":
             for row in e["breakdown"]:
                 cards = " + ".join(f"{C.LABEL[c]} {v}" for c, v in row["cards"]) or "no cards"
@@ -56,7 +59,7 @@ def round_end_text(names, events) -> tuple[str, str]:
                     extra += f" + {row['loser_penalty']} for losing"
                 lines.append(f"{names[row['seat']]:<10} {cards}{extra} = +{row['gained']}  ({row['score']})")
         elif e["type"] == "eliminated":
-            lines.append(f"{names[e['seat']]} is out of the game.")
+            lines.append(f"{names[e['seat']]} {agree(names[e['seat']], 'is')} out of the game.")
         elif e["type"] == "tie":
             lines.append("Tie for the win: " + ", ".join(names[s] for s in e["seats"]) + " play on.")
     return f"Round {lost['round']} lost", "\n".join(lines)
