@@ -17,8 +17,9 @@ the target or it must play twice.
 Measured: dealing the hidden cards uniformly made its departures from medium a
 net loss (other players keep their helper cards, so their hands hold more
 helpers than a uniform deal gives); weighting helpers 3x into hands made them a
-small net gain; reading the last plays as well (the shipped bot) took it from
-26.2% to 28.9% at a four-player table against three medium bots (docs/bots.md).
+small net gain. At a four-player table against three medium bots, on the same
+2,000 deals: 26.2% without reading the plays (48 iterations); at 96, reading
+them, 28.1% with uniform weights and 28.9% with helpers weighted (shipped).
 """
 
 from __future__ import annotations
