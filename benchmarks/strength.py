@@ -1,8 +1,9 @@
 """Bot strength tables for docs/bots.md: every level against the one below it.
 
 Heads-up and 4-player (one of the level, three of the level below), duplicate
-style (every seating of every deal), with 95% Wilson intervals, plus the oracle
-(sees every card; a yardstick, never offered to players) against medium.
+style (every seating of every deal), with 95% Wilson intervals, plus two
+yardsticks never offered to players, against medium: the oracle (sees every
+card) and the hands oracle (hard's search given the others' real hands).
 Results are appended to a JSON lines file as each pairing finishes.
 
     python benchmarks/strength.py [--games 2000] [--jobs 2] [--out benchmarks/strength.jsonl]
@@ -19,6 +20,7 @@ from ono99_tui.lab import simulate as sim
 
 PAIRINGS = [
     ("easy", "random"), ("medium", "easy"), ("hard", "medium"), ("oracle", "medium"),
+    ("oracle-hands", "medium"),
 ]
 
 

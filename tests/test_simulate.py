@@ -98,6 +98,7 @@ def test_records_replay_and_are_never_overwritten(tmp_path):
     (["--bots", "easy"], "a game needs 2 to 8 seats, got 1"),
     (["--bots", ",".join(["easy"] * 9)], "a game needs 2 to 8 seats, got 9"),
     (["--bots", "oracle,easy"], "unknown bot level 'oracle'"),
+    (["--bots", "oracle-hands,easy"], "unknown bot level 'oracle-hands'"),
     (["--bots", "easy,easy", "--games", "0"], "--games must be at least 1"),
     (["--bots", "easy,easy", "--jobs", "0"], "--jobs must be at least 1"),
     (["--bots", "easy,easy", "--rules", "nonesuch"], "no preset or file named 'nonesuch'"),
@@ -137,3 +138,32 @@ def test_oracle_sees_everything_and_wins_more_than_medium():
     for i in range(12):
         tally.add(sim.play_game(["oracle", "medium"], DEFAULT, 5, i))
     assert tally.level_wins["oracle"] >= 8
+
+
+def test_hands_oracle_searches_with_the_real_hands():
+    """The second yardstick deals the others' real hands into the hard bot's search (and only
+    the draw pile at random): every deal it searches holds exactly the cards they hold."""
+    from ono99_tui.bots import LEVELS, search
+    from ono99_tui.bots.oracle import HandsOracle
+    from ono99_tui.engine import Game
+
+    assert "oracle-hands" not in LEVELS
+    g = Game(["A", "B", "C"], DEFAULT, 11, record_events=False)
+    oracle, medium = HandsOracle(1, iterations=4), sim.make_mover("medium", "m")
+    seen = []
+    real_choose = search.choose_hard
+
+    def spy(view, rng, iterations, deal):
+        def checked():
+            hands, draw = deal()
+            seen.append(all(hands[s] == g.hands[s] for s in hands) and sorted(draw) == sorted(g.draw))
+            return hands, draw
+        return real_choose(view, rng, iterations=iterations, deal=checked)
+
+    search.choose_hard = spy
+    try:
+        while not g.over and len(seen) < 40:
+            g.play(oracle.choose(g, g.current) if g.current == 0 else medium(g, g.current))
+    finally:
+        search.choose_hard = real_choose
+    assert len(seen) >= 40 and all(seen)

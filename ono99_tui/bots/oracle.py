@@ -1,9 +1,11 @@
-"""The oracle: a yardstick bot that sees every card. Test and benchmark use only.
+"""The oracles: yardstick bots that see hidden cards. Test and benchmark use only.
 
 It is never offered to players (it is not in LEVELS and `ono99 simulate`
 refuses it). It plays each legal card out against the real hands and the real
 draw-pile order with the medium policy for everyone, so it bounds how much
-knowing the hidden cards is worth to a rollout bot.
+knowing the hidden cards is worth to a rollout bot. The hands oracle is the
+hard bot's own search given the others' real hands but not the draw-pile order:
+it bounds what the hard bot could gain by reading the others' hands perfectly.
 """
 
 from __future__ import annotations
@@ -42,3 +44,27 @@ class Oracle:
                     g.play(choose_medium(PlayerView.of(g, g.current), rng))
                 wins[card] += g.last_loser != seat
         return max(legal, key=lambda c: (wins[c], prior[c]))
+
+
+class HandsOracle:
+    """The hard bot's search, dealt the others' real hands and a shuffled draw pile."""
+
+    def __init__(self, seed: str | int = 0, iterations: int | None = None):
+        from .search import DEFAULT_ITERATIONS
+
+        self.rng = random.Random(f"bot/oracle-hands/{seed}")
+        self.iterations = iterations or DEFAULT_ITERATIONS
+
+    def choose(self, game: Game, seat: int) -> str:
+        from .search import choose_hard
+
+        view = game.view(seat)
+        hands = {s: list(game.hands[s]) for s in view.in_round if s != seat}
+        pile = list(game.draw)
+
+        def deal():
+            draw = pile[:]
+            self.rng.shuffle(draw)
+            return hands, draw
+
+        return choose_hard(view, self.rng, iterations=self.iterations, deal=deal)

@@ -64,7 +64,9 @@ def worth_searching(view: PlayerView) -> bool:
 
 
 def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                deadline: float | None = None, k: float = 1.0) -> str:
+                deadline: float | None = None, k: float = 1.0, deal=None) -> str:
+    """``deal()``: one deal of the hidden cards (hands, draw pile top first); by default read
+    from the view (``_determinize``). The hands oracle, a yardstick, passes the real hands."""
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]
@@ -73,10 +75,12 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     if not worth_searching(view):
         return choose_medium(view, rng)
     diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
-    reader = Reader(view) if INFERENCE else None
+    if deal is None:
+        reader = Reader(view) if INFERENCE else None
+        deal = lambda: _determinize(view, rng, reader)  # noqa: E731
     stop = None if deadline is None else time.perf_counter() + deadline
     for _ in range(iterations):
-        hands, draw = _determinize(view, rng, reader)
+        hands, draw = deal()
         seed = rng.getrandbits(32)
         base = _outcome(view, hands, draw, default, seed)
         for card in diffs:

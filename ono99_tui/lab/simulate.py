@@ -18,7 +18,7 @@ from ..engine import Game
 from ..engine.game import MAX_SEATS, MIN_SEATS
 from ..engine.rules import Rules
 
-TEST_ONLY_LEVELS = ("oracle",)  # sees every card: a yardstick, never offered to players
+TEST_ONLY_LEVELS = ("oracle", "oracle-hands")  # see hidden cards: yardsticks, never offered to players
 
 
 class SimulationError(ValueError):
@@ -58,6 +58,10 @@ def make_mover(level: str, seed: str) -> Mover:
         from ..bots.oracle import Oracle
 
         return Oracle(seed).choose
+    if level == "oracle-hands":
+        from ..bots.oracle import HandsOracle
+
+        return HandsOracle(seed).choose
     bot = Bot(level, seed)
     return lambda game, seat: bot.choose(game.view(seat))
 
