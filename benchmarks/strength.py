@@ -24,11 +24,10 @@ PAIRINGS = [
 ]
 
 
-def tables(pairs, games: int):
-    for top, below in pairs:
-        yield [top, below], games
-    for top, below in pairs:
-        yield [top, below, below, below], games
+def tables(pairs, games: int, seats=(2, 4)):
+    for n in seats:
+        for top, below in pairs:
+            yield [top] + [below] * (n - 1), games
 
 
 def main() -> None:
@@ -37,6 +36,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=2026)
     ap.add_argument("--only", default="", help="comma-separated top levels to run (default: all)")
+    ap.add_argument("--seats", default="2,4", help="table sizes to run (default: 2,4)")
     ap.add_argument("--out", default="benchmarks/strength.jsonl")
     ap.add_argument("--report", action="store_true", help="print the Markdown table from --out and stop")
     args = ap.parse_args()
@@ -45,7 +45,7 @@ def main() -> None:
         return
     only = set(filter(None, args.only.split(",")))
     pairs = [p for p in PAIRINGS if not only or p[0] in only]
-    for levels, games in tables(pairs, args.games):
+    for levels, games in tables(pairs, args.games, [int(n) for n in args.seats.split(",")]):
         games = sim.games_needed(games, len(levels))
         tally = sim.Tally(levels)
         start = time.perf_counter()
