@@ -18,8 +18,8 @@ Measured: dealing the hidden cards uniformly made its departures from medium a
 net loss (other players keep their helper cards, so their hands hold more
 helpers than a uniform deal gives); weighting helpers 3x into hands made them a
 small net gain. At a four-player table against three medium bots, on the same
-2,000 deals: 26.2% without reading the plays (48 iterations); at 96, reading
-them, 28.1% with uniform weights and 28.9% with helpers weighted (shipped).
+2,000 deals: 26.2% without reading the plays (48 iterations); 27.8% reading
+them, with helpers weighted (96 iterations, shipped; docs/bots.md).
 """
 
 from __future__ import annotations
