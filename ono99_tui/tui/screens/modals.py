@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
@@ -15,25 +15,61 @@ from ...engine.rules import Rules
 
 
 class _Notice(ModalScreen[str]):
-    BINDINGS = [Binding("enter", "ok", "Continue"), Binding("escape", "ok", "Continue", show=False)]
+    """A message with a row of buttons.
 
-    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),)):
+    One button has focus from the start (Enter presses it); arrows and Tab move
+    between the buttons. Escape always means back/close: it answers ``escape``
+    (by default the first button, which callers make the safe one).
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("left,up", "move(-1)", "Previous", show=False),
+        Binding("right,down", "move(1)", "Next", show=False),
+        Binding("pageup", "scroll(-1)", show=False),
+        Binding("pagedown", "scroll(1)", show=False),
+    ]
+
+    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),),
+                 escape: str | None = None):
         super().__init__()
         self.title_text, self.body, self.buttons = title, body, buttons
+        self.escape = escape or buttons[0][0]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
             box.border_title = self.title_text
-            with VerticalScroll():
+            body = VerticalScroll(classes="dialog-scroll")
+            body.can_focus = False  # focus stays on the buttons; arrows and Page keys still scroll
+            with body:
                 yield Static(self.body, classes="dialog-body")
-            for key, label in self.buttons:
-                yield Button(label, id=f"btn-{key}", variant="primary" if key == self.buttons[0][0] else "default")
+            with Horizontal(classes="dialog-buttons"):
+                for key, label in self.buttons:
+                    yield Button(label, id=f"btn-{key}", variant="primary" if key == self.buttons[0][0] else "default")
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("btn-"))
 
-    def action_ok(self) -> None:
-        self.dismiss(self.buttons[0][0])
+    def action_close(self) -> None:
+        self.dismiss(self.escape)
+
+    def action_move(self, step: int) -> None:
+        buttons = list(self.query(Button))
+        if len(buttons) == 1:  # nothing to move to: the arrows read the text instead
+            self.action_scroll(step, page=False)
+            return
+        at = buttons.index(self.focused) if self.focused in buttons else -step
+        buttons[(at + step) % len(buttons)].focus()
+
+    def action_scroll(self, step: int, page: bool = True) -> None:
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if page:
+            body.scroll_page_down() if step > 0 else body.scroll_page_up()
+        else:
+            body.scroll_down() if step > 0 else body.scroll_up()
 
 
 def round_end_text(names, events) -> tuple[str, str]:
@@ -73,16 +109,18 @@ class RoundEndScreen(_Notice):
 class GameOverScreen(_Notice):
     def __init__(self, names, standings, scores: list[str]):
         body = "\n".join(f"{i}. {names[s]:<12} {scores[s]}" for i, s in enumerate(standings, start=1))
+        # Escape goes back to the menu: it never starts a game
         super().__init__(f"{names[standings[0]]} wins!", body,
-                         (("again", "Play again"), ("menu", "Main menu")))
+                         (("again", "Play again"), ("menu", "Main menu")), escape="menu")
 
 
 class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
     def __init__(self, name: str):
+        # Escape leaves for the menu (the game is saved): it never shows the hand
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
-                         (("ok", f"I am {name}"),))
+                         (("ok", f"I am {name}"),), escape="menu")
 
 
 def help_text(rules: Rules, label: str) -> str:
