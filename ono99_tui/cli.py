@@ -224,7 +224,7 @@ def cmd_simulate(args) -> int:
     jobs = _jobs(args.jobs)
     note = rounded_note(args.games, games, len(levels))
     if note and not args.json:
-        print(f"ono99: {note}", file=sys.stderr)  # said before a long run starts, and again in the report
+        print(f"ono99: playing {note}", file=sys.stderr)  # said before a long run starts, and again in the report
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -349,11 +349,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ono99",
         description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
         epilog="Settings live in config.toml in your config folder (edit them in the app's Settings). "
-        "--theme, --ascii and --rules, and the ONO99_BOT_DELAY environment variable, win over the file "
-        "for this run. ONO99_CONFIG_DIR and ONO99_DATA_DIR move the config and data folders.",
+        "--theme, --ascii and --rules (and --unicode), and the ONO99_BOT_DELAY and ONO99_GLYPHS (ascii, "
+        "unicode or auto) environment variables, win over the file for this run. ONO99_CONFIG_DIR and "
+        "ONO99_DATA_DIR move the config and data folders. A --theme or --rules name that does not exist "
+        "is an error; one in the settings file is reported and the default used.",
     )
     parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
-    parser.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs = parser.add_mutually_exclusive_group()
+    glyphs.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs.add_argument("--unicode", action="store_true",
+                        help="draw with Unicode characters even where the terminal looks unable to "
+                        "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
     parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (ono99-dark, ono99-light, "
                         "ono99-high-contrast, ono99-ansi, or one of yours)")

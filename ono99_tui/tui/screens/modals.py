@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from rich.markup import escape
 from textual.widgets import Button, Static
 
 from ...bots import DESCRIPTIONS
@@ -39,9 +40,8 @@ class _Notice(ModalScreen[str]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
             box.border_title = self.title_text
-            body = VerticalScroll(classes="dialog-scroll")
-            body.can_focus = False  # focus stays on the buttons; arrows and Page keys still scroll
-            with body:
+            # focus stays on the buttons; arrows (one button) and Page keys still scroll
+            with VerticalScroll(classes="dialog-scroll", can_focus=False):
                 yield Static(self.body, classes="dialog-body")
             with Horizontal(classes="dialog-buttons"):
                 for key, label in self.buttons:
@@ -123,9 +123,23 @@ class PassScreen(_Notice):
                          (("ok", f"I am {name}"),), escape="menu")
 
 
+TABLE_KEYS = (
+    ("1-4", "play that card (or click it)"),
+    ("Left/Right", "move between your cards"),
+    ("Enter", "play the card with the outline"),
+    ("u", "undo your last play (only against bots; the save is marked)"),
+    ("Ctrl+S", "save the game as a name of your choice"),
+    ("?", "this help"),
+    ("r", "card reference: what each card does, how many are unseen"),
+    ("Escape", "back to the menu (the game is saved after every play)"),
+    ("Ctrl+P", "command palette: new game, save as, rules, theme, help"),
+)
+
+
 def help_text(rules: Rules, label: str) -> str:
     bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
-    in_force = "\n".join(f"  {line}" for line in rules.summary())
+    in_force = "\n".join(f"  {escape(line)}" for line in rules.summary())
+    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in TABLE_KEYS)
     return (
         f"[b]O'NO 99[/b]: keep the running total under {rules.target}.\n\n"
         "On your turn play one card; you draw automatically. 2-9 and 10 add their value. "
@@ -136,13 +150,36 @@ def help_text(rules: Rules, label: str) -> str:
         "99 cards cannot be played; they cost 20 points in your hand.\n\n"
         f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
         "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
-        f"[b]Rules in force[/b] ({label}):\n{in_force}\n\n"
-        "[b]Keys[/b]: 1-4 play a card; arrows and Enter; click a card; ? help; "
-        "Ctrl+P commands; Escape back to the menu.\n\n"
+        f"[b]Rules in force[/b] ({escape(label)}):\n{in_force}\n\n"
+        f"[b]Keys at the table[/b]:\n{keys}\n\n"
         f"[b]Computer players[/b]:\n{bots}"
     )
 
 
 class HelpScreen(_Notice):
-    def __init__(self, rules: Rules, label: str):
-        super().__init__("Help", help_text(rules, label), (("ok", "Close"),))
+    """The rules in brief and every key; from a table, also a way to the card reference."""
+
+    BINDINGS = [Binding("r", "reference", "Card reference")]
+
+    def __init__(self, rules: Rules, label: str, view=None):
+        self.view = view
+        buttons = (("ok", "Close"),) + ((("reference", "Card reference (r)"),) if view is not None else ())
+        super().__init__("Help", help_text(rules, label), buttons)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.view is None:  # opened by the table's own key: find the table's view
+            self.view = self.app.table_view(below=self)
+            if self.view is not None:
+                self.query_one(".dialog-buttons").mount(Button("Card reference (r)", id="btn-reference"))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "btn-reference":
+            event.prevent_default()  # not the base class's dismiss: this screen gives way to the reference
+            self.action_reference()
+
+    def action_reference(self) -> None:
+        if self.view is not None:
+            from .reference import CardReferenceScreen
+
+            self.app.switch_screen(CardReferenceScreen(self.view))
