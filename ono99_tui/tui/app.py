@@ -176,9 +176,11 @@ class Ono99App(App):
 
             self.push_screen(SettingsScreen(self.settings))
 
-    def after_game(self, setup: TableSetup, choice: str) -> None:
+    def on_game_screen_finished(self, message) -> None:
+        """The table screen's game is over and the player chose: again, or back to the menu."""
         self.pop_screen()
-        if choice == "again":
+        setup = message.setup
+        if message.choice == "again":
             self.start_game(TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer))
 
     # -- commands (palette) ------------------------------------------------------------------
@@ -186,8 +188,8 @@ class Ono99App(App):
         from .screens.modals import HelpScreen
 
         screen = self.screen
-        if _is_table(screen):
-            self.push_screen(HelpScreen(screen.game.rules, screen.setup.rules_label))
+        if hasattr(screen, "help_screen"):  # a screen with rules of its own (the table's) says which
+            self.push_screen(screen.help_screen())
         else:
             self.push_screen(HelpScreen(self.rules, self.rules_label))
 
@@ -200,9 +202,11 @@ class Ono99App(App):
         if below in stack:
             stack = stack[:stack.index(below)]
         table = stack[-1] if stack else None  # only right on top: never from under a "Pass to" screen
-        if not _is_table(table) or getattr(table, "game", None) is None:
+        # the seat whose hand is on screen; None while a hand is hidden between hot-seat players
+        seat = getattr(table, "viewer", None) if _is_table(table) else None
+        if seat is None or getattr(table, "table", None) is None:
             return None
-        return table.game.view(getattr(table, "viewer", 0))
+        return table.table.view_for(seat)
 
     def action_card_reference(self) -> None:
         from .screens.reference import CardReferenceScreen
@@ -247,7 +251,8 @@ class Ono99App(App):
         if _is_table(screen):
             yield SystemCommand("Card reference", "What each card does, how many the deck holds, how many "
                                 "you have seen", self.action_card_reference)
-            yield from screen.commands()
+        if hasattr(screen, "palette_commands"):  # palette entries of the screen itself
+            yield from screen.palette_commands()
         for command in super().get_system_commands(screen):
             if command.title == "Theme":
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
@@ -255,12 +260,12 @@ class Ono99App(App):
                 yield command
 
 
-def _is_table(screen: Screen) -> bool:
-    return type(screen).__name__ == "GameScreen"
+def _is_table(screen) -> bool:
+    return type(screen).__name__ == "GameScreen"  # by name: the table screen loads when first used
 
 
 def run_app(args) -> int:
-    from ..cli import UserError
+    from ..errors import UserError
 
     settings, notices = load_settings()
     delay = os.environ.get("ONO99_BOT_DELAY")
