@@ -118,9 +118,17 @@ class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
     def __init__(self, name: str):
-        # Escape leaves for the menu (the game is saved): it never shows the hand
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
                          (("ok", f"I am {name}"),), escape="menu")
+
+    def action_close(self) -> None:
+        """Escape leaves the table for the menu (it is saved after every play) and never shows the
+        hand: the table's "ready" answer is not given, so nobody is seated."""
+        stack = self.app.screen_stack
+        table = stack[-2] if len(stack) > 1 else None
+        self.app.pop_screen()  # not dismiss(): that would seat the next player
+        if hasattr(table, "action_menu"):
+            table.action_menu()
 
 
 TABLE_KEYS = (
