@@ -87,12 +87,13 @@ def _where(game) -> list[str]:
             f"Round {game.round_no}, total {game.total}, play goes {direction}: "
             f"{names[game.current]} to play{twice}."
         )
+    from .engine.record import scores_text, summary_of
+
+    scores = scores_text(list(names), summary_of(game))  # the winner says "won", never a bare "Bo 0"
     if game.rules.scoring_mode == "tokens":
-        parts = [f"{names[s]} {'out' if game.out[s] else game.tokens[s]}" for s in range(game.n)]
-        lines.append("Tokens: " + ", ".join(parts))
+        lines.append("Tokens: " + scores)
     else:
-        parts = [f"{names[s]} {game.points[s]}{' (out)' if game.out[s] else ''}" for s in range(game.n)]
-        lines.append(f"Points (limit {game.rules.scoring_limit}): " + ", ".join(parts))
+        lines.append(f"Points (limit {game.rules.scoring_limit}): " + scores)
     return lines
 
 
@@ -256,20 +257,32 @@ def _store():
 
 def cmd_saves_list(args) -> int:
     store = _store()
-    infos = store.listing()
-    if not infos:
-        _out(f"No saved games in {store.folder}.")
-        return 0
-    for info in infos:
+    shown = 0
+    for info in _save_errors(lambda: iter(list(store.infos()))):
+        shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
             continue
-        state = "finished" if info.finished else f"round {info.round}"
         undo = ", undo used" if info.undo_used else ""
-        _out(f"{info.name}  {info.when}  {state}{undo}  rules: {info.rules}")
+        _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+    if not shown:
+        _out(f"No saved games in {store.folder}.")
     return 0
+
+
+def cmd_saves_check(args) -> int:
+    store = _store()
+    results = _save_errors(lambda: list(store.check()))
+    if not results:
+        _out(f"No saved games in {store.folder}.")
+        return 0
+    bad = [(name, problem) for name, problem in results if problem]
+    for name, problem in results:
+        _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+    _out(f"{len(results)} saves replayed in full: {len(results) - len(bad)} ok, {len(bad)} damaged.")
+    return EXIT_USAGE if bad else 0
 
 
 def _save_errors(func):
@@ -316,10 +329,15 @@ def cmd_stats(args) -> int:
 def cmd_resume(args) -> int:
     store = _store()
     if args.name:
-        _save_errors(lambda: store.load(args.name))
-        name = args.name
+        # the listing's check (a digest, not a replay): the table replays it once, when it opens
+        name = _save_errors(lambda: store.check_name(args.name))
+        info = _save_errors(lambda: store.info(name))
+        if info.damaged == "no such save":
+            raise UserError(f"no save named {args.name!r} in {store.folder}")
+        if info.damaged:
+            raise UserError(f"damaged save {name!r}: {info.damaged}")
     else:
-        info = store.latest_unfinished()
+        info = _save_errors(store.latest_unfinished)
         if info is None:
             raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
         name = info.name
@@ -391,10 +409,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
+    p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
+    p.set_defaults(func=cmd_saves_check)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)
