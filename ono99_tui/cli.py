@@ -11,6 +11,7 @@ import json
 import sys
 
 from . import __version__
+from .text import visible
 
 EXIT_USAGE = 2
 
@@ -20,7 +21,12 @@ class UserError(Exception):
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    # everything printed may hold names, keys or values from files: never raw control characters
+    sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+
+
+def _err(text: str) -> None:
+    print(visible(text, keep_newlines=True), file=sys.stderr)
 
 
 # -- rules ---------------------------------------------------------------------
@@ -44,7 +50,7 @@ def cmd_rules_show(args) -> int:
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
-    sys.stdout.write(commented_toml(rules, header))
+    sys.stdout.write(visible(commented_toml(rules, header), keep_newlines=True))
     return 0
 
 
@@ -58,7 +64,7 @@ def cmd_rules_check(args) -> int:
         except RulesError as exc:
             bad += 1
             for problem in exc.problems:
-                print(str(problem), file=sys.stderr)
+                _err(str(problem))
         else:
             _out(f"{path}: ok")
     return EXIT_USAGE if bad else 0
@@ -219,8 +225,7 @@ def cmd_simulate(args) -> int:
         raise UserError(str(exc)) from None
     jobs = _jobs(args.jobs)
     if games != args.games:
-        print(f"ono99: playing {games} games, not {args.games}, so every seating is played equally",
-              file=sys.stderr)
+        _err(f"ono99: playing {games} games, not {args.games}, so every seating is played equally")
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -433,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserError as exc:
-        print(f"ono99: {exc}", file=sys.stderr)
+        _err(f"ono99: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ono99: interrupted", file=sys.stderr)

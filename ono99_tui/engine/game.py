@@ -43,13 +43,34 @@ class GameSetupError(ValueError):
     """Seats, dealer or decks that cannot start a game."""
 
 
+MAX_NAME = 24
+
+
+def normalise_name(name) -> str:
+    """A player name as every path stores it (Settings, New game, records, saves): spaces
+    around it dropped; refused (GameSetupError saying what is allowed) when it cannot be a
+    name: empty, longer than MAX_NAME, or holding a control or other unprintable character
+    (which would corrupt records or the terminal). Markup-like text such as "[b]" is a
+    fine name: every screen shows names as text."""
+    if not isinstance(name, str):
+        raise GameSetupError(f"a player name must be text, not {type(name).__name__}")
+    text = name.strip()
+    if not text:
+        raise GameSetupError("a player name cannot be empty")
+    shown = repr(text[:30]) + ("..." if len(text) > 30 else "")  # repr: control characters escaped
+    if len(text) > MAX_NAME:
+        raise GameSetupError(f"player name {shown} is too long ({len(text)} characters; at most {MAX_NAME})")
+    if not text.isprintable():
+        raise GameSetupError(f"player name {shown} holds a control or unprintable character; "
+                             "use letters, digits, spaces and punctuation")
+    return text
+
+
 def check_names(names) -> list[str]:
-    names = [str(n) for n in names]
+    """The seats' names, normalised (normalise_name), or GameSetupError."""
+    names = [normalise_name(n) for n in names]
     if not MIN_SEATS <= len(names) <= MAX_SEATS:
         raise GameSetupError(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, not {len(names)}")
-    for name in names:
-        if not name.strip() or len(name) > 24 or not name.isprintable():
-            raise GameSetupError(f"player name {name!r} must be 1 to 24 printable characters")
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)
     if dupes:
         raise GameSetupError(f"player names must differ: {', '.join(dupes)} appears more than once")

@@ -12,6 +12,7 @@ from textual.screen import Screen
 from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
+from ..text import visible
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
@@ -56,11 +57,22 @@ class Ono99App(App):
             self.register_theme(tf.theme)
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
         if self.wanted_theme in themes:
-            self.theme = self.wanted_theme
+            try:
+                self.theme = self.wanted_theme
+            except Exception as exc:  # noqa: BLE001 - a theme the checks missed never stops the app
+                self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
+                self.theme = DEFAULT_THEME
         else:
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
+               markup: bool = True) -> None:
+        """Every notice is plain text: they carry names, file names and messages from files,
+        which must be shown, never interpreted as markup or sent raw to the terminal."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
