@@ -11,13 +11,10 @@ import json
 import sys
 
 from . import __version__
+from .errors import UserError
 from .text import visible
 
 EXIT_USAGE = 2
-
-
-class UserError(Exception):
-    """A problem with the user's input: printed as is, exit 2."""
 
 
 def _out(text: str = "") -> None:

@@ -62,7 +62,7 @@ async def test_continue_resumes_the_latest_unfinished_game(private_dirs):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        assert screen.game.plays == g2.plays and screen.session.name == "newer"
+        assert screen.game.plays == g2.plays and screen.table.save.name == "newer"
         assert g.plays != g2.plays
 
 
@@ -140,7 +140,7 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
         await pilot.pause()
         await wait_for_my_turn(pilot, screen)
         assert screen.game.plays == before
-        record = Record.load(SaveStore().path(screen.session.name))
+        record = Record.load(SaveStore().path(screen.table.save.name))
         assert record.meta["undo_used"] is True and record.play_count == len(before)
 
 

@@ -9,6 +9,7 @@ from ono99_tui.engine.record import Record
 from ono99_tui.engine.rules import DEFAULT
 from ono99_tui.lab import simulate as sim
 from ono99_tui.lab.stats import wilson
+from ono99_tui.table.seats import make_mover
 from tests.cli import ono99
 
 
@@ -149,7 +150,7 @@ def test_hands_oracle_searches_with_the_real_hands():
 
     assert "oracle-hands" not in LEVELS
     g = Game(["A", "B", "C"], DEFAULT, 11, record_events=False)
-    oracle, medium = HandsOracle(1, iterations=4), sim.make_mover("medium", "m")
+    oracle, medium = HandsOracle(1, iterations=4), make_mover("medium", "m")
     seen = []
     real_choose = search.choose_hard
 

@@ -49,6 +49,8 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
     if kind == "double":
         return f"{who} must play twice"
     if kind == "draw":
+        if event.get("hidden"):
+            return None  # someone else's card: a seat's log never names it
         if event["card"] is None:
             return f"{who} {agree(who, 'has')} nothing to draw and {'hold' if who == 'You' else 'holds'} one card fewer"
         if viewer is not None and viewer == event["seat"]:

@@ -236,6 +236,7 @@ class Game:
                 "dealer": self.dealer,
                 "seats": list(order),
                 "deck": list(deck),
+                "hands": [list(h) for h in hands],  # seat by seat; the table redacts all but one's own
                 "stacked": self.round_no in self.decks,
             }
         )

@@ -74,6 +74,13 @@ class PlayerView:
     def my_turn(self) -> bool:
         return self.current == self.seat
 
+    @property
+    def second_of_two(self) -> bool:
+        """The player to move made the last play: this is the second play of a Double Play turn
+        (R6.2). Nobody else ever moves twice in a row."""
+        return (self.current is not None and self.plays_owed == 1 and bool(self.round_plays)
+                and self.round_plays[-1][0] == self.current)
+
     def legal_plays(self) -> list[str]:
         """The cards this seat may play now (empty when it is not their turn)."""
         if not self.my_turn:

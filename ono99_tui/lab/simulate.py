@@ -11,59 +11,27 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
-from ..bots.levels import LEVELS, Bot
 from ..engine import Game
-from ..engine.game import MAX_SEATS, MIN_SEATS
+from ..engine.record import SeatSpec
 from ..engine.rules import Rules
+from ..table import TableSession
+from ..table.seats import SeatError, bot_names, parse_levels
 
-TEST_ONLY_LEVELS = ("oracle", "oracle-hands")  # see hidden cards: yardsticks, never offered to players
 
-
-class SimulationError(ValueError):
+class SimulationError(SeatError):
     """Arguments that cannot make a simulation; the message says which and why."""
 
 
 def parse_bots(text: str, allow_oracle: bool = False) -> list[str]:
-    levels = [part.strip().lower() for part in text.split(",")]
-    allowed = LEVELS + (TEST_ONLY_LEVELS if allow_oracle else ())
-    unknown = [lv for lv in levels if lv not in allowed]
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown)
-        raise SimulationError(f"--bots: unknown bot level {shown}; levels are {', '.join(LEVELS)}")
-    if not MIN_SEATS <= len(levels) <= MAX_SEATS:
-        raise SimulationError(
-            f"--bots: a game needs {MIN_SEATS} to {MAX_SEATS} seats, got {len(levels)} ({text!r})"
-        )
-    return levels
+    try:
+        return parse_levels(text, allow_oracle)
+    except SeatError as exc:
+        raise SimulationError(str(exc)) from None
 
 
-def seat_names(levels: list[str]) -> list[str]:
-    """Readable, unique names for one seating: 'Hard', 'Medium', 'Medium 2', ..."""
-    seen: Counter[str] = Counter()
-    names = []
-    for level in levels:
-        seen[level] += 1
-        k = seen[level]
-        names.append(level.capitalize() + (f" {k}" if k > 1 else ""))
-    return names
-
-
-Mover = Callable[[Game, int], str]
-
-
-def make_mover(level: str, seed: str) -> Mover:
-    if level == "oracle":
-        from ..bots.oracle import Oracle
-
-        return Oracle(seed).choose
-    if level == "oracle-hands":
-        from ..bots.oracle import HandsOracle
-
-        return HandsOracle(seed).choose
-    bot = Bot(level, seed)
-    return lambda game, seat: bot.choose(game.view(seat))
+seat_names = bot_names  # the simulator names its seats after their levels
 
 
 @dataclass
@@ -92,18 +60,21 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     seated = levels[turn:] + levels[:turn]
     names = seat_names(seated)
     game_seed = deal_seed(seed, deal)
-    game = Game(names, rules, game_seed, record_events=False)
-    movers = [make_mover(lv, f"{game_seed}/{s}") for s, lv in enumerate(seated)]
+    seats = [SeatSpec(name, f"bot:{lv}") for name, lv in zip(names, seated)]
+    table = TableSession(seats, rules, game_seed, record_events=False, allow_oracle=True)
+    game = table.game
     first_lost = 0
     round_first = first_of_game = game.current
     round_no = game.round_no
-    while not game.over:
-        seat = game.current
-        game.play(movers[seat](game, seat))
+
+    def after_play(_events) -> None:
+        nonlocal first_lost, round_no, round_first
         if game.round_no != round_no or game.over:
             if game.last_loser == round_first:
                 first_lost += 1
             round_no, round_first = game.round_no, game.current
+
+    table.play_bots(after_play)
     result = GameResult(
         index=index, levels=seated, winner=game.winner, rounds=len(game.round_log),
         plays=len(game.plays), round_ends=Counter(r["reason"] for r in game.round_log),
@@ -111,9 +82,8 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
         deciders=deciders(game), ninety_nines=sum(1 for _, c in game.plays if c == "99"),
     )
     if keep_record:
-        from ..engine.record import Record, SeatSpec
+        from ..engine.record import Record
 
-        seats = [SeatSpec(name, f"bot:{lv}") for name, lv in zip(names, seated)]
         meta = {"made_by": "ono99 simulate", "game": index + 1, "sim_seed": seed}
         result.record_toml = Record.from_game(game, seats, meta).to_toml()
     return result

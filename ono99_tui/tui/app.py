@@ -182,9 +182,11 @@ class Ono99App(App):
 
             self.push_screen(SettingsScreen(self.settings))
 
-    def after_game(self, setup: TableSetup, choice: str) -> None:
+    def on_game_screen_finished(self, message) -> None:
+        """The table screen's game is over and the player chose: again, or back to the menu."""
         self.pop_screen()
-        if choice == "again":
+        setup = message.setup
+        if message.choice == "again":
             self.start_game(TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer))
 
     # -- commands (palette) ------------------------------------------------------------------
@@ -192,8 +194,8 @@ class Ono99App(App):
         from .screens.modals import HelpScreen
 
         screen = self.screen
-        if _is_table(screen):
-            self.push_screen(HelpScreen(screen.game.rules, screen.setup.rules_label))
+        if hasattr(screen, "help_screen"):  # a screen with rules of its own (the table's) says which
+            self.push_screen(screen.help_screen())
         else:
             self.push_screen(HelpScreen(self.rules, self.rules_label))
 
@@ -230,8 +232,8 @@ class Ono99App(App):
         yield SystemCommand("Quick game", "You against three medium bots, now", lambda: self.start_game(self.quick_setup()))
         yield SystemCommand("Rules", "The rules and the house rules in force", self.action_rules_help)
         yield SystemCommand("Help", "How to play and the keys", self.action_rules_help)
-        if _is_table(screen):
-            yield from screen.commands()
+        if hasattr(screen, "palette_commands"):  # palette entries of the screen itself
+            yield from screen.palette_commands()
         for command in super().get_system_commands(screen):
             if command.title == "Theme":
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
@@ -239,12 +241,8 @@ class Ono99App(App):
                 yield command
 
 
-def _is_table(screen: Screen) -> bool:
-    return type(screen).__name__ == "GameScreen"
-
-
 def run_app(args) -> int:
-    from ..cli import UserError
+    from ..errors import UserError
 
     settings, notices = load_settings()
     delay = os.environ.get("ONO99_BOT_DELAY")

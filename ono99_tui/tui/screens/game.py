@@ -1,30 +1,42 @@
-"""The table screen: hand, table, scoreboard and log. Every play goes through the engine."""
+"""The table screen: a view of a TableSession (ono99_tui/table/).
+
+The session runs the game (turns, bots, saving, statistics, undo); this screen
+shows one seat's view of it, turns keys into plays, and schedules the bots'
+moves so the screen stays live while they think. Widgets are mounted once and
+updated in place after every play.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Log, Static
+from textual.widgets import Header, Log, Static
 
-from ...bots import make_bot
-from ...engine import Game, IllegalPlay
+from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import describe
+from ...table import SPECTATOR, SeatUpdate, TableError, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
+from ..widgets.footer import StableFooter
+from ..widgets.hand import HandPane
 from ..widgets.panes import ScorePane, TablePane
 from .modals import GameOverScreen, HelpScreen, PassScreen, RoundEndScreen
-from .table_saves import SavesTable
 
 MIN_W, MIN_H = 80, 24
+LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
+RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
 
 
-class GameScreen(SavesTable, Screen):
+class GameScreen(Screen):
     BINDINGS = [
-        *(Binding(str(i), f"play({i})", f"Play {i}", show=i == 1) for i in range(1, 5)),
+        *(Binding(str(i), f"play({i})", f"Play {i}", show=i == 1) for i in range(1, 10)),
+        Binding("0", "play(10)", "Play 10", show=False),
         Binding("left", "focus_card(-1)", "Prev", show=False),
         Binding("right", "focus_card(1)", "Next", show=False),
         Binding("u", "undo", "Undo"),
@@ -33,46 +45,62 @@ class GameScreen(SavesTable, Screen):
         Binding("escape", "menu", "Menu"),
     ]
 
+    class Finished(Message):
+        """The game is over and the player chose what next ("again" or "menu")."""
+
+        def __init__(self, setup: TableSetup, choice: str) -> None:
+            super().__init__()
+            self.setup, self.choice = setup, choice
+
     def __init__(self, setup: TableSetup, game: Game | None = None, save_name: str | None = None,
                  undo_used: bool = False):
         super().__init__()
         self.setup = setup
-        self.game = game or Game([s.name for s in setup.seats], setup.rules, setup.seed,
-                                 first_dealer=setup.first_dealer, decks=setup.decks)
+        self.table = TableSession(setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer,
+                                  decks=setup.decks, game=game, undo_used=undo_used)
         self.save_name = save_name
-        self.undo_used = undo_used
-        self.session = None  # the save behind this table, opened on mount
-        self.stats_recorded = False
         self.kinds = [s.bot_level or "human" for s in setup.seats]
-        self.bots = {i: make_bot(s.bot_level, setup.seed + i) for i, s in enumerate(setup.seats) if s.is_bot}
-        humans = [i for i, s in enumerate(setup.seats) if not s.is_bot]
-        self.humans = humans
-        self.viewer = humans[0] if humans else 0
+        self.humans = self.table.humans
+        # hot-seat (two or more humans): no hand is shown until its owner has the keyboard,
+        # and the log says nothing private to anyone
+        self.hot_seat = len(self.humans) > 1
+        self.viewer: int | None = self.humans[0] if len(self.humans) == 1 else None
         self.busy = False  # a bot is thinking or a notice is up
-        self.logged = 0
+        self._armed: int | None = None  # a busting card pressed once: the second press plays it
+        self._undo_shown = False
+        self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
+
+    @property
+    def game(self) -> Game:
+        return self.table.game
+
+    @property
+    def glyphs(self):
+        return self.app.glyphs
 
     # -- layout -----------------------------------------------------------------------
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
         with Vertical(id="main"):
             with Horizontal(id="top"):
-                yield TablePane(id="table")
-                yield ScorePane(id="scores")
-            yield Log(id="log", auto_scroll=True)
+                yield TablePane(self.app.glyphs, id="table")
+                yield ScorePane(self.app.glyphs, self.kinds, id="scores")
+            yield Log(id="log", auto_scroll=True, max_lines=LOG_LINES)
             with Vertical(id="hand-box"):
-                yield Horizontal(id="hand")
+                yield HandPane(max(4, self.game.rules.hand_size), id="hand")
                 yield Static(id="hint")
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
-        yield Footer(show_command_palette=not self.app.ascii)
+        yield StableFooter(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
+        self.table.undo_allowed = self.app.settings.undo
+        self.table.record_stats = True
         self._open_save()
         self.query_one("#top").styles.height = max(8, self.game.n + 2)  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
-        self.query_one("#scores").border_title = "Scores"
-        self.query_one("#hand-box").border_title = "Your hand"
         self._fit()
-        self.refresh_all()
+        self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
+        self._draw()
         self.advance()
 
     def on_resize(self) -> None:
@@ -83,117 +111,177 @@ class GameScreen(SavesTable, Screen):
         self.set_class(w < MIN_W or h < MIN_H, "too-small")
 
     @property
-    def glyphs(self):
-        return self.app.glyphs
+    def too_small(self) -> bool:
+        return self.has_class("too-small")
+
+    # -- saving (the session saves; the screen says where and shows what goes wrong) -------------
+    def _open_save(self) -> None:
+        from ...store.saves import SaveError, SaveStore
+        from ...store.session import SaveSession
+
+        store = SaveStore()
+        try:
+            name = self.save_name or store.new_name()
+        except (SaveError, OSError) as exc:
+            self.notify(f"Not saving: {exc}", severity="warning", timeout=10, markup=False)
+            return
+        notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
+                                                    self.table.undo_used))
+        if notice:
+            self.notify(notice, severity="warning", timeout=12, markup=False)
+
+    def on_unmount(self) -> None:
+        self.table.unsubscribe(self._sub)
+        self.table.close()
 
     # -- drawing ----------------------------------------------------------------------
-    def refresh_all(self) -> None:
-        g = self.game
-        view = g.view(self.viewer)
-        self.query_one(TablePane).show(view, self.glyphs)
-        self.query_one(ScorePane).show(view, self.glyphs, self.kinds)
+    def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
-        for event in g.events[self.logged:]:
-            line = describe(event, g.names, ascii=self.app.ascii, viewer=self.viewer)
-            if line:
-                log.write_line(line)
-        self.logged = len(g.events)
+        names, ascii = self.game.names, self.app.ascii
+        lines = [line for e in events if (line := describe(e, names, ascii=ascii, viewer=self._sub.seat))]
+        if lines:
+            log.write_lines(lines)
+
+    def _draw(self, fresh: bool = False) -> None:
+        """Every pane from the table's current state, in place."""
+        view = self.table.view_for(self.viewer)
+        self.query_one(TablePane).show(view, fresh)
+        self.query_one(ScorePane).show(view)
         self._draw_hand(view)
+        undo = self.may_undo()
+        if undo != self._undo_shown:  # the footer rebuilds only when what it offers changes
+            self._undo_shown = undo
+            self.refresh_bindings()
+
+    def refresh_all(self) -> None:
+        self._draw()
 
     def _draw_hand(self, view) -> None:
-        hand = self.query_one("#hand", Horizontal)
-        hand.remove_children()
+        hand = self.query_one(HandPane)
         box = self.query_one("#hand-box")
-        box.border_title = f"{view.names[self.viewer]}'s hand" if len(self.humans) > 1 else "Your hand"
-        mine = view.my_turn and not self.busy
-        cards = []
-        for i, card in enumerate(C.sort_hand(view.hand), start=1):
-            reason = view.why_not(card) if view.my_turn else None
-            cards.append(CardWidget(i, card, reason, ninety_nine_playable=view.rules.ninety_nine_card_playable_on_tens))
-        hand.mount(*cards)
         hint = self.query_one("#hint", Static)
+        self._armed = None
+        if self.viewer is None:
+            hand.hide()
+            box.border_title = "Hands hidden" if self.hot_seat else "Watching"
+            hint.update("" if view.over else f"Waiting for {view.names[view.current]}..." if view.current is not None else "")
+            return
+        box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
+        hand.show(view)
         if view.over:
             hint.update("Game over.")
         elif not view.my_turn:
             hint.update(f"Waiting for {view.names[view.current]}...")
         else:
             legal = view.legal_plays()
-            if all(C.ADDERS.__contains__(c) and view.total + C.EFFECT[c] >= view.rules.target for c in legal):
-                hint.update(f"[b]Every card you can play busts[/b]: you must play {C.LABEL[legal[0]]}.")
+            safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
+            if not safe:
+                hint.update(f"Every card you can play busts: you must play {C.LABEL[legal[0]]}.")
             elif view.plays_owed == 2:
-                hint.update("[b]You must play twice.[/b] Press 1-4 or click a card.")
+                hint.update("You must play twice: this is the first of your two plays.")
+            elif view.second_of_two:
+                hint.update("Second of your two plays: press a card's number.")
             else:
-                hint.update("Your turn: press 1-4, or arrows and Enter, or click a card.")
-        if mine and cards:
-            self.call_after_refresh(cards[0].focus)
+                hint.update("Your turn: press a card's number, or arrows and Enter, or click it.")
+            if self._human_may_play():
+                focused = self.focused
+                if not isinstance(focused, CardWidget) or focused.card is None or focused.reason or \
+                        (focused.busts and safe):
+                    target = hand.best_focus()
+                    if target is not None and target is not focused:
+                        target.focus()
 
     def on_descendant_focus(self, event) -> None:
         widget = event.widget
-        if isinstance(widget, CardWidget) and widget.reason:
+        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
             self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}")
+
+    # -- the table tells us what changed -------------------------------------------------
+    def _table_changed(self, update: SeatUpdate) -> None:
+        for notice in update.notices:
+            self.notify(notice, severity="warning", timeout=12, markup=False)
+        if not self.is_mounted:
+            return
+        if update.undone:
+            self.query_one("#log", Log).clear()
+            self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
+        else:
+            self._write_log(update.events)
+        self._draw(fresh=bool(update.events))
 
     # -- flow -------------------------------------------------------------------------
     def advance(self) -> None:
-        g = self.game
-        if g.over:
+        """Whoever is to move next: a bot (scheduled), this viewer, or another human (hand over)."""
+        table = self.table
+        if table.over:
             self.busy = True
+            g = self.game
             scores = [("winner" if s == g.winner else "out") if g.rules.scoring_mode == "tokens"
                       else f"{g.points[s]} points" for s in range(g.n)]
             self.app.push_screen(GameOverScreen(g.names, g.standings(), scores), self._after_game)
             return
-        seat = g.current
-        if seat in self.bots:
+        seat = table.current
+        if table.is_bot(seat):
             self.busy = True
             if self.app.bot_delay > 0:
-                self.set_timer(self.app.bot_delay, self._bot_move)
+                self.set_timer(self.app.bot_delay, self._start_bot)
             else:  # Textual timers cannot take 0
-                self.call_later(self._bot_move)
+                self.call_later(self._start_bot)
         elif seat != self.viewer:
             self.busy = True
-            self.viewer = seat
-            self.refresh_all()
-            self.app.push_screen(PassScreen(g.names[seat]), lambda _: self._ready())
+            self.viewer = None  # hide the hand that was on screen before anyone else sits down
+            self._draw()
+            self.app.push_screen(PassScreen(self.game.names[seat]), lambda _: self._seated(seat))
         else:
             self.busy = False
-            self.refresh_all()
+            self._draw_hand(self.table.view_for(self.viewer))
 
-    def _ready(self) -> None:
+    def _seated(self, seat: int) -> None:
+        self.viewer = seat
         self.busy = False
-        self.refresh_all()
+        self._draw()
+
+    def _start_bot(self) -> None:
+        if not self.table.bot_to_move:
+            self.advance()
+            return
+        self._think(*self.table.bot_job())
 
     @work(thread=True, exclusive=True, group="bot")
-    def _bot_move(self) -> None:
-        g = self.game
-        seat = g.current
-        card = self.bots[seat].choose(g.view(seat))
-        self.app.call_from_thread(self._apply, card)
+    def _think(self, seat: int, seq: int, decide) -> None:
+        card = decide()
+        self.app.call_from_thread(self._bot_played, seat, seq, card)
 
-    def _apply(self, card: str) -> None:
-        try:
-            events = self.game.play(card)
-        except IllegalPlay as exc:
-            self.notify(str(exc), severity="error")
+    def _bot_played(self, seat: int, seq: int, card: str) -> None:
+        if not self.is_attached:
             return
-        self._autosave()
-        self.refresh_all()
+        try:
+            self._play(seat, card, seq)
+        except TableError:
+            self.advance()  # the table moved on (an undo) while the bot thought: ask again
+
+    def _play(self, seat: int, card: str, seq: int | None = None) -> None:
+        events = self.table.submit(seat, card, seq)
         if any(e["type"] == "round_lost" for e in events):
             self.busy = True
-            self.app.push_screen(RoundEndScreen(self.game.names, events), lambda _: self.advance())
+            view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))
+            self.app.push_screen(RoundEndScreen(self.game.names, view_events), lambda _: self.advance())
         else:
             self.advance()
 
     def _after_game(self, choice: str | None) -> None:
-        self.app.after_game(self.setup, choice or "menu")
+        self.post_message(self.Finished(self.setup, choice or "menu"))
 
     # -- actions ----------------------------------------------------------------------
     def _human_may_play(self) -> bool:
-        return not self.busy and not self.game.over and self.game.current == self.viewer
+        return (not self.busy and not self.too_small and not self.table.over and self.viewer is not None
+                and self.table.current == self.viewer)
 
     def action_play(self, index: int) -> None:
         if not self._human_may_play():
             return
-        cards = list(self.query(CardWidget))
-        if 1 <= index <= len(cards):
+        cards = self.query_one(HandPane).cards
+        if 1 <= index <= len(cards) and cards[index - 1].card is not None:
             self._choose(cards[index - 1])
 
     def on_card_widget_chosen(self, message: CardWidget.Chosen) -> None:
@@ -201,22 +289,69 @@ class GameScreen(SavesTable, Screen):
             self._choose(message.card)
 
     def _choose(self, widget: CardWidget) -> None:
+        hint = self.query_one("#hint", Static)
         if widget.reason:
-            self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}")
+            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}")
+            self.app.bell()
+            return
+        view = self.table.view_for(self.viewer)
+        safe_exists = any(w.card and w.reason is None and not w.busts for w in self.query_one(HandPane).cards)
+        if widget.busts and safe_exists and getattr(self.app.settings, "confirm_bust", True) \
+                and self._armed != widget.index:
+            self._armed = widget.index
+            total = view.total + C.EFFECT[widget.card]
+            hint.update(f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
+                        f"Press {widget.index} again to play it anyway.")
             self.app.bell()
             return
         self.busy = True
-        self._apply(widget.card)
+        self._play(self.viewer, widget.card, self.table.seq)
 
     def action_focus_card(self, step: int) -> None:
-        cards = list(self.query(CardWidget))
-        if not cards:
+        cards = [c for c in self.query_one(HandPane).cards if c.card is not None]
+        if not cards or self.too_small:
             return
         focused = self.focused if isinstance(self.focused, CardWidget) else None
         i = cards.index(focused) if focused in cards else -step
         cards[(i + step) % len(cards)].focus()
 
-    def commands(self):
+    def may_undo(self) -> bool:
+        return self.viewer is not None and self.table.may_undo(self.viewer)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if self.too_small and action not in ("menu", "help"):
+            return False  # nothing happens that the player cannot see
+        if action == "undo":
+            return self.may_undo()
+        return True
+
+    def action_undo(self) -> None:
+        if not self.may_undo() or not self._human_may_play():
+            self.notify("You can undo when it is your turn.", timeout=4)
+            return
+        self.table.undo(self.viewer)
+        self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)
+        self.advance()
+
+    def action_save_as(self) -> None:
+        from .save_as import SaveAsScreen
+
+        save = self.table.save
+        self.app.push_screen(SaveAsScreen(save.name if save else ""), self._saved_as)
+
+    def _saved_as(self, name: str | None) -> None:
+        if not name:
+            return
+        from ...store.saves import SaveError
+
+        try:
+            used = self.table.save_as(name)
+        except (SaveError, TableError) as exc:
+            self.notify(str(exc), severity="error", timeout=8, markup=False)
+            return
+        self.notify(f"Saved as {used!r}; later plays are saved there too.", timeout=5, markup=False)
+
+    def palette_commands(self):
         """Palette entries that belong to the table screen."""
         from textual.app import SystemCommand
 
@@ -225,8 +360,11 @@ class GameScreen(SavesTable, Screen):
             yield SystemCommand("Undo", "Take back your last play (the bots decide again)", self.action_undo)
         yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
 
+    def help_screen(self) -> HelpScreen:
+        return HelpScreen(self.game.rules, self.setup.rules_label)
+
     def action_help(self) -> None:
-        self.app.push_screen(HelpScreen(self.game.rules, self.setup.rules_label))
+        self.app.push_screen(self.help_screen())
 
     def action_menu(self) -> None:
         self.app.pop_screen()

@@ -1,7 +1,13 @@
-"""One card in the hand: number key, value, kind; dimmed (and marked) when it cannot be played."""
+"""One card slot in the hand. Mounted once; each play changes what it shows, in place.
+
+A slot shows its number key, the card's value and kind, and marks it (in text,
+not colour alone) when it cannot be played, when it would bust, or when it was
+just drawn.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.message import Message
 from textual.widgets import Static
 
@@ -11,6 +17,7 @@ KIND_CLASS = {C.TEN: "ten", C.MINUS_TEN: "minus", C.HOLD: "helper", C.REVERSE: "
               C.DOUBLE: "helper", C.NINETY_NINE: "ninety-nine"}
 KIND_TEXT = {C.TEN: "+10", C.MINUS_TEN: "-10", C.HOLD: "total stays", C.REVERSE: "flip direction",
              C.DOUBLE: "next plays 2x", C.NINETY_NINE: "can't play"}
+_KINDS = ("number", *sorted(set(KIND_CLASS.values())))
 
 
 class CardWidget(Static, can_focus=True):
@@ -19,11 +26,30 @@ class CardWidget(Static, can_focus=True):
             super().__init__()
             self.card = card
 
-    def __init__(self, index: int, card: str, reason: str | None, *, ninety_nine_playable: bool = False) -> None:
+    def __init__(self, index: int) -> None:
+        super().__init__("", classes="card")
         self.index = index
-        self.card = card
-        self.reason = reason
+        self.card: str | None = None
+        self.reason: str | None = None
+        self.busts = False
+        self.border_title = str(index)
+        self.display = False  # an empty slot until a card is shown in it
+
+    def show(self, card: str | None, reason: str | None = None, *, busts: bool = False, new: bool = False,
+             ninety_nine_playable: bool = False) -> None:
+        """Show ``card`` (None: an empty slot) without re-mounting anything."""
+        if (card, reason, busts, new) == (self.card, self.reason, self.busts, self.has_class("new")):
+            return
+        self.card, self.reason, self.busts = card, reason, busts
+        self.display = card is not None
+        if card is None:
+            return
         kind = KIND_CLASS.get(card, "number")
+        for name in _KINDS:
+            self.set_class(name == kind, name)
+        self.set_class(reason is not None, "unplayable")
+        self.set_class(busts, "busts")
+        self.set_class(new, "new")
         big = C.LABEL[card] if card in C.ADDERS or card == C.NINETY_NINE else C.LABEL[card].upper()
         if card in C.NUMBERS:
             note = f"+{card}"
@@ -31,12 +57,19 @@ class CardWidget(Static, can_focus=True):
             note = "on 0s: hold"
         else:
             note = KIND_TEXT[card]
-        mark = "" if reason is None else " (x)"
-        super().__init__(f"[b]{big}[/b]\n{note}{mark}", classes=f"card {kind}" + (" unplayable" if reason else ""))
-        self.border_title = f"{index}"
+        if reason is not None:
+            note = "(x) can't play" if card != C.NINETY_NINE or ninety_nine_playable else note
+        elif busts:
+            note = f"{note} BUST!"
+        text = Text(big, style="bold")
+        text.append(f"\n{note}")
+        self.update(text)
+        self.border_subtitle = "new" if new else ""
 
     def on_click(self) -> None:
-        self.post_message(self.Chosen(self))
+        if self.card is not None:
+            self.post_message(self.Chosen(self))
 
     def key_enter(self) -> None:
-        self.post_message(self.Chosen(self))
+        if self.card is not None:
+            self.post_message(self.Chosen(self))

@@ -1,55 +1,102 @@
-"""The table and scoreboard panes. They only draw a PlayerView; they decide nothing."""
+"""The table and scoreboard panes. They draw a PlayerView in place; they decide nothing.
+
+Names come from players and files: they are drawn as Text, never parsed as markup.
+"""
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Digits, Static
 
+from ...engine import cards as C
 from ...engine.view import PlayerView
 from ..glyphs import Glyphs
 
 
+def last_play(view: PlayerView, g: Glyphs) -> Text:
+    """'Bo played 7: 49 -> 56', from public information (this round's plays)."""
+    if not view.round_plays:
+        return Text("No card played yet this round.")
+    seat, card = view.round_plays[-1]
+    after = view.total
+    before = after - C.EFFECT[card]
+    change = f"{before} {g.arrow} {after}" if C.EFFECT[card] else f"{after} stays"
+    text = Text("Last: ")
+    text.append(view.names[seat], style="bold")
+    text.append(f" {C.LABEL[card]}, {change}")
+    return text
+
+
 class TablePane(Vertical):
+    def __init__(self, glyphs: Glyphs, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.glyphs = glyphs
+
     def compose(self) -> ComposeResult:
         yield Digits("0", id="total")
-        yield Static(id="direction")
-        yield Static(id="double")
-        yield Static(id="piles")
+        yield Static(id="direction", markup=False)
+        yield Static(id="double", markup=False)
+        yield Static(id="last", markup=False)
 
-    def show(self, view: PlayerView, g: Glyphs) -> None:
+    def show(self, view: PlayerView, fresh: bool = False) -> None:
+        """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
+        g = self.glyphs
         self.query_one("#total", Digits).update(str(view.total))
         self.border_title = f"Table {g.dash} round {view.round}"
+        self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
         way = g.left if view.direction == 1 else g.right
         self.query_one("#direction", Static).update(
-            f"[b]Total {view.total}[/b] of {view.rules.target}, play goes {way}")
-        owed = ""
-        if view.current is not None and view.plays_owed == 2:
-            owed = f"[b]{view.names[view.current]} must play twice[/b]"
-        self.query_one("#double", Static).update(owed)
-        self.query_one("#piles", Static).update(
-            f"Draw {view.draw_pile_size}  Played {len(view.played_this_round)}"
-        )
+            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"))
+        self.query_one("#double", Static).update(turn_line(view))
+        last = self.query_one("#last", Static)
+        last.update(last_play(view, g))
+        last.set_class(fresh, "fresh")
+
+
+def turn_line(view: PlayerView) -> Text:
+    if view.over or view.current is None:
+        return Text("")
+    name = view.names[view.current]
+    you = view.current == view.seat
+    if view.plays_owed == 2:
+        return Text("You must play twice" if you else f"{name} must play twice", style="bold")
+    if view.second_of_two:
+        return Text("Your second of two plays" if you else f"{name}: second of two plays", style="bold")
+    return Text("")
 
 
 class ScorePane(Static):
-    def show(self, view: PlayerView, g: Glyphs, kinds: list[str]) -> None:
+    """One row per seat, never wrapped: turn, name, score, cards, who, dealer."""
+
+    def __init__(self, glyphs: Glyphs, kinds: list[str], **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.glyphs, self.kinds = glyphs, kinds
+
+    def show(self, view: PlayerView) -> None:
+        g = self.glyphs
         rules = view.rules
         tokens = rules.scoring_mode == "tokens"
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
-        lines = []
+        self.border_subtitle = f"{g.dealer} deals"
+        text = Text(no_wrap=True, overflow="ellipsis")
         for s, name in enumerate(view.names):
             turn = g.turn if view.current == s else " "
-            dealer = f" {g.dealer}" if view.dealer == s else ""
             if view.out[s]:
-                score = f"{g.out} out"
+                score = f"{g.out} out" + (f" {view.points[s]}" if not tokens else "")
             elif tokens:
-                life = g.life if rules.scoring_extra_life else ""
-                score = g.token * view.tokens[s] + life if view.tokens[s] else f"{life} last life"
+                n = view.tokens[s]
+                score = f"{n} {g.token * min(n, 4)}" if n else ("last life" if rules.scoring_extra_life else "0")
             else:
                 score = f"{view.points[s]}"
             n = view.hand_sizes[s]
             cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round else ""
-            who = "you" if s == view.seat else kinds[s]
-            lines.append(f"{turn} {name[:10]:<10} {score:<6} {cards:<7} {who}{dealer}")
-        self.update("\n".join(lines))
+            who = "you" if s == view.seat else self.kinds[s]
+            dealer = g.dealer if view.dealer == s else " "
+            if s:
+                text.append("\n")
+            text.append(f"{turn} ")
+            text.append(f"{name[:9]:<9}", style="bold" if view.current == s else "")
+            text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
+        self.update(text)

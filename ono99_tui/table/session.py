@@ -1,0 +1,243 @@
+"""One table: a game, its seats and bots, its save, statistics and undo. No UI.
+
+Every front end drives a table through this object: the table screen, the
+simulator and `rules compare`, and the network server. A play goes in with
+``submit`` (a human's) or ``play_bot``/``bot_job`` (a bot's); what changed goes
+out to subscribers, each told only what its seat may know (redact.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+from ..engine import Game, IllegalPlay
+from ..engine.record import SeatSpec
+from ..engine.rules import DEFAULT, Rules
+from ..engine.view import PlayerView
+from . import redact
+from .seats import bot_seed, check_seats, make_mover
+
+
+class TableError(ValueError):
+    """A play the table refuses; nothing has changed."""
+
+
+class NotYourTurn(TableError):
+    pass
+
+
+class StalePlay(TableError):
+    """A play made for an earlier position (a retry, or a bot that thought past an undo)."""
+
+
+class IllegalMove(TableError):
+    pass
+
+
+@dataclass
+class SeatUpdate:
+    """What one subscriber is told after a change: its view and its redacted events."""
+
+    seat: int | None
+    view: PlayerView
+    events: list[dict]
+    notices: list[str] = field(default_factory=list)
+    undone: bool = False  # the game was rewound: redraw everything, the old log no longer holds
+
+
+@dataclass
+class Subscription:
+    callback: Callable[[SeatUpdate], None]
+    seat: int | None  # may change: a hot-seat table hands the keyboard on
+
+    def update(self, session: "TableSession", events: list[dict], notices: list[str], undone: bool) -> None:
+        self.callback(SeatUpdate(self.seat, session.view_for(self.seat), redact.events_for(events, self.seat),
+                                 list(notices), undone))
+
+
+class TableSession:
+    def __init__(self, seats: list[SeatSpec], rules: Rules = DEFAULT, seed: int = 0, *,
+                 first_dealer: int | str | None = None, decks: dict | None = None, game: Game | None = None,
+                 undo: bool = True, undo_used: bool = False, record_events: bool = True,
+                 allow_oracle: bool = False):
+        self.seats = check_seats(list(seats), allow_oracle)
+        self.game = game or Game([s.name for s in self.seats], rules, seed, first_dealer=first_dealer,
+                                 decks=decks, record_events=record_events)
+        # bots are seeded by the game's seed and their seat, whichever front end runs them
+        self._movers = {i: make_mover(s.bot_level, bot_seed(self.game.seed, i))
+                        for i, s in enumerate(self.seats) if s.is_bot}
+        self.humans = [i for i, s in enumerate(self.seats) if not s.is_bot]
+        self.undo_allowed = undo
+        self.undo_used = undo_used
+        self.save = None  # a store.session.SaveSession, once attached
+        self.record_stats = False
+        self._finished_at_start = self.game.over  # opening a finished game counts nothing again
+        self._stats_done = False
+        self._subs: list[Subscription] = []
+
+    # -- questions -----------------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, ...]:
+        return self.game.names
+
+    @property
+    def over(self) -> bool:
+        return self.game.over
+
+    @property
+    def seq(self) -> int:
+        """The number of plays made: a play is submitted for this position."""
+        return len(self.game.plays)
+
+    @property
+    def current(self) -> int | None:
+        return None if self.game.over else self.game.current
+
+    def is_bot(self, seat: int) -> bool:
+        return seat in self._movers
+
+    @property
+    def bot_to_move(self) -> bool:
+        return self.current is not None and self.current in self._movers
+
+    def view_for(self, seat: int | None) -> PlayerView:
+        return redact.view_for(self.game, seat)
+
+    def events_for(self, seat: int | None, since: int = 0) -> list[dict]:
+        """The game's events from index ``since`` on, as ``seat`` may see them."""
+        return redact.events_for(self.game.events[since:], seat)
+
+    # -- plays -----------------------------------------------------------------------
+    def submit(self, seat: int, card: str, seq: int | None = None) -> list[dict]:
+        """Play ``card`` for ``seat``; refuses (TableError, nothing changed) out of turn, stale or illegal."""
+        g = self.game
+        if g.over:
+            raise TableError("the game is over")
+        if seq is not None and seq != self.seq:
+            raise StalePlay(f"that play was for move {seq + 1}, but the table is at move {self.seq + 1}")
+        if not isinstance(seat, int) or not 0 <= seat < g.n:
+            raise TableError(f"no seat {seat!r} at this table")
+        if seat != g.current:
+            raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
+        try:
+            events = g.play(card)
+        except IllegalPlay as exc:
+            raise IllegalMove(str(exc)) from None
+        self._changed(events)
+        return events
+
+    def play_bot(self) -> list[dict]:
+        """The bot to move decides and plays (synchronously)."""
+        seat = self.current
+        if seat is None or seat not in self._movers:
+            raise TableError("no bot is to move")
+        return self.submit(seat, self._movers[seat](self.game, seat))
+
+    def play_bots(self, on_play: Callable[[list[dict]], None] | None = None) -> None:
+        """Bots play until a human is to move or the game ends."""
+        while self.bot_to_move:
+            events = self.play_bot()
+            if on_play is not None:
+                on_play(events)
+
+    def bot_job(self) -> tuple[int, int, Callable[[], str]]:
+        """(seat, seq, decide) for the bot to move: ``decide`` may run on another thread, as it
+        works on a snapshot of the position. Submit its card with that seat and seq: if the table
+        moved on meanwhile (an undo), the play is refused as stale."""
+        seat = self.current
+        if seat is None or seat not in self._movers:
+            raise TableError("no bot is to move")
+        view = self.game.view(seat)
+        mover = self._movers[seat]
+        snapshot = _Snapshot(view)
+        return seat, self.seq, lambda: mover(snapshot, seat)
+
+    # -- undo --------------------------------------------------------------------------
+    def may_undo(self, seat: int) -> bool:
+        """Only against bots (a lone human), before the game is over, once the seat has played."""
+        return (self.undo_allowed and self.humans == [seat] and not self.game.over
+                and any(s == seat for s, _ in self.game.plays))
+
+    def undo(self, seat: int) -> None:
+        """Take back ``seat``'s last play; the bots decide again what came after it."""
+        if not self.may_undo(seat):
+            raise TableError("nothing to undo")
+        if self.game.current != seat:
+            raise NotYourTurn("you can undo when it is your turn")
+        from ..store.session import rebuild
+
+        last = max(i for i, (s, _) in enumerate(self.game.plays) if s == seat)
+        self.game = rebuild(self.game, last)
+        self.undo_used = True
+        if self.save is not None:
+            self.save.undo_used = True
+        self._changed([], undone=True)
+
+    # -- saving and statistics ------------------------------------------------------------
+    def attach_save(self, save) -> str | None:
+        """Autosave into ``save`` (a SaveSession) from now on; a notice if it cannot."""
+        self.save = save
+        save.undo_used = save.undo_used or self.undo_used
+        notices = [n for n in (save.open(), save.save(self.game)) if n]
+        return " ".join(notices) or None
+
+    def save_as(self, name: str) -> str:
+        """Save under ``name`` and keep saving there; raises the store's SaveError."""
+        if self.save is None:
+            raise TableError("this table has no save")
+        return self.save.save_as(self.game, name)
+
+    def close(self) -> None:
+        if self.save is not None:
+            self.save.close()
+
+    def _changed(self, events: list[dict], undone: bool = False) -> None:
+        notices = []
+        if self.save is not None:
+            warning = self.save.save(self.game)
+            if warning:
+                notices.append(warning)
+        if self.game.over:
+            notice = self._record_stats()
+            if notice:
+                notices.append(notice)
+        for sub in list(self._subs):
+            sub.update(self, events, notices, undone)
+
+    def _record_stats(self) -> str | None:
+        if not self.record_stats or self._stats_done or self._finished_at_start:
+            return None
+        if self.save is not None and self.save.read_only:
+            return None  # the ono99 that has this save open counts it
+        self._stats_done = True
+        from ..store.stats import record_game
+
+        try:
+            record_game(self.game, self.seats)
+        except OSError as exc:
+            return f"Statistics not updated: {exc.strerror or exc}"
+        return None
+
+    # -- subscribers ---------------------------------------------------------------------------
+    def subscribe(self, callback: Callable[[SeatUpdate], None], seat: int | None = redact.SPECTATOR) -> Subscription:
+        """Call ``callback`` after every change with what ``seat`` may know (None: a spectator)."""
+        sub = Subscription(callback, seat)
+        self._subs.append(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        if sub in self._subs:
+            self._subs.remove(sub)
+
+
+class _Snapshot:
+    """Stands in for the game when a bot decides off the table's thread: it only gives out the
+    view taken when the job was made (bots never see more than their view)."""
+
+    def __init__(self, view: PlayerView):
+        self._view = view
+
+    def view(self, seat: int) -> PlayerView:
+        assert seat == self._view.seat
+        return self._view

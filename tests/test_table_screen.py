@@ -1,0 +1,212 @@
+"""The table screen as a view of the table session (Pilot). Waits on the app's own signals only:
+its workers finishing and its message queue going idle, never on a clock."""
+
+from rich.markup import escape
+from textual.widgets import Log
+from textual.widgets._footer import FooterKey
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import load_rules_text
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.setup import TableSetup
+from ono99_tui.tui.widgets.card import CardWidget
+from ono99_tui.tui.widgets.hand import HandPane, arrange
+
+SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
+
+
+async def settle(pilot):
+    """Until the bots have played and the screen has drawn what they did."""
+    for _ in range(50):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+        if not pilot.app.workers:
+            return
+
+
+async def until_my_turn(pilot, screen: GameScreen):
+    for _ in range(200):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen)):
+            await pilot.press("enter")
+        elif screen._human_may_play() or isinstance(pilot.app.screen, GameOverScreen):
+            return
+    raise AssertionError("never my turn")
+
+
+def setup(names_kinds, rules="", seed=21):
+    seats = [SeatSpec(n, k) for n, k in names_kinds]
+    return TableSetup(seats, load_rules_text(rules), "test", seed=seed)
+
+
+def screen_text(app) -> str:
+    return "\n".join(
+        str(w.render()) for w in app.screen.query("Static, Log") if w.display
+    )
+
+
+async def test_hot_seat_shows_no_hand_until_its_owner_takes_the_keyboard():
+    """Issue 12 defect 1: with Ann and Ben at one keyboard, nothing of Ann's hand is on screen
+    (cards or log) while the "Pass to Ann" notice waits, and no draw is ever named in the log."""
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("Ann", "human"), ("Ben", "human")], SHORT))
+        await settle(pilot)
+        game_screen = app.screen_stack[1]
+        passes = 0
+        for _ in range(120):
+            screen = app.screen
+            if isinstance(screen, PassScreen):
+                passes += 1
+                cards = game_screen.query_one(HandPane).cards
+                assert all(c.card is None and not c.display for c in cards)
+                await pilot.press("enter")
+                await settle(pilot)
+                assert any(c.card for c in game_screen.query_one(HandPane).cards)  # now it shows
+            elif isinstance(screen, RoundEndScreen):
+                await pilot.press("enter")
+            elif isinstance(screen, GameOverScreen):
+                break
+            else:
+                card = game_screen.query_one(HandPane).best_focus()
+                await pilot.press(str(card.index))
+            await settle(pilot)
+            log = "\n".join(game_screen.query_one(Log).lines)
+            assert " draws " not in log and " draw " not in log
+        assert passes >= 3
+
+
+async def test_cards_are_updated_in_place_and_the_footer_is_not_rebuilt_per_play():
+    """Issue 11: no card widget is re-mounted per play, and the footer's keys are not rebuilt
+    (their detached copies were the leak)."""
+    app = Ono99App(bot_delay=0, seed=11)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy"), ("Cy", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        widgets = [id(c) for c in screen.query(CardWidget)]
+        seen = {id(k) for k in app.screen.query(FooterKey)}
+        plays = 0
+        for _ in range(8):
+            await until_my_turn(pilot, screen)
+            if app.screen is not screen:
+                break
+            await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+            plays += 1
+            seen |= {id(k) for k in screen.query(FooterKey)}
+        assert plays >= 4
+        assert [id(c) for c in screen.query(CardWidget)] == widgets
+        shown = len(screen.query(FooterKey))
+        assert len(seen) <= 2 * shown  # one rebuild (Undo appearing), not one per play
+
+
+async def test_a_card_keeps_its_number_and_a_drawn_card_takes_the_freed_slot():
+    """Issue 12: the hand is not re-sorted; key N means the same card all turn."""
+    app = Ono99App(bot_delay=0, seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        before = [c.card for c in screen.query(CardWidget)]
+        pick = screen.query_one(HandPane).best_focus()
+        await pilot.press(str(pick.index))
+        await until_my_turn(pilot, screen)
+        if screen.game.round_no != 1:
+            return
+        after = screen.query(CardWidget)
+        for i, (old, widget) in enumerate(zip(before, after), start=1):
+            if i != pick.index:
+                assert widget.card == old
+        assert after[pick.index - 1].has_class("new")
+
+
+def test_arrange_keeps_places_and_fills_gaps():
+    assert arrange(["7", "10", "hold", "99"], ["99", "7", "hold", "3"]) == (["7", "3", "hold", "99"], {1})
+    assert arrange(["7", "7"], ["7", "5"]) == (["7", "5"], {1})
+    assert arrange(["7", "5", "6"], ["7", "6"]) == (["7", None, "6"], set())  # nothing to draw (R4.4)
+
+
+async def test_keys_do_nothing_behind_terminal_too_small():
+    """Issue 12 defect 6: at 60x20 the table is hidden; pressing 1 must not play a card unseen."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        plays = len(screen.game.plays)
+        await pilot.press("1", "2", "enter")
+        await settle(pilot)
+        assert len(screen.game.plays) == plays
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await settle(pilot)
+        assert len(screen.game.plays) > plays
+
+
+async def test_a_busting_card_asks_once_when_a_safe_card_exists():
+    """Issue 12: at 94 holding 8, 10, Minus Ten, Hold, pressing the 8 warns first (R5.1)."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        g = screen.game
+        g.total = 94
+        g.hands[0][:] = ["8", "10", "-10", "hold"]
+        g._settle()
+        screen.refresh_all()
+        await pilot.pause()
+        cards = {c.card: c for c in screen.query(CardWidget)}
+        assert cards["8"].busts and "BUST" in str(cards["8"].render())
+        assert not cards["-10"].busts
+        assert app.focused in (cards["-10"], cards["hold"])  # focus starts on a safe card
+        await pilot.press(str(cards["8"].index))
+        assert len(g.plays) == 0 or g.plays[-1] != (0, "8")
+        assert "again" in str(screen.query_one("#hint").render())
+        await pilot.press(str(cards["8"].index))
+        await settle(pilot)
+        assert (0, "8") in g.plays
+
+
+async def test_markup_in_names_is_shown_as_text_on_the_table():
+    """Issue 15: names that are Textual markup neither crash the table nor act as markup."""
+    names = ["[/]", "[@click=app.quit]x"]
+    app = Ono99App(bot_delay=0, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([(names[0], "human"), (names[1], "bot:easy")], SHORT))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await settle(pilot)
+        scores = str(screen.query_one("#scores").render())
+        assert "[/]" in scores and "[@click=a" in scores
+        assert any("[@click=app.quit]x" in line for line in screen.query_one(Log).lines)
+        assert app.is_running
+        assert escape(names[0]) != names[0]  # the names really were markup
+
+
+async def test_the_log_follows_play_after_a_resize():
+    """Issue 12 defect 2: 80x24 -> 100x30 -> 80x24, then the newest play is still in view."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy"), ("Cy", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        for _ in range(5):
+            await until_my_turn(pilot, screen)
+            if app.screen is not screen:
+                break
+            await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await settle(pilot)
+        log = screen.query_one(Log)
+        assert log.line_count > log.size.height
+        assert log.scroll_y == log.max_scroll_y  # the newest line is on screen
