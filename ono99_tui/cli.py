@@ -144,6 +144,7 @@ def cmd_rules_compare(args) -> int:
     from .engine.rules import RulesError
     from .lab import simulate as sim
     from .lab.compare import compare_lines
+    from .lab.report import rounded_note
     from .store.rule_presets import resolve
 
     try:
@@ -170,10 +171,13 @@ def cmd_rules_compare(args) -> int:
             summaries.append(tally.summary())
     elapsed = time.perf_counter() - start
     if args.json:
-        _out(json.dumps({"bots": levels, "seed": args.seed, "games": games, "elapsed_s": round(elapsed, 3),
+        _out(json.dumps({"bots": levels, "seed": args.seed, "games": games, "games_requested": args.games,
+                         "elapsed_s": round(elapsed, 3),
                          "a": {"rules": label_a, **summaries[0]}, "b": {"rules": label_b, **summaries[1]}}, indent=1))
     else:
-        for line in compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed):
+        lines = compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed)
+        note = rounded_note(args.games, games, len(levels))
+        for line in lines[:1] + ([note] if note else []) + lines[1:]:
             _out(line)
     return 0
 
@@ -208,7 +212,7 @@ def cmd_simulate(args) -> int:
     from .engine.game import GameSetupError
     from .engine.rules import RulesError
     from .lab import simulate as sim
-    from .lab.report import simulate_lines
+    from .lab.report import rounded_note, simulate_lines
     from .store.rule_presets import resolve
 
     try:
@@ -221,8 +225,9 @@ def cmd_simulate(args) -> int:
     except (sim.SimulationError, RulesError, GameSetupError) as exc:
         raise UserError(str(exc)) from None
     jobs = _jobs(args.jobs)
-    if games != args.games:
-        _err(f"ono99: playing {games} games, not {args.games}, so every seating is played equally")
+    note = rounded_note(args.games, games, len(levels))
+    if note and not args.json:
+        _err(f"ono99: playing {note}")  # said before a long run starts, and again in the report
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -237,11 +242,12 @@ def cmd_simulate(args) -> int:
     elapsed = time.perf_counter() - start
     summary = tally.summary()
     if args.json:
-        summary.update(bots=levels, rules=label, seed=args.seed, jobs=jobs, elapsed_s=round(elapsed, 3),
+        summary.update(bots=levels, rules=label, seed=args.seed, jobs=jobs, games_requested=args.games, elapsed_s=round(elapsed, 3),
                        records=str(records) if records else None)
         _out(json.dumps(summary, indent=1))
     else:
-        for line in simulate_lines(summary, label, elapsed, args.seed, jobs):
+        lines = simulate_lines(summary, label, elapsed, args.seed, jobs)
+        for line in lines[:1] + ([note] if note else []) + lines[1:]:
             _out(line)
         if records:
             _out(f"Records: {games} files in {records} (ono99 replay FILE)")
@@ -346,11 +352,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ono99",
         description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
         epilog="Settings live in config.toml in your config folder (edit them in the app's Settings). "
-        "--theme, --ascii and --rules, and the ONO99_BOT_DELAY environment variable, win over the file "
-        "for this run. ONO99_CONFIG_DIR and ONO99_DATA_DIR move the config and data folders.",
+        "--theme, --ascii and --rules (and --unicode), and the ONO99_BOT_DELAY and ONO99_GLYPHS (ascii, "
+        "unicode or auto) environment variables, win over the file for this run. ONO99_CONFIG_DIR and "
+        "ONO99_DATA_DIR move the config and data folders. A --theme or --rules name that does not exist "
+        "is an error; one in the settings file is reported and the default used.",
     )
     parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
-    parser.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs = parser.add_mutually_exclusive_group()
+    glyphs.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs.add_argument("--unicode", action="store_true",
+                        help="draw with Unicode characters even where the terminal looks unable to "
+                        "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
     parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (ono99-dark, ono99-light, "
                         "ono99-high-contrast, ono99-ansi, or one of yours)")
@@ -374,7 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
         "advantage and how often 99 cards were played.")
     p.add_argument("a", metavar="A", help="a preset name or rules file")
     p.add_argument("b", metavar="B", help="a preset name or rules file")
-    p.add_argument("--games", type=int, default=200, metavar="N", help="games under each rule set (default 200)")
+    p.add_argument("--games", type=int, default=200, metavar="N",
+                   help="games under each rule set (default 200), rounded up to a multiple of the seats")
     p.add_argument("--bots", default="medium,medium,medium,medium", metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (default: four medium bots)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
@@ -414,11 +427,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "simulate", help="play many bot games and report win rates",
         description="Play bot-only games, every bot in every seat equally (each deal replayed once per "
-        "seating), and report win rates with 95%% confidence intervals.",
+        "seating), and report win rates with 95% confidence intervals.",
     )
     p.add_argument("--bots", required=True, metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (2-8): random, easy, medium, hard")
-    p.add_argument("--games", type=int, default=100, metavar="N", help="games to play (default 100)")
+    p.add_argument("--games", type=int, default=100, metavar="N",
+                   help="games to play (default 100), rounded up to a multiple of the seats")
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
     p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")

@@ -132,7 +132,8 @@ async def test_a_broken_theme_file_is_named_in_a_notice_and_the_app_falls_back(p
     folder = private_dirs / "config" / "themes"
     folder.mkdir(parents=True)
     (folder / "mine.toml").write_text(text)
-    app = Ono99App(bot_delay=600, theme="mine")
+    # named in the settings file (on the command line an unknown theme is an error, as --rules is)
+    app = Ono99App(bot_delay=600, settings=Settings(theme="mine"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         said = "\n".join(notices(app))

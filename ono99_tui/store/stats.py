@@ -103,8 +103,11 @@ def stats_lines(players: dict) -> list[str]:
         wins = row.get("wins", 0)
         pg = row.get("points_games", 0)
         avg = f"{row.get('points_total', 0) / pg:.0f}" if pg else "-"
-        faced = ", ".join(f"{shorten(lv, 20)} {f.get('wins', 0)}/{f.get('games', 0)}"
-                          for lv, f in sorted(row.get("faced", {}).items()))
+        faced = [f"{shorten(lv, 20)} {f.get('wins', 0)}/{f.get('games', 0)}"
+                 for lv, f in sorted(row.get("faced", {}).items())]
         pct = f"{100 * wins / games:.0f}%" if games else "-"
-        lines.append(f"{name:<16} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  {faced or '-'}")
+        first = f"{name:<16} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  "
+        # one bot level a line, under the column: a list on one line wrapped mid-entry at 80 columns
+        lines.append(first + (faced[0] if faced else "-"))
+        lines.extend(" " * len(first) + entry for entry in faced[1:])
     return lines

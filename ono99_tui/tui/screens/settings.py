@@ -19,6 +19,15 @@ from ...text import visible
 from ...store.settings import HELP, Settings, _check, save_settings
 
 
+# The config file's help says "true/false"; beside a Yes/No choice the words are Yes and No.
+SCREEN_HELP = {
+    **HELP,
+    "ascii": "Yes: ASCII characters only. No: Unicode where the terminal can draw it "
+             "(the Linux console, vt100 and dumb terminals get ASCII anyway)",
+    "undo": "Yes: you may take back a play when every other seat is a bot",
+}
+
+
 def _yes_no(value: bool, id: str) -> Select:
     return Choice([("Yes", True), ("No", False)], value=value, allow_blank=False, compact=True, id=id)
 
@@ -35,7 +44,7 @@ class SettingsScreen(Screen):
         themes = list(getattr(self.app, "ono99_themes", {})) or [s.theme]
         presets = [p.name for p in all_presets()]
         yield Header(icon=self.app.glyphs.icon)
-        with VerticalScroll(id="settings", classes="form") as box:
+        with VerticalScroll(id="settings", classes="form", can_focus=False) as box:  # focus goes to the fields
             box.border_title = "Settings"
             rows = (
                 ("Theme", Choice([(Text(visible(t)), t) for t in themes], value=s.theme if s.theme in themes else themes[0],
@@ -52,7 +61,7 @@ class SettingsScreen(Screen):
                 with Horizontal(classes="form-row"):
                     yield Label(label, classes="form-label")
                     yield widget
-                yield Static(HELP[widget.id], classes="form-help")
+                yield Static(SCREEN_HELP[widget.id], classes="form-help")
             yield Static("ASCII takes effect the next time ono99 starts; the theme changes now.", classes="form-note")
             yield Static("", id="form-error")
             yield Button("Save (Ctrl+S)", id="save", variant="primary", compact=True)
