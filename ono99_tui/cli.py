@@ -12,12 +12,18 @@ import sys
 
 from . import __version__
 from .errors import UserError
+from .text import visible
 
 EXIT_USAGE = 2
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    # everything printed may hold names, keys or values from files: never raw control characters
+    sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+
+
+def _err(text: str) -> None:
+    print(visible(text, keep_newlines=True), file=sys.stderr)
 
 
 # -- rules ---------------------------------------------------------------------
@@ -41,7 +47,7 @@ def cmd_rules_show(args) -> int:
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
-    sys.stdout.write(commented_toml(rules, header))
+    sys.stdout.write(visible(commented_toml(rules, header), keep_newlines=True))
     return 0
 
 
@@ -55,7 +61,7 @@ def cmd_rules_check(args) -> int:
         except RulesError as exc:
             bad += 1
             for problem in exc.problems:
-                print(str(problem), file=sys.stderr)
+                _err(str(problem))
         else:
             _out(f"{path}: ok")
     return EXIT_USAGE if bad else 0
@@ -222,7 +228,7 @@ def cmd_simulate(args) -> int:
     jobs = _jobs(args.jobs)
     note = rounded_note(args.games, games, len(levels))
     if note and not args.json:
-        print(f"ono99: playing {note}", file=sys.stderr)  # said before a long run starts, and again in the report
+        _err(f"ono99: playing {note}")  # said before a long run starts, and again in the report
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -463,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserError as exc:
-        print(f"ono99: {exc}", file=sys.stderr)
+        _err(f"ono99: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ono99: interrupted", file=sys.stderr)

@@ -10,15 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from ..store.readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
+from ..text import shorten, visible
 from . import cards as C
-from .game import Game, GameSetupError, IllegalPlay
+from .game import Game, GameSetupError, IllegalPlay, normalise_name
 from .rules import Rules, RulesError, rules_from_dict
 
 FORMAT = "ono99-record"
@@ -194,10 +195,10 @@ class Record:
             raise RecordError(f"{source}: a record must be a TOML table")
         fmt = doc.get("format")
         if fmt != FORMAT:
-            raise RecordError(f'{source}: format must be "{FORMAT}", not {fmt!r}; is this an ono99 record?')
+            raise RecordError(f'{source}: format must be "{FORMAT}", not {shorten(repr(fmt))}; is this an ono99 record?')
         version = doc.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise RecordError(f"{source}: version must be a whole number from 1, not {version!r}")
+            raise RecordError(f"{source}: version must be a whole number from 1, not {shorten(repr(version))}")
         if version > VERSION:
             raise RecordError(
                 f"{source}: written by a newer ono99 (record version {version}); "
@@ -207,10 +208,10 @@ class Record:
                  "seats", "rules", "rounds"}
         unknown = sorted(set(doc) - known)
         if unknown:
-            raise RecordError(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(known))})")
+            raise RecordError(f"{source}: unknown key {shorten(repr(unknown[0]))} (keys: {', '.join(sorted(known))})")
         seed = doc.get("seed")
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise RecordError(f"{source}: seed must be a whole number, not {seed!r}")
+            raise RecordError(f"{source}: seed must be a whole number, not {shorten(repr(seed))}")
         seats = _seats(doc.get("seats"), source)
         rules_doc = doc.get("rules")
         if not isinstance(rules_doc, dict):
@@ -222,11 +223,14 @@ class Record:
                                         for p in exc.problems)) from None
         names = [s.name for s in seats]
         first = doc.get("first_dealer")
+        if isinstance(first, str):
+            first = first.strip()  # as the seat names are
         if first is not None and first not in names:
-            raise RecordError(f"{source}: first_dealer {first!r} is not a seat ({', '.join(names)})")
+            raise RecordError(f"{source}: first_dealer {shorten(repr(first))} is not a seat ({', '.join(names)})")
         method = doc.get("dealer_chosen_by")
         if method is not None and method not in _DEALER_METHODS:
-            raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, not {method!r}")
+            raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, "
+                              f"not {shorten(repr(method))}")
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError(f"{source}: meta must be a table")
@@ -238,23 +242,20 @@ class Record:
 
     @classmethod
     def loads(cls, text: str, source: str = "record") -> "Record":
+        source = visible(source)
         try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RecordError(f"{source}: not valid TOML: {exc}") from None
+            doc = parse_toml(text.removeprefix("\ufeff"), source, "record")
+        except ReadError as exc:
+            raise RecordError(str(exc)) from None
         return cls.from_dict(doc, source)
 
     @classmethod
     def load(cls, path: str | Path) -> "Record":
-        path = Path(path)
+        """A record from a file, read safely (store/readfile.py: regular files only, size-limited)."""
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise RecordError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RecordError(f"{path}: not a text file (it is not UTF-8)") from None
+            text = read_text(path, "record", RECORD_LIMIT)
+        except ReadError as exc:
+            raise RecordError(visible(exc)) from None
         return cls.loads(text, str(path))
 
 
@@ -311,17 +312,28 @@ def scores_text(names: list[str], summary: dict[str, Any]) -> str:
 def _seats(raw: Any, source: str) -> list[SeatSpec]:
     if not isinstance(raw, list) or not raw:
         raise RecordError(f"{source}: [[seats]] is missing; a record needs 2 to 8 seats")
+    from ..bots.levels import LEVELS  # here, not at the top: the bots import the engine
+
+    if len(raw) > 8:
+        raise RecordError(f"{source}: a record has 2 to 8 seats, not {len(raw)}")
     seats = []
     for i, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise RecordError(f"{source}: seat {i} needs a name (name = \"...\")")
+        try:
+            name = normalise_name(item["name"])  # the one place names are normalised
+        except GameSetupError as exc:
+            raise RecordError(f"{source}: seat {i}: {exc}") from None
         player = item.get("player", "human")
         if not isinstance(player, str) or not _PLAYER.match(player):
-            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {player!r}")
+            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {shorten(repr(player))}")
+        if player.startswith("bot:") and player[4:] not in LEVELS:
+            raise RecordError(f"{source}: seat {i} ({name}): unknown bot level {player[4:]!r} "
+                              f"(levels: {', '.join(LEVELS)})")
         extra = set(item) - {"name", "player"}
         if extra:
-            raise RecordError(f"{source}: seat {i} has unknown key {sorted(extra)[0]!r} (keys: name, player)")
-        seats.append(SeatSpec(item["name"], player))
+            raise RecordError(f"{source}: seat {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: name, player)")
+        seats.append(SeatSpec(name, player))
     return seats
 
 
@@ -336,7 +348,7 @@ def _rounds(raw: Any, names: list[str], source: str):
             raise RecordError(f"{source}: round {i} must be a table")
         extra = set(entry) - {"deck", "plays"}
         if extra:
-            raise RecordError(f"{source}: round {i} has unknown key {sorted(extra)[0]!r} (keys: deck, plays)")
+            raise RecordError(f"{source}: round {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: deck, plays)")
         if "deck" in entry:
             deck = entry["deck"]
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
@@ -344,7 +356,7 @@ def _rounds(raw: Any, names: list[str], source: str):
             try:
                 decks[i] = tuple(C.parse_card(c) for c in deck)
             except ValueError as exc:
-                raise RecordError(f"{source}: round {i} deck: {exc}") from None
+                raise RecordError(f"{source}: round {i} deck: {shorten(exc, 120)}") from None
         plays = entry.get("plays", [])
         if not isinstance(plays, list):
             raise RecordError(f"{source}: round {i} plays must be an array of \"NAME: CARD\" strings")
@@ -352,15 +364,15 @@ def _rounds(raw: Any, names: list[str], source: str):
         for text in plays:
             n += 1
             if not isinstance(text, str) or ":" not in text:
-                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {text!r}")
+                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {shorten(repr(text))}")
             name, _, card_text = text.rpartition(":")
             name = name.strip()
             if name not in names:
-                raise RecordError(f"{source}: play {n} (round {i}): {name!r} is not a seat ({', '.join(names)})")
+                raise RecordError(f"{source}: play {n} (round {i}): {shorten(repr(name))} is not a seat ({', '.join(names)})")
             try:
                 card = C.parse_card(card_text)
             except ValueError as exc:
-                raise RecordError(f"{source}: play {n} (round {i}): {exc}") from None
+                raise RecordError(f"{source}: play {n} (round {i}): {shorten(exc, 120)}") from None
             parsed.append((name, card))
         rounds.append(parsed)
     while rounds and not rounds[-1]:

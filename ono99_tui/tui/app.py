@@ -12,6 +12,7 @@ from textual.screen import Screen
 from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
+from ..text import visible
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
@@ -57,7 +58,11 @@ class Ono99App(App):
             self.register_theme(tf.theme)
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
         if self.wanted_theme in themes:
-            self.theme = self.wanted_theme
+            try:
+                self.theme = self.wanted_theme
+            except Exception as exc:  # noqa: BLE001 - a theme the checks missed never stops the app
+                self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
+                self.theme = DEFAULT_THEME
         elif theme:  # asked for on the command line: an error there, as an unknown --rules is
             why = "".join(f"; {p}" for p in problems if f"{theme}.toml" in p)  # its file is broken
             raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){why}")
@@ -65,6 +70,13 @@ class Ono99App(App):
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
+               markup: bool = True) -> None:
+        """Every notice is plain text: they carry names, file names and messages from files,
+        which must be shown, never interpreted as markup or sent raw to the terminal."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:

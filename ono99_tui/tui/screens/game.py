@@ -88,7 +88,7 @@ class GameScreen(Screen):
             yield Log(id="log", auto_scroll=True, max_lines=LOG_LINES)
             with Vertical(id="hand-box"):
                 yield HandPane(max(4, self.game.rules.hand_size), id="hand")
-                yield Static(id="hint")
+                yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
         yield StableFooter(show_command_palette=not self.app.ascii)
 
@@ -139,8 +139,8 @@ class GameScreen(Screen):
         log = self.query_one("#log", Log)
         names, ascii = self.game.names, self.app.ascii
         lines = [line for e in events if (line := describe(e, names, ascii=ascii, viewer=self._sub.seat))]
-        if lines:
-            log.write_lines(lines)
+        if lines:  # no newline after the last line: Log would show an empty row under it
+            log.write(("\n" if log.line_count else "") + "\n".join(lines))
 
     def _draw(self, fresh: bool = False) -> None:
         """Every pane from the table's current state, in place."""
@@ -164,25 +164,25 @@ class GameScreen(Screen):
         if self.viewer is None:
             hand.hide()
             box.border_title = "Hands hidden" if self.hot_seat else "Watching"
-            hint.update("" if view.over else f"Waiting for {view.names[view.current]}..." if view.current is not None else "")
+            hint.update("" if view.current is None else f"Waiting for {view.names[view.current]}...", layout=False)
             return
         box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
         hand.show(view)
         if view.over:
-            hint.update("Game over.")
+            hint.update("Game over.", layout=False)
         elif not view.my_turn:
-            hint.update(f"Waiting for {view.names[view.current]}...")
+            hint.update(f"Waiting for {view.names[view.current]}...", layout=False)
         else:
             legal = view.legal_plays()
             safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
             if not safe:
-                hint.update(f"Every card you can play busts: you must play {C.LABEL[legal[0]]}.")
+                hint.update(f"Every card you can play busts: you must play {C.LABEL[legal[0]]}.", layout=False)
             elif view.plays_owed == 2:
-                hint.update("You must play twice: this is the first of your two plays.")
+                hint.update("You must play twice: this is the first of your two plays.", layout=False)
             elif view.second_of_two:
-                hint.update("Second of your two plays: press a card's number.")
+                hint.update("Second of your two plays: press a card's number.", layout=False)
             else:
-                hint.update("Your turn: press a card's number, or arrows and Enter, or click it.")
+                hint.update("Your turn: press a card's number, or arrows and Enter, or click it.", layout=False)
             if self._human_may_play():
                 focused = self.focused
                 if not isinstance(focused, CardWidget) or focused.card is None or focused.reason or \
@@ -194,7 +194,7 @@ class GameScreen(Screen):
     def on_descendant_focus(self, event) -> None:
         widget = event.widget
         if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
-            self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}")
+            self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
 
     # -- the table tells us what changed -------------------------------------------------
     def _table_changed(self, update: SeatUpdate) -> None:
@@ -291,7 +291,7 @@ class GameScreen(Screen):
     def _choose(self, widget: CardWidget) -> None:
         hint = self.query_one("#hint", Static)
         if widget.reason:
-            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}")
+            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
@@ -301,7 +301,7 @@ class GameScreen(Screen):
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
             hint.update(f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                        f"Press {widget.index} again to play it anyway.")
+                        f"Press {widget.index} again to play it anyway.", layout=False)
             self.app.bell()
             return
         self.busy = True

@@ -47,12 +47,14 @@ class TablePane(Vertical):
         self.border_title = f"Table {g.dash} round {view.round}"
         self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
         way = g.left if view.direction == 1 else g.right
+        # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
         self.query_one("#direction", Static).update(
-            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"))
-        self.query_one("#double", Static).update(turn_line(view))
-        last = self.query_one("#last", Static)
-        last.update(last_play(view, g))
-        last.set_class(fresh, "fresh")
+            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
+        self.query_one("#double", Static).update(turn_line(view), layout=False)
+        last = last_play(view, g)
+        if fresh:  # the play just made stands out (an inline style: no restyle of the pane)
+            last.stylize("reverse")
+        self.query_one("#last", Static).update(last, layout=False)
 
 
 def turn_line(view: PlayerView) -> Text:
@@ -99,4 +101,4 @@ class ScorePane(Static):
             text.append(f"{turn} ")
             text.append(f"{name[:9]:<9}", style="bold" if view.current == s else "")
             text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
-        self.update(text)
+        self.update(text, layout=False)  # one row per seat: the pane's size never changes
