@@ -111,7 +111,7 @@ async def test_save_as_then_autosave_goes_to_the_new_name(private_dirs):
         await pilot.press("g")
         screen = app.screen
         await wait_for_my_turn(pilot, screen)
-        autosave = screen.session.name
+        autosave = screen.table.save.name
         assert SaveStore().path(autosave).exists()
         await pilot.press("ctrl+s")
         await pilot.pause()

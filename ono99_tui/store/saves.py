@@ -18,7 +18,6 @@ import os
 import re
 import stat
 import time
-import tomllib
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,14 +27,15 @@ from ..engine.record import VERSION, Record, RecordError, check_digest, scores_t
 from .atomic import remove_stale_temps, write_atomic
 from .journal import apply_journal, journal_path
 from .lock import Lock
+from ..text import visible
 from .paths import saves_dir
+from .readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
 from .save_index import SaveIndex
 
 __all__ = ["Lock", "SaveError", "SaveInfo", "SaveStore", "check_name"]
 
 SUFFIX = ".toml"
 MAX_NAME = 40
-MAX_BYTES = 32 * 1024 * 1024  # far above any real game (5,000 plays are 80 KiB)
 _NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _\-]*$")
 # names Windows keeps for devices: a save called "nul" could not be copied to or from it
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
@@ -384,28 +384,9 @@ class SaveStore:
 def _read_text(path: Path) -> str:
     """A save's text: a regular file only (a FIFO would hang us), of a sane size, UTF-8."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise RecordError(f"{path}: not a regular file")
-        if st.st_size > MAX_BYTES:
-            raise RecordError(f"{path}: {st.st_size // (1024 * 1024)} MiB is too large for a save "
-                              f"(at most {MAX_BYTES // (1024 * 1024)} MiB)")
-        with os.fdopen(os.dup(fd), "rb") as fh:
-            raw = fh.read(MAX_BYTES + 1)
-    except OSError as exc:
-        raise RecordError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]  # a BOM from a Windows editor
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RecordError(f"{path}: not a text file (it is not UTF-8)") from None
+        return read_text(path, "save", RECORD_LIMIT)
+    except ReadError as exc:
+        raise RecordError(visible(exc)) from None
 
 
 def _fill(info: SaveInfo, text: str, path: Path) -> None:
@@ -436,12 +417,12 @@ def _trusted_head(text: str):
     if cut < 0:
         return None
     try:
-        doc = tomllib.loads(text[:cut])
+        doc = parse_toml(text[:cut], "head", "save")
         version = doc.get("version")
         if not isinstance(version, int) or not 1 <= version <= VERSION:
             return None
         record = Record.from_dict({**doc, "rules": {}}, "head")
-    except (tomllib.TOMLDecodeError, RecordError, RecursionError):
+    except (ReadError, RecordError, RecursionError):
         return None
     summary = record.summary
     if not (isinstance(summary, dict) and isinstance(summary.get("round"), int)

@@ -19,16 +19,21 @@ from textual.widgets.option_list import Option
 from rich.text import Text
 
 from ...store.saves import SaveError, SaveInfo, SaveStore
+from ...text import visible
 from .modals import _Notice
 from .save_as import NameScreen
 
 
+def _safe(text: str) -> str:
+    return escape(visible(text))  # from a file: shown as text, never markup or escape sequences
+
+
 def describe(info: SaveInfo) -> str:
     if info.damaged:
-        return f"[b]{escape(info.name)}[/b]  DAMAGED\n  {escape(info.damaged)}"
+        return f"[b]{_safe(info.name)}[/b]  DAMAGED\n  {_safe(info.damaged)}"
     undo = ", undo used" if info.undo_used else ""
-    return (f"[b]{escape(info.name)}[/b]  {info.when}  {escape(info.state)}{undo}\n"
-            f"  {escape(info.players)}; rules: {escape(info.rules)}\n  {escape(info.scores)}")
+    return (f"[b]{_safe(info.name)}[/b]  {info.when}  {_safe(info.state)}{undo}\n"
+            f"  {_safe(info.players)}; rules: {_safe(info.rules)}\n  {_safe(info.scores)}")
 
 
 class LoadScreen(Screen):
@@ -116,7 +121,7 @@ class LoadScreen(Screen):
             return
         if info.damaged:
             self.query_one("#load-note", Static).update(
-                f"[b]{escape(info.name)} cannot be opened:[/b] {escape(info.damaged)}. Press d to delete it.")
+                f"[b]{_safe(info.name)} cannot be opened:[/b] {_safe(info.damaged)}. Press d to delete it.")
             self.app.bell()
             return
         if not self.app.resume(info.name):
