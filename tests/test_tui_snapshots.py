@@ -141,7 +141,14 @@ def _fixed_data_dir(monkeypatch):
 
 def test_load(snap_compare, monkeypatch):
     _fixed_data_dir(monkeypatch)
-    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("load"))
+
+    async def open_load(pilot):
+        pilot.app.menu_choice("load")
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()  # the list fills in from a worker
+        await pilot.pause()
+
+    assert snap_compare(app(), terminal_size=SIZE, run_before=open_load)
 
 
 def test_statistics(snap_compare, monkeypatch):
