@@ -12,12 +12,18 @@ import sys
 
 from . import __version__
 from .errors import UserError
+from .text import visible
 
 EXIT_USAGE = 2
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    # everything printed may hold names, keys or values from files: never raw control characters
+    sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+
+
+def _err(text: str) -> None:
+    print(visible(text, keep_newlines=True), file=sys.stderr)
 
 
 # -- rules ---------------------------------------------------------------------
@@ -41,7 +47,7 @@ def cmd_rules_show(args) -> int:
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
-    sys.stdout.write(commented_toml(rules, header))
+    sys.stdout.write(visible(commented_toml(rules, header), keep_newlines=True))
     return 0
 
 
@@ -55,7 +61,7 @@ def cmd_rules_check(args) -> int:
         except RulesError as exc:
             bad += 1
             for problem in exc.problems:
-                print(str(problem), file=sys.stderr)
+                _err(str(problem))
         else:
             _out(f"{path}: ok")
     return EXIT_USAGE if bad else 0
@@ -84,12 +90,13 @@ def _where(game) -> list[str]:
             f"Round {game.round_no}, total {game.total}, play goes {direction}: "
             f"{names[game.current]} to play{twice}."
         )
+    from .engine.record import scores_text, summary_of
+
+    scores = scores_text(list(names), summary_of(game))  # the winner says "won", never a bare "Bo 0"
     if game.rules.scoring_mode == "tokens":
-        parts = [f"{names[s]} {'out' if game.out[s] else game.tokens[s]}" for s in range(game.n)]
-        lines.append("Tokens: " + ", ".join(parts))
+        lines.append("Tokens: " + scores)
     else:
-        parts = [f"{names[s]} {game.points[s]}{' (out)' if game.out[s] else ''}" for s in range(game.n)]
-        lines.append(f"Points (limit {game.rules.scoring_limit}): " + ", ".join(parts))
+        lines.append(f"Points (limit {game.rules.scoring_limit}): " + scores)
     return lines
 
 
@@ -221,7 +228,7 @@ def cmd_simulate(args) -> int:
     jobs = _jobs(args.jobs)
     note = rounded_note(args.games, games, len(levels))
     if note and not args.json:
-        print(f"ono99: playing {note}", file=sys.stderr)  # said before a long run starts, and again in the report
+        _err(f"ono99: playing {note}")  # said before a long run starts, and again in the report
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -258,20 +265,32 @@ def _store():
 
 def cmd_saves_list(args) -> int:
     store = _store()
-    infos = store.listing()
-    if not infos:
-        _out(f"No saved games in {store.folder}.")
-        return 0
-    for info in infos:
+    shown = 0
+    for info in _save_errors(lambda: iter(list(store.infos()))):
+        shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
             continue
-        state = "finished" if info.finished else f"round {info.round}"
         undo = ", undo used" if info.undo_used else ""
-        _out(f"{info.name}  {info.when}  {state}{undo}  rules: {info.rules}")
+        _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+    if not shown:
+        _out(f"No saved games in {store.folder}.")
     return 0
+
+
+def cmd_saves_check(args) -> int:
+    store = _store()
+    results = _save_errors(lambda: list(store.check()))
+    if not results:
+        _out(f"No saved games in {store.folder}.")
+        return 0
+    bad = [(name, problem) for name, problem in results if problem]
+    for name, problem in results:
+        _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+    _out(f"{len(results)} saves replayed in full: {len(results) - len(bad)} ok, {len(bad)} damaged.")
+    return EXIT_USAGE if bad else 0
 
 
 def _save_errors(func):
@@ -318,10 +337,15 @@ def cmd_stats(args) -> int:
 def cmd_resume(args) -> int:
     store = _store()
     if args.name:
-        _save_errors(lambda: store.load(args.name))
-        name = args.name
+        # the listing's check (a digest, not a replay): the table replays it once, when it opens
+        name = _save_errors(lambda: store.check_name(args.name))
+        info = _save_errors(lambda: store.info(name))
+        if info.damaged == "no such save":
+            raise UserError(f"no save named {args.name!r} in {store.folder}")
+        if info.damaged:
+            raise UserError(f"damaged save {name!r}: {info.damaged}")
     else:
-        info = store.latest_unfinished()
+        info = _save_errors(store.latest_unfinished)
         if info is None:
             raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
         name = info.name
@@ -400,10 +424,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
+    p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
+    p.set_defaults(func=cmd_saves_check)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)
@@ -443,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserError as exc:
-        print(f"ono99: {exc}", file=sys.stderr)
+        _err(f"ono99: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ono99: interrupted", file=sys.stderr)

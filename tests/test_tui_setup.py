@@ -76,7 +76,7 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
 @pytest.mark.parametrize("change, message", [
     (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
     (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),
-    (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the file"),
+    (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the rules file"),
 ])
 async def test_bad_setup_is_explained_and_the_form_stays(change, message):
     app = Ono99App(bot_delay=600)

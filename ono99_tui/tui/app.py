@@ -12,6 +12,7 @@ from textual.screen import Screen
 from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
+from ..text import visible
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
@@ -57,7 +58,11 @@ class Ono99App(App):
             self.register_theme(tf.theme)
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
         if self.wanted_theme in themes:
-            self.theme = self.wanted_theme
+            try:
+                self.theme = self.wanted_theme
+            except Exception as exc:  # noqa: BLE001 - a theme the checks missed never stops the app
+                self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
+                self.theme = DEFAULT_THEME
         elif theme:  # asked for on the command line: an error there, as an unknown --rules is
             why = "".join(f"; {p}" for p in problems if f"{theme}.toml" in p)  # its file is broken
             raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){why}")
@@ -65,6 +70,13 @@ class Ono99App(App):
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
+               markup: bool = True) -> None:
+        """Every notice is plain text: they carry names, file names and messages from files,
+        which must be shown, never interpreted as markup or sent raw to the terminal."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -109,42 +121,53 @@ class Ono99App(App):
             self.push_screen(GameScreen(setup))
 
     def menu_available(self) -> dict[str, str]:
-        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY")."""
-        from ..store.saves import SaveStore
+        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY").
+
+        Reads each save's listing line (an index, a directory scan: store/saves.py), newest first,
+        up to the first unfinished one."""
+        from ..store.saves import SaveError, SaveStore
 
         ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
-        store = SaveStore()
-        names = store.names()
-        if names:
+        self.continue_name = None
+        self.saves_problem: str | None = None
+        any_save = False
+        try:
+            for info in SaveStore().infos():
+                any_save = True
+                if not info.damaged and not info.finished:
+                    self.continue_name = info.name
+                    break
+        except SaveError as exc:
+            self.saves_problem = str(exc)
+        if any_save:
             ready["load"] = ""
         else:
-            ready["_why_load"] = "no saved games"
-        # newest first; the first one marked unfinished (opening it checks it in full)
-        self.continue_name = next((n for n in names if store.peek_unfinished(n)), None)
+            ready["_why_load"] = "cannot read the saves folder" if self.saves_problem else "no saved games"
         if self.continue_name:
             ready["continue"] = ""
         else:
-            ready["_why_continue"] = "no unfinished game"
+            ready["_why_continue"] = "cannot read the saves folder" if self.saves_problem else "no unfinished game"
         return ready
 
-    def resume(self, name: str) -> None:
-        """Open a saved game where it stopped."""
+    def resume(self, name: str) -> bool:
+        """Open a saved game where it stopped: replayed once, events kept for the last rounds only
+        (the table's log starts there instead of formatting every past play)."""
         from ..store.saves import SaveError, SaveStore
         from .screens.game import GameScreen
 
         try:
-            record = SaveStore().load(name)
-            game = record.replay()
+            record, game = SaveStore().open_game(name, events_from_round=-1)
         except SaveError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
-            return
+            self.notify(str(exc), severity="error", timeout=10, markup=False)
+            return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
-        screen = GameScreen(setup, game=game, save_name=name, undo_used=bool(record.meta.get("undo_used")))
+        screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
         if type(self.screen).__name__ == "LoadScreen":
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        return True
 
     def menu_choice(self, key: str) -> None:
         if key == "quit":

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -27,6 +29,7 @@ from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
+from ...text import visible
 from ..setup import TableSetup
 
 KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
@@ -88,7 +91,7 @@ class NewGameScreen(Screen):
                 yield Button("Remove seat", id="remove", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("Rules", classes="form-label")
-                yield Choice([(p, p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
+                yield Choice([(Text(visible(p)), p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
             with Horizontal(classes="form-row"):
                 yield Label("or file", classes="form-label")
                 yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
@@ -115,7 +118,7 @@ class NewGameScreen(Screen):
 
     def _named_dealers(self, names: list[str] | None = None) -> list[tuple[str, str]]:
         names = names or [name for name, _ in self.seats]
-        return [(f"{n} deals first", f"seat:{i}") for i, n in enumerate(names)]
+        return [(Text(f"{visible(n)} deals first"), f"seat:{i}") for i, n in enumerate(names)]
 
     def _refresh_dealers(self) -> None:
         select = self.query_one("#dealer", Select)
@@ -157,7 +160,7 @@ class NewGameScreen(Screen):
         self.action_start()
 
     # -- start -------------------------------------------------------------------------
-    def _error(self, text: str) -> None:
+    def _error(self, text: str | Content) -> None:
         self.query_one("#form-error", Static).update(text)
 
     def build_setup(self) -> TableSetup:
@@ -205,7 +208,8 @@ class NewGameScreen(Screen):
         try:
             setup = self.build_setup()
         except ValueError as exc:
-            self._error(f"[b]Cannot start:[/b] {exc}")
+            # the message may quote names and files: substituted as text, never as markup
+            self._error(Content.from_markup("[b]Cannot start:[/b] $why", why=visible(exc)))
             self.app.bell()
             return
         self._remember(setup)

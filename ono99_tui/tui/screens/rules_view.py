@@ -8,7 +8,8 @@ Saving writes only the keys that differ from the standard rules.
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.markup import escape as _escape_markup
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -21,6 +22,12 @@ from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
 from ...store import rule_presets as rp
 from .modals import _Notice
 from .save_as import NameScreen
+from ...text import visible
+
+
+def escape(text: object) -> str:
+    """Text from a file or the player, for a markup string: shown as is, control characters visible."""
+    return _escape_markup(visible(text, keep_newlines=True))
 
 
 def _widget_id(path: str) -> str:
@@ -99,7 +106,8 @@ class RulesViewScreen(Screen):
         self.presets = rp.all_presets()
         presets = self.query_one("#presets", OptionList)
         presets.clear_options()
-        presets.add_options(Option(p.name + ("  (yours)" if p.mine else ""), id=p.name) for p in self.presets)
+        presets.add_options(Option(Text(visible(p.name) + ("  (yours)" if p.mine else "")), id=p.name)
+                            for p in self.presets)
         names = [p.name for p in self.presets]
         presets.highlighted = names.index(select) if select in names else 0
         presets.focus()
