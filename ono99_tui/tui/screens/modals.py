@@ -79,8 +79,9 @@ class _Notice(ModalScreen[str]):
 def round_end_text(names, events) -> tuple[str, str]:
     lost = next(e for e in events if e["type"] == "round_lost")
     who = names[lost["seat"]]
-    why = (f"went to {lost['total']}" if lost["reason"] == "bust"
-           else "had no card that could be played")
+    why = {"bust": f"went to {lost['total']}",
+           "play-limit": "had to play when the round reached its play limit (R4.6)"}.get(
+        lost["reason"], "had no card that could be played")
     lines = [f"{who} {why} and {agree(who, 'loses')} round {lost['round']}.", ""]
     for e in events:
         if e["type"] == "tokens":
@@ -145,7 +146,7 @@ class OutScreen(_Notice):
 
 
 TABLE_KEYS = (
-    ("1-4", "play that card (or click it)"),
+    ("1-9, 0", "play that card (0 is the tenth; or click it)"),
     ("Left/Right", "move between your cards"),
     ("Enter", "play the card with the outline"),
     ("u", "undo your last play (only against bots; the save is marked)"),
