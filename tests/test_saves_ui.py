@@ -9,7 +9,7 @@ from ono99_tui.store.stats import load_stats
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.load import LoadScreen
-from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.test_saves import damaged_variants, save
 from tests.cli import ono99
@@ -99,7 +99,7 @@ async def wait_for_my_turn(pilot, screen):
     for _ in range(500):
         if screen._human_may_play():
             return
-        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen)):
+        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen, OutScreen)):
             await pilot.press("enter")
         await pilot.pause(0.01)
     raise AssertionError("never my turn")
@@ -163,7 +163,7 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
         for _ in range(3000):
             if isinstance(app.screen, GameOverScreen):
                 break
-            if isinstance(app.screen, (RoundEndScreen, PassScreen)):
+            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
                 await pilot.press("enter")
             elif screen._human_may_play():
                 playable = [c.index for c in screen.query(CardWidget) if c.reason is None]

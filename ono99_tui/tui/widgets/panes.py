@@ -76,8 +76,16 @@ class ScorePane(Static):
         super().__init__(**kwargs)
         self.glyphs, self.kinds = glyphs, kinds
 
+    _view: PlayerView | None = None
+
+    def on_resize(self) -> None:
+        if self._view is not None:
+            self.show(self._view)  # names get the room there is
+
     def show(self, view: PlayerView) -> None:
+        self._view = view
         g = self.glyphs
+        width = max(9, min(24, self.content_size.width - 31)) if self.content_size.width else 9
         rules = view.rules
         tokens = rules.scoring_mode == "tokens"
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
@@ -99,6 +107,6 @@ class ScorePane(Static):
             if s:
                 text.append("\n")
             text.append(f"{turn} ")
-            text.append(f"{name[:9]:<9}", style="bold" if view.current == s else "")
+            text.append(f"{name[:width]:<{width}}", style="bold" if view.current == s else "")
             text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
         self.update(text, layout=False)  # one row per seat: the pane's size never changes
