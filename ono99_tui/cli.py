@@ -12,12 +12,18 @@ import sys
 
 from . import __version__
 from .errors import UserError
+from .text import visible
 
 EXIT_USAGE = 2
 
 
 def _out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
+    # everything printed may hold names, keys or values from files: never raw control characters
+    sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+
+
+def _err(text: str) -> None:
+    print(visible(text, keep_newlines=True), file=sys.stderr)
 
 
 # -- rules ---------------------------------------------------------------------
@@ -41,7 +47,7 @@ def cmd_rules_show(args) -> int:
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
-    sys.stdout.write(commented_toml(rules, header))
+    sys.stdout.write(visible(commented_toml(rules, header), keep_newlines=True))
     return 0
 
 
@@ -55,7 +61,7 @@ def cmd_rules_check(args) -> int:
         except RulesError as exc:
             bad += 1
             for problem in exc.problems:
-                print(str(problem), file=sys.stderr)
+                _err(str(problem))
         else:
             _out(f"{path}: ok")
     return EXIT_USAGE if bad else 0
@@ -84,12 +90,13 @@ def _where(game) -> list[str]:
             f"Round {game.round_no}, total {game.total}, play goes {direction}: "
             f"{names[game.current]} to play{twice}."
         )
+    from .engine.record import scores_text, summary_of
+
+    scores = scores_text(list(names), summary_of(game))  # the winner says "won", never a bare "Bo 0"
     if game.rules.scoring_mode == "tokens":
-        parts = [f"{names[s]} {'out' if game.out[s] else game.tokens[s]}" for s in range(game.n)]
-        lines.append("Tokens: " + ", ".join(parts))
+        lines.append("Tokens: " + scores)
     else:
-        parts = [f"{names[s]} {game.points[s]}{' (out)' if game.out[s] else ''}" for s in range(game.n)]
-        lines.append(f"Points (limit {game.rules.scoring_limit}): " + ", ".join(parts))
+        lines.append(f"Points (limit {game.rules.scoring_limit}): " + scores)
     return lines
 
 
@@ -138,6 +145,7 @@ def cmd_rules_compare(args) -> int:
     from .engine.rules import RulesError
     from .lab import simulate as sim
     from .lab.compare import compare_lines
+    from .lab.report import rounded_note
     from .store.rule_presets import resolve
 
     try:
@@ -164,10 +172,13 @@ def cmd_rules_compare(args) -> int:
             summaries.append(tally.summary())
     elapsed = time.perf_counter() - start
     if args.json:
-        _out(json.dumps({"bots": levels, "seed": args.seed, "games": games, "elapsed_s": round(elapsed, 3),
+        _out(json.dumps({"bots": levels, "seed": args.seed, "games": games, "games_requested": args.games,
+                         "elapsed_s": round(elapsed, 3),
                          "a": {"rules": label_a, **summaries[0]}, "b": {"rules": label_b, **summaries[1]}}, indent=1))
     else:
-        for line in compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed):
+        lines = compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed)
+        note = rounded_note(args.games, games, len(levels))
+        for line in lines[:1] + ([note] if note else []) + lines[1:]:
             _out(line)
     return 0
 
@@ -202,7 +213,7 @@ def cmd_simulate(args) -> int:
     from .engine.game import GameSetupError
     from .engine.rules import RulesError
     from .lab import simulate as sim
-    from .lab.report import simulate_lines
+    from .lab.report import rounded_note, simulate_lines
     from .store.rule_presets import resolve
 
     try:
@@ -215,9 +226,9 @@ def cmd_simulate(args) -> int:
     except (sim.SimulationError, RulesError, GameSetupError) as exc:
         raise UserError(str(exc)) from None
     jobs = _jobs(args.jobs)
-    if games != args.games:
-        print(f"ono99: playing {games} games, not {args.games}, so every seating is played equally",
-              file=sys.stderr)
+    note = rounded_note(args.games, games, len(levels))
+    if note and not args.json:
+        _err(f"ono99: playing {note}")  # said before a long run starts, and again in the report
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
@@ -232,11 +243,12 @@ def cmd_simulate(args) -> int:
     elapsed = time.perf_counter() - start
     summary = tally.summary()
     if args.json:
-        summary.update(bots=levels, rules=label, seed=args.seed, jobs=jobs, elapsed_s=round(elapsed, 3),
+        summary.update(bots=levels, rules=label, seed=args.seed, jobs=jobs, games_requested=args.games, elapsed_s=round(elapsed, 3),
                        records=str(records) if records else None)
         _out(json.dumps(summary, indent=1))
     else:
-        for line in simulate_lines(summary, label, elapsed, args.seed, jobs):
+        lines = simulate_lines(summary, label, elapsed, args.seed, jobs)
+        for line in lines[:1] + ([note] if note else []) + lines[1:]:
             _out(line)
         if records:
             _out(f"Records: {games} files in {records} (ono99 replay FILE)")
@@ -253,20 +265,32 @@ def _store():
 
 def cmd_saves_list(args) -> int:
     store = _store()
-    infos = store.listing()
-    if not infos:
-        _out(f"No saved games in {store.folder}.")
-        return 0
-    for info in infos:
+    shown = 0
+    for info in _save_errors(lambda: iter(list(store.infos()))):
+        shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
             continue
-        state = "finished" if info.finished else f"round {info.round}"
         undo = ", undo used" if info.undo_used else ""
-        _out(f"{info.name}  {info.when}  {state}{undo}  rules: {info.rules}")
+        _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+    if not shown:
+        _out(f"No saved games in {store.folder}.")
     return 0
+
+
+def cmd_saves_check(args) -> int:
+    store = _store()
+    results = _save_errors(lambda: list(store.check()))
+    if not results:
+        _out(f"No saved games in {store.folder}.")
+        return 0
+    bad = [(name, problem) for name, problem in results if problem]
+    for name, problem in results:
+        _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+    _out(f"{len(results)} saves replayed in full: {len(results) - len(bad)} ok, {len(bad)} damaged.")
+    return EXIT_USAGE if bad else 0
 
 
 def _save_errors(func):
@@ -313,10 +337,15 @@ def cmd_stats(args) -> int:
 def cmd_resume(args) -> int:
     store = _store()
     if args.name:
-        _save_errors(lambda: store.load(args.name))
-        name = args.name
+        # the listing's check (a digest, not a replay): the table replays it once, when it opens
+        name = _save_errors(lambda: store.check_name(args.name))
+        info = _save_errors(lambda: store.info(name))
+        if info.damaged == "no such save":
+            raise UserError(f"no save named {args.name!r} in {store.folder}")
+        if info.damaged:
+            raise UserError(f"damaged save {name!r}: {info.damaged}")
     else:
-        info = store.latest_unfinished()
+        info = _save_errors(store.latest_unfinished)
         if info is None:
             raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
         name = info.name
@@ -401,11 +430,17 @@ def build_parser() -> argparse.ArgumentParser:
         prog="ono99",
         description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
         epilog="Settings live in config.toml in your config folder (edit them in the app's Settings). "
-        "--theme, --ascii and --rules, and the ONO99_BOT_DELAY environment variable, win over the file "
-        "for this run. ONO99_CONFIG_DIR and ONO99_DATA_DIR move the config and data folders.",
+        "--theme, --ascii and --rules (and --unicode), and the ONO99_BOT_DELAY and ONO99_GLYPHS (ascii, "
+        "unicode or auto) environment variables, win over the file for this run. ONO99_CONFIG_DIR and "
+        "ONO99_DATA_DIR move the config and data folders. A --theme or --rules name that does not exist "
+        "is an error; one in the settings file is reported and the default used.",
     )
     parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
-    parser.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs = parser.add_mutually_exclusive_group()
+    glyphs.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs.add_argument("--unicode", action="store_true",
+                        help="draw with Unicode characters even where the terminal looks unable to "
+                        "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
     parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (ono99-dark, ono99-light, "
                         "ono99-high-contrast, ono99-ansi, or one of yours)")
@@ -429,7 +464,8 @@ def build_parser() -> argparse.ArgumentParser:
         "advantage and how often 99 cards were played.")
     p.add_argument("a", metavar="A", help="a preset name or rules file")
     p.add_argument("b", metavar="B", help="a preset name or rules file")
-    p.add_argument("--games", type=int, default=200, metavar="N", help="games under each rule set (default 200)")
+    p.add_argument("--games", type=int, default=200, metavar="N",
+                   help="games under each rule set (default 200), rounded up to a multiple of the seats")
     p.add_argument("--bots", default="medium,medium,medium,medium", metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (default: four medium bots)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
@@ -448,10 +484,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
+    p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
+    p.set_defaults(func=cmd_saves_check)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)
@@ -469,11 +507,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "simulate", help="play many bot games and report win rates",
         description="Play bot-only games, every bot in every seat equally (each deal replayed once per "
-        "seating), and report win rates with 95%% confidence intervals.",
+        "seating), and report win rates with 95% confidence intervals.",
     )
     p.add_argument("--bots", required=True, metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (2-8): random, easy, medium, hard")
-    p.add_argument("--games", type=int, default=100, metavar="N", help="games to play (default 100)")
+    p.add_argument("--games", type=int, default=100, metavar="N",
+                   help="games to play (default 100), rounded up to a multiple of the seats")
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
     p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
@@ -497,7 +536,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserError as exc:
-        print(f"ono99: {exc}", file=sys.stderr)
+        _err(f"ono99: {exc}")
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ono99: interrupted", file=sys.stderr)

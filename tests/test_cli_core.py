@@ -53,7 +53,7 @@ def test_rules_check_exit_codes_and_messages(tmp_path):
         f"{bad}: scoring.tokens: 0 is out of range; allowed: a whole number from 1 to 20",
     ]
     missing = ono99("rules", "check", str(tmp_path / "nope.toml"))
-    assert missing.returncode == 2 and "cannot read the file" in missing.stderr
+    assert missing.returncode == 2 and "cannot read the rules file: no such file" in missing.stderr
 
 
 def test_rules_show_unknown_preset_is_a_clear_error():

@@ -68,12 +68,12 @@ def test_high_card_needs_number_cards_to_draw():
 
 
 def test_not_toml_and_unreadable_files(tmp_path):
-    assert problems("target = = 3")[0].startswith("house.toml: not valid TOML:")
-    with pytest.raises(RulesError, match="cannot read the file"):
+    assert problems("target = = 3")[0].startswith("house.toml: the rules file is not valid TOML:")
+    with pytest.raises(RulesError, match="cannot read the rules file: no such file"):
         load_rules_file(tmp_path / "missing.toml")
     binary = tmp_path / "bin.toml"
     binary.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(RulesError, match="not UTF-8"):
+    with pytest.raises(RulesError, match="not a UTF-8 text file"):
         load_rules_file(binary)
 
 

@@ -76,7 +76,7 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
 @pytest.mark.parametrize("change, message", [
     (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
     (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),
-    (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the file"),
+    (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the rules file"),
 ])
 async def test_bad_setup_is_explained_and_the_form_stays(change, message):
     app = Ono99App(bot_delay=600)
@@ -132,7 +132,8 @@ async def test_a_broken_theme_file_is_named_in_a_notice_and_the_app_falls_back(p
     folder = private_dirs / "config" / "themes"
     folder.mkdir(parents=True)
     (folder / "mine.toml").write_text(text)
-    app = Ono99App(bot_delay=600, theme="mine")
+    # named in the settings file (on the command line an unknown theme is an error, as --rules is)
+    app = Ono99App(bot_delay=600, settings=Settings(theme="mine"))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         said = "\n".join(notices(app))

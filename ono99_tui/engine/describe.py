@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from . import cards as C
 
-_REASONS = {"bust": "went bust", "no-legal-card": "had no card to play"}  # past tense: no agreement needed
+_REASONS = {"bust": "went bust", "no-legal-card": "had no card to play",
+            "play-limit": "was to play when the round hit its play limit (R4.6)"}  # past tense: no agreement needed
 
 
 def agree(who: str, verb: str) -> str:
@@ -15,7 +16,7 @@ def agree(who: str, verb: str) -> str:
     if who != "You":
         return verb
     return {"plays": "play", "draws": "draw", "gives": "give", "is": "are", "has": "have", "wins": "win",
-            "loses": "lose"}.get(verb, verb)
+            "loses": "lose", "deals": "deal", "holds": "hold"}.get(verb, verb)
 
 
 def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None) -> str | None:
@@ -27,14 +28,15 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
     if kind == "dealer":
         how = event["method"]
         if how == "high-card":
-            last = event["draws"][-1]
-            drawn = ", ".join(f"{names[s]} {c}" for s, c in last)
-            extra = f" after {len(event['draws']) - 1} redraw(s)" if len(event["draws"]) > 1 else ""
-            return f"{who} deals first (high card: {drawn}{extra})"
-        return f"{who} deals first ({'chosen at random' if how == 'random' else 'named by the table'})"
+            # every draw, the first included: a tie for the highest card draws again (R2.2)
+            rounds = [", ".join(f"{names[s]} {C.LABEL[c]}" for s, c in draw) for draw in event["draws"]]
+            drawn = rounds[0] + "".join(f"; tie, again: {r}" for r in rounds[1:])
+            return f"{who} {agree(who, 'deals')} first (high card: {drawn})"
+        return f"{who} {agree(who, 'deals')} first ({'chosen at random' if how == 'random' else 'named by the table'})"
     if kind == "deal":
         stacked = " from a stacked deck" if event.get("stacked") else ""
-        return f"Round {event['round']}: {names[event['dealer']]} deals{stacked}"
+        dealer = names[event["dealer"]]
+        return f"Round {event['round']}: {dealer} {agree(dealer, 'deals')}{stacked}"
     if kind == "play":
         card, total = event["card"], event["total"]
         label = C.LABEL[card]
@@ -51,7 +53,7 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         if event.get("hidden"):
             return None  # someone else's card: a seat's log never names it
         if event["card"] is None:
-            return f"{who} {agree(who, 'has')} nothing to draw and {'hold' if who == 'You' else 'holds'} one card fewer"
+            return f"{who} {agree(who, 'has')} nothing to draw and {agree(who, 'holds')} one card fewer"
         if viewer is not None and viewer == event["seat"]:
             return f"{who} {agree(who, 'draws')} {C.LABEL[event['card']]}"
         return None

@@ -5,6 +5,18 @@ stacked decks and its plays, so a game record is just those (see record.py).
 Everything a play causes (draws, reshuffles, a lost round, scoring, the next
 deal, a player stuck with no legal card) happens inside ``play`` and is
 reported as events: plain dicts, ready for JSON.
+
+Every round and every game ends (RULES.md R4.6, [decision]): some accepted
+house rules (tiny decks, Tens cancelled by Minus Tens) allow a round whose
+positions repeat forever, or a points tie-break that never breaks. So:
+
+- a round that reaches ``MAX_ROUND_PLAYS`` plays ends at once, and the player
+  to move loses it (round_lost reason "play-limit"), as if stuck under R5.2;
+- a tie-break (R9.4) still tied after ``MAX_TIE_ROUNDS`` rounds is won by the
+  tied player who lost the fewest rounds in the game, then by seat order.
+
+Both limits are far beyond any round or tie-break with the shipped presets
+(see tests/test_termination.py), so they only ever decide degenerate games.
 """
 
 from __future__ import annotations
@@ -19,6 +31,8 @@ from .view import PlayerView
 
 MIN_SEATS, MAX_SEATS = 2, 8
 MISSING_CARD_POINTS = 15  # R9.1
+MAX_ROUND_PLAYS = 1000  # R4.6: a round ends after this many plays
+MAX_TIE_ROUNDS = 100  # R4.6/R9.4: a tie-break ends after this many rounds
 
 
 class IllegalPlay(ValueError):
@@ -29,13 +43,34 @@ class GameSetupError(ValueError):
     """Seats, dealer or decks that cannot start a game."""
 
 
+MAX_NAME = 24
+
+
+def normalise_name(name) -> str:
+    """A player name as every path stores it (Settings, New game, records, saves): spaces
+    around it dropped; refused (GameSetupError saying what is allowed) when it cannot be a
+    name: empty, longer than MAX_NAME, or holding a control or other unprintable character
+    (which would corrupt records or the terminal). Markup-like text such as "[b]" is a
+    fine name: every screen shows names as text."""
+    if not isinstance(name, str):
+        raise GameSetupError(f"a player name must be text, not {type(name).__name__}")
+    text = name.strip()
+    if not text:
+        raise GameSetupError("a player name cannot be empty")
+    shown = repr(text[:30]) + ("..." if len(text) > 30 else "")  # repr: control characters escaped
+    if len(text) > MAX_NAME:
+        raise GameSetupError(f"player name {shown} is too long ({len(text)} characters; at most {MAX_NAME})")
+    if not text.isprintable():
+        raise GameSetupError(f"player name {shown} holds a control or unprintable character; "
+                             "use letters, digits, spaces and punctuation")
+    return text
+
+
 def check_names(names) -> list[str]:
-    names = [str(n) for n in names]
+    """The seats' names, normalised (normalise_name), or GameSetupError."""
+    names = [normalise_name(n) for n in names]
     if not MIN_SEATS <= len(names) <= MAX_SEATS:
         raise GameSetupError(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, not {len(names)}")
-    for name in names:
-        if not name.strip() or len(name) > 24 or not name.isprintable():
-            raise GameSetupError(f"player name {name!r} must be 1 to 24 printable characters")
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)
     if dupes:
         raise GameSetupError(f"player names must differ: {', '.join(dupes)} appears more than once")
@@ -94,6 +129,7 @@ class Game:
         self.out = [False] * n
         self.out_round: list[int | None] = [None] * n
         self.contenders: list[int] | None = None  # R9.4 tie-break
+        self.tie_rounds = 0  # rounds played in the tie-break so far (R4.6 limit)
         self.winner: int | None = None
         self.over = False
         self.round_no = 0
@@ -288,8 +324,12 @@ class Game:
         self._settle()
 
     def _settle(self) -> None:
-        """R5.2: a player to move with no legal card loses the round at once."""
+        """R5.2: a player to move with no legal card loses the round at once; R4.6: so does
+        the player to move once the round has had MAX_ROUND_PLAYS plays."""
         while not self.over:
+            if len(self.round_plays[-1]) >= MAX_ROUND_PLAYS:
+                self._finish_round(self.current, "play-limit")
+                continue
             self._legal = legal_plays(
                 self.rules, self.hands[self.current], self.total, self.owed == 2, self.ninety_nine_used
             )
@@ -393,6 +433,13 @@ class Game:
         """The lowest score in ``group`` wins; a tie plays on among the tied (R9.4)."""
         low = min(self.points[s] for s in group)
         best = [s for s in group if self.points[s] == low]
+        if self.contenders is not None:
+            self.tie_rounds += 1
+        if len(best) > 1 and self.tie_rounds >= MAX_TIE_ROUNDS:
+            # R4.6: a tie that never breaks (e.g. a deck of one card kind, no bust penalty)
+            lost = Counter(r["loser"] for r in self.round_log)
+            lost[self.last_loser] += 1  # this round's summary is not logged yet
+            best = [min(best, key=lambda s: (lost[s], s))]
         if len(best) == 1:
             self._game_over(best[0])
         else:
@@ -429,6 +476,7 @@ class Game:
         g.tokens, g.points, g.out = list(view.tokens), list(view.points), list(view.out)
         g.out_round = [view.round if o else None for o in view.out]
         g.contenders = list(view.in_round) if view.tie_break else None
+        g.tie_rounds = 0
         g.winner, g.over, g.round_no, g.last_loser, g.round_log = None, False, view.round, None, []
         g.dealer = g.first_dealer = view.dealer
         g.dealer_method = "named"

@@ -7,20 +7,25 @@ it through the engine reproduces the game exactly.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from ..store.readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
+from ..text import shorten, visible
 from . import cards as C
-from .game import Game, GameSetupError, IllegalPlay
+from .game import Game, GameSetupError, IllegalPlay, normalise_name
 from .rules import Rules, RulesError, rules_from_dict
 
 FORMAT = "ono99-record"
-VERSION = 1
+VERSION = 2  # 2: [summary] and digest, written so a listing need not replay (docs/record-format.md)
+HEAD = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
+DIGEST_KEY = "digest = "
 _PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
 _DEALER_METHODS = ("high-card", "random", "named")
 
@@ -53,6 +58,8 @@ class Record:
     decks: dict[int, tuple[str, ...]] = field(default_factory=dict)
     rounds: list[list[tuple[str, str]]] = field(default_factory=list)  # [(name, card)] per round
     meta: dict[str, Any] = field(default_factory=dict)
+    # what a listing shows (round, scores, winner), as written; replay never reads it
+    summary: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -78,6 +85,7 @@ class Record:
             decks=dict(game.decks),
             rounds=rounds,
             meta=dict(meta or {}),
+            summary=summary_of(game),
         )
 
     # -- to a game ----------------------------------------------------------------
@@ -98,11 +106,17 @@ class Record:
                 )
         return game
 
-    def replay(self, record_events: bool = True) -> Game:
-        """Play every recorded play; raise RecordError at the first one that breaks a rule."""
-        game = self.new_game(record_events)
+    def replay(self, record_events: bool = True, events_from_round: int | None = None) -> Game:
+        """Play every recorded play; raise RecordError at the first one that breaks a rule.
+
+        With ``events_from_round``, events are kept only from that round on (a table
+        resuming a long game shows the recent plays without building every past event)."""
+        late = events_from_round is not None and events_from_round > 1
+        game = self.new_game(record_events and not late)
         n = 0
         for i, plays in enumerate(self.rounds, start=1):
+            if late and record_events and i == events_from_round:
+                game._recording = True  # noqa: SLF001 - the engine's own switch, set before the round's plays
             for name, card in plays:
                 n += 1
                 where = f"play {n} (round {i}, {name} plays {C.LABEL.get(card, card)})"
@@ -125,6 +139,9 @@ class Record:
                     f"round {i} ends in the record after play {n}, but the round is not over "
                     f"({game.names[game.current]} to play)"
                 )
+        if late and record_events:
+            game._recording = True  # noqa: SLF001 - fewer rounds recorded than asked for
+        self.summary = summary_of(game)
         return game
 
     # -- TOML ---------------------------------------------------------------------
@@ -136,23 +153,41 @@ class Record:
             doc["dealer_chosen_by"] = self.dealer_chosen_by
         if self.meta:
             doc["meta"] = self.meta
+        if self.summary:
+            doc["summary"] = self.summary
         doc["seats"] = [{"name": s.name, "player": s.player} for s in self.seats]
         doc["rules"] = self.rules.to_dict()
-        rounds = []
-        for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1):
-            entry: dict[str, Any] = {}
-            if i in self.decks:
-                entry["deck"] = list(self.decks[i])
-            plays = self.rounds[i - 1] if i <= len(self.rounds) else []
-            entry["plays"] = [f"{name}: {card}" for name, card in plays]
-            rounds.append(entry)
+        rounds = self._rounds_out()
         if rounds:
-            doc["rounds"] = rounds
+            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), "plays": [f"{n}: {c}" for n, c in plays]}
+                             for deck, plays in rounds]
         return doc
 
+    def _rounds_out(self) -> list[tuple[tuple[str, ...] | None, list[tuple[str, str]]]]:
+        return [(self.decks.get(i), self.rounds[i - 1] if i <= len(self.rounds) else [])
+                for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1)]
+
     def to_toml(self) -> str:
-        head = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
-        return head + tomli_w.dumps(self.to_dict(), multiline_strings=False)
+        """The record as TOML: head (format, seats, meta, summary), rules, rounds, with a digest
+        of the whole text on line 2 so a listing can trust the summary without replaying."""
+        doc = self.to_dict()
+        doc.pop("rounds", None)
+        rules = {"rules": doc.pop("rules")}
+        parts = [tomli_w.dumps(doc, multiline_strings=False), "\n", tomli_w.dumps(rules, multiline_strings=False)]
+        quoted: dict[tuple[str, str], str] = {}  # each seat/card pair formatted once: saves stay fast when long
+        for deck, plays in self._rounds_out():
+            parts.append("\n[[rounds]]\n")
+            if deck:
+                parts.append(tomli_w.dumps({"deck": list(deck)}, multiline_strings=False))
+            items = []
+            for play in plays:
+                text = quoted.get(play)
+                if text is None:
+                    text = quoted[play] = toml_string(f"{play[0]}: {play[1]}")
+                items.append(text)
+            parts.append("plays = [\n" + "".join(f"    {t},\n" for t in items) + "]\n" if items else "plays = []\n")
+        body = "".join(parts)
+        return HEAD + DIGEST_KEY + toml_string(digest(HEAD + body)) + "\n" + body
 
     @classmethod
     def from_dict(cls, doc: Any, source: str = "record") -> "Record":
@@ -160,22 +195,23 @@ class Record:
             raise RecordError(f"{source}: a record must be a TOML table")
         fmt = doc.get("format")
         if fmt != FORMAT:
-            raise RecordError(f'{source}: format must be "{FORMAT}", not {fmt!r}; is this an ono99 record?')
+            raise RecordError(f'{source}: format must be "{FORMAT}", not {shorten(repr(fmt))}; is this an ono99 record?')
         version = doc.get("version")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise RecordError(f"{source}: version must be a whole number from 1, not {version!r}")
+            raise RecordError(f"{source}: version must be a whole number from 1, not {shorten(repr(version))}")
         if version > VERSION:
             raise RecordError(
                 f"{source}: written by a newer ono99 (record version {version}); "
                 f"this one reads versions up to {VERSION}"
             )
-        known = {"format", "version", "seed", "first_dealer", "dealer_chosen_by", "meta", "seats", "rules", "rounds"}
+        known = {"format", "version", "digest", "seed", "first_dealer", "dealer_chosen_by", "meta", "summary",
+                 "seats", "rules", "rounds"}
         unknown = sorted(set(doc) - known)
         if unknown:
-            raise RecordError(f"{source}: unknown key {unknown[0]!r} (keys: {', '.join(sorted(known))})")
+            raise RecordError(f"{source}: unknown key {shorten(repr(unknown[0]))} (keys: {', '.join(sorted(known))})")
         seed = doc.get("seed")
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise RecordError(f"{source}: seed must be a whole number, not {seed!r}")
+            raise RecordError(f"{source}: seed must be a whole number, not {shorten(repr(seed))}")
         seats = _seats(doc.get("seats"), source)
         rules_doc = doc.get("rules")
         if not isinstance(rules_doc, dict):
@@ -187,53 +223,117 @@ class Record:
                                         for p in exc.problems)) from None
         names = [s.name for s in seats]
         first = doc.get("first_dealer")
+        if isinstance(first, str):
+            first = first.strip()  # as the seat names are
         if first is not None and first not in names:
-            raise RecordError(f"{source}: first_dealer {first!r} is not a seat ({', '.join(names)})")
+            raise RecordError(f"{source}: first_dealer {shorten(repr(first))} is not a seat ({', '.join(names)})")
         method = doc.get("dealer_chosen_by")
         if method is not None and method not in _DEALER_METHODS:
-            raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, not {method!r}")
+            raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, "
+                              f"not {shorten(repr(method))}")
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError(f"{source}: meta must be a table")
+        summary = doc.get("summary")
+        if summary is not None and not isinstance(summary, dict):
+            raise RecordError(f"{source}: summary must be a table")
         decks, rounds = _rounds(doc.get("rounds", []), names, source)
-        return cls(seats, rules, seed, first, method, decks, rounds, meta)
+        return cls(seats, rules, seed, first, method, decks, rounds, meta, summary)
 
     @classmethod
     def loads(cls, text: str, source: str = "record") -> "Record":
+        source = visible(source)
         try:
-            doc = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as exc:
-            raise RecordError(f"{source}: not valid TOML: {exc}") from None
+            doc = parse_toml(text.removeprefix("\ufeff"), source, "record")
+        except ReadError as exc:
+            raise RecordError(str(exc)) from None
         return cls.from_dict(doc, source)
 
     @classmethod
     def load(cls, path: str | Path) -> "Record":
-        path = Path(path)
+        """A record from a file, read safely (store/readfile.py: regular files only, size-limited)."""
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise RecordError(f"{path}: cannot read the file: {exc.strerror or exc}") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise RecordError(f"{path}: not a text file (it is not UTF-8)") from None
+            text = read_text(path, "record", RECORD_LIMIT)
+        except ReadError as exc:
+            raise RecordError(visible(exc)) from None
         return cls.loads(text, str(path))
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, except that TOML also forbids a raw DEL."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def check_digest(text: str) -> bool | None:
+    """True when line 2 is a digest matching the rest of the text (written by ono99 and not
+    changed since), False when it does not match, None when there is none."""
+    first, sep, rest = text.partition("\n")
+    if not rest.startswith(DIGEST_KEY):
+        return None
+    line, _, body = rest.partition("\n")
+    return line == DIGEST_KEY + toml_string(digest(first + sep + body))
+
+
+def summary_of(game: Game) -> dict[str, Any]:
+    """Round, plays, scores, finished and winner: what a listing shows, known without replaying."""
+    tokens = game.rules.scoring_mode == "tokens"
+    summary: dict[str, Any] = {
+        "round": game.round_no, "plays": len(game.plays), "finished": game.over,
+        "scoring": game.rules.scoring_mode,
+        "scores": list(game.tokens if tokens else game.points), "out": list(game.out),
+    }
+    if game.over and game.winner is not None:
+        summary["winner"] = game.names[game.winner]
+    return summary
+
+
+def scores_text(names: list[str], summary: dict[str, Any]) -> str:
+    """ "Ana 2 tokens, Bo out, Cy won (0 left)": a count always says what it counts, and the
+    winner is named as such (a bare "Bo 0" read as Bo having lost everything)."""
+    tokens = summary.get("scoring") == "tokens"
+    parts = []
+    for name, score, out in zip(names, summary.get("scores", []), summary.get("out", [])):
+        if tokens:
+            text = "out" if out else f"{score} token{'' if score == 1 else 's'}"
+            if name == summary.get("winner"):
+                text = f"won ({score} left)"
+        else:
+            text = f"{score} point{'' if score == 1 else 's'}" + (" (out)" if out else "")
+            if name == summary.get("winner"):
+                text = f"won ({text})"
+        parts.append(f"{name} {text}")
+    return ", ".join(parts)
 
 
 def _seats(raw: Any, source: str) -> list[SeatSpec]:
     if not isinstance(raw, list) or not raw:
         raise RecordError(f"{source}: [[seats]] is missing; a record needs 2 to 8 seats")
+    from ..bots.levels import LEVELS  # here, not at the top: the bots import the engine
+
+    if len(raw) > 8:
+        raise RecordError(f"{source}: a record has 2 to 8 seats, not {len(raw)}")
     seats = []
     for i, item in enumerate(raw, start=1):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise RecordError(f"{source}: seat {i} needs a name (name = \"...\")")
+        try:
+            name = normalise_name(item["name"])  # the one place names are normalised
+        except GameSetupError as exc:
+            raise RecordError(f"{source}: seat {i}: {exc}") from None
         player = item.get("player", "human")
         if not isinstance(player, str) or not _PLAYER.match(player):
-            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {player!r}")
+            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {shorten(repr(player))}")
+        if player.startswith("bot:") and player[4:] not in LEVELS:
+            raise RecordError(f"{source}: seat {i} ({name}): unknown bot level {player[4:]!r} "
+                              f"(levels: {', '.join(LEVELS)})")
         extra = set(item) - {"name", "player"}
         if extra:
-            raise RecordError(f"{source}: seat {i} has unknown key {sorted(extra)[0]!r} (keys: name, player)")
-        seats.append(SeatSpec(item["name"], player))
+            raise RecordError(f"{source}: seat {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: name, player)")
+        seats.append(SeatSpec(name, player))
     return seats
 
 
@@ -248,7 +348,7 @@ def _rounds(raw: Any, names: list[str], source: str):
             raise RecordError(f"{source}: round {i} must be a table")
         extra = set(entry) - {"deck", "plays"}
         if extra:
-            raise RecordError(f"{source}: round {i} has unknown key {sorted(extra)[0]!r} (keys: deck, plays)")
+            raise RecordError(f"{source}: round {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: deck, plays)")
         if "deck" in entry:
             deck = entry["deck"]
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
@@ -256,7 +356,7 @@ def _rounds(raw: Any, names: list[str], source: str):
             try:
                 decks[i] = tuple(C.parse_card(c) for c in deck)
             except ValueError as exc:
-                raise RecordError(f"{source}: round {i} deck: {exc}") from None
+                raise RecordError(f"{source}: round {i} deck: {shorten(exc, 120)}") from None
         plays = entry.get("plays", [])
         if not isinstance(plays, list):
             raise RecordError(f"{source}: round {i} plays must be an array of \"NAME: CARD\" strings")
@@ -264,15 +364,15 @@ def _rounds(raw: Any, names: list[str], source: str):
         for text in plays:
             n += 1
             if not isinstance(text, str) or ":" not in text:
-                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {text!r}")
+                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {shorten(repr(text))}")
             name, _, card_text = text.rpartition(":")
             name = name.strip()
             if name not in names:
-                raise RecordError(f"{source}: play {n} (round {i}): {name!r} is not a seat ({', '.join(names)})")
+                raise RecordError(f"{source}: play {n} (round {i}): {shorten(repr(name))} is not a seat ({', '.join(names)})")
             try:
                 card = C.parse_card(card_text)
             except ValueError as exc:
-                raise RecordError(f"{source}: play {n} (round {i}): {exc}") from None
+                raise RecordError(f"{source}: play {n} (round {i}): {shorten(exc, 120)}") from None
             parsed.append((name, card))
         rounds.append(parsed)
     while rounds and not rounds[-1]:

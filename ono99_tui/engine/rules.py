@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import tomli_w
 
+from ..store.readfile import ReadError, parse_toml, read_text
+from ..text import quoted, shorten, visible
 from . import cards as C
 
 
@@ -112,8 +113,9 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        where = f"{self.source}: " if self.source else ""
-        return f"{where}{self.key}: {self.message}" if self.key else f"{where}{self.message}"
+        # source and key come from the user (a path, a key in the file): never raw
+        where = f"{visible(self.source)}: " if self.source else ""
+        return f"{where}{shorten(self.key)}: {self.message}" if self.key else f"{where}{self.message}"
 
 
 class RulesError(ValueError):
@@ -229,9 +231,22 @@ DEFAULT = Rules()
 
 # -- loading and validation -------------------------------------------------
 
+#: Unknown keys reported one by one; the rest are counted (a file of 200,000 unknown keys
+#: must not take a minute of "did you mean").
+MAX_UNKNOWN = 20
+
+
 def _nearest(name: str, options: list[str]) -> str:
+    if len(name) > 60:
+        return ""
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
     return f' (did you mean "{close[0]}"?)' if close else ""
+
+
+def _unknown(source: str, path: str, options: list[str], problems: list[Problem], count: list[int]) -> None:
+    count[0] += 1
+    if count[0] <= MAX_UNKNOWN:
+        problems.append(Problem(source, path, "unknown key" + _nearest(path, options)))
 
 
 def _check_value(spec: KeySpec, value: Any, source: str, problems: list[Problem]) -> bool:
@@ -243,12 +258,12 @@ def _check_value(spec: KeySpec, value: Any, source: str, problems: list[Problem]
         if isinstance(value, bool) or not isinstance(value, int):
             bad = f"must be a whole number, not {_show(value)}; allowed: {spec.allowed()}"
         elif not spec.low <= value <= spec.high:
-            bad = f"{value} is out of range; allowed: {spec.allowed()}"
+            bad = f"{shorten(value)} is out of range; allowed: {spec.allowed()}"
     elif spec.kind is str:
         if not isinstance(value, str):
             bad = f"must be a string, not {_show(value)}; allowed: {spec.allowed()}"
         elif value not in spec.choices:
-            bad = f'"{value}" is not allowed; allowed: {spec.allowed()}'
+            bad = f"{quoted(value)} is not allowed; allowed: {spec.allowed()}"
     if bad:
         problems.append(Problem(source, spec.path, bad))
         return False
@@ -263,10 +278,10 @@ def _show(value: Any) -> str:
     if isinstance(value, list):
         return "an array"
     if isinstance(value, str):
-        return f'"{value}" (a string)'
+        return f"{quoted(value)} (a string)"
     if isinstance(value, float):
         return f"{value} (a decimal)"
-    return f"{value!r} ({type(value).__name__})"
+    return f"{shorten(repr(value))} ({type(value).__name__})"
 
 
 def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules:
@@ -276,6 +291,7 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
     if not isinstance(data, dict):
         raise RulesError([Problem(source, "", "the rules must be a TOML table")])
     all_paths = list(KEY_BY_PATH)
+    unknown = [0]
     for name, value in data.items():
         if name in SECTIONS:
             if not isinstance(value, dict):
@@ -285,7 +301,7 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
                 path = f"{name}.{key}"
                 spec = KEY_BY_PATH.get(path)
                 if spec is None:
-                    problems.append(Problem(source, path, "unknown key" + _nearest(path, all_paths)))
+                    _unknown(source, path, all_paths, problems, unknown)
                 elif _check_value(spec, sub, source, problems):
                     values[spec.field] = sub
         elif name in KEY_BY_PATH:
@@ -293,7 +309,9 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
             if _check_value(spec, value, source, problems):
                 values[spec.field] = value
         else:
-            problems.append(Problem(source, name, "unknown key" + _nearest(name, all_paths + list(SECTIONS))))
+            _unknown(source, name, all_paths + list(SECTIONS), problems, unknown)
+    if unknown[0] > MAX_UNKNOWN:
+        problems.append(Problem(source, "", f"and {unknown[0] - MAX_UNKNOWN:,} more unknown keys"))
     if problems:
         raise RulesError(problems)
     rules = dataclasses.replace(base, **values)
@@ -337,22 +355,18 @@ def _check_whole(rules: Rules, source: str, problems: list[Problem]) -> None:
 
 def load_rules_text(text: str, source: str = "<text>") -> Rules:
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise RulesError([Problem(source, "", f"not valid TOML: {exc}")]) from None
+        data = parse_toml(text.removeprefix("\ufeff"), source, "rules file")
+    except ReadError as exc:
+        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
     return rules_from_dict(data, source)
 
 
 def load_rules_file(path: str | Path) -> Rules:
-    path = Path(path)
+    """Rules from a file, read safely (store/readfile.py: regular files only, size-limited)."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise RulesError([Problem(str(path), "", f"cannot read the file: {exc.strerror or exc}")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise RulesError([Problem(str(path), "", "not a text file (it is not UTF-8)")]) from None
+        text = read_text(path, "rules file")
+    except ReadError as exc:
+        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
     return load_rules_text(text, str(path))
 
 

@@ -17,6 +17,14 @@ def ci(pair) -> str:
     return f"{100 * lo:4.1f}-{100 * hi:4.1f}%"
 
 
+def rounded_note(requested: int, games: int, seats: int) -> str | None:
+    """Why more games ran than were asked for (None when none were added)."""
+    if games == requested:
+        return None
+    return (f"{games} games, not {requested}: rounded up to a multiple of {seats} "
+            f"(the seats) so every bot sits in every seat equally often.")
+
+
 def simulate_lines(summary: dict, label: str, elapsed: float, seed: int, jobs: int) -> list[str]:
     n = summary["games"]
     seats = summary["seats"]

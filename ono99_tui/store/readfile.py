@@ -43,15 +43,16 @@ _KINDS = (
 
 
 class ReadError(ValueError):
-    """A file that cannot be read as the text it should be; the message says which and why.
+    """A file that cannot be read as the text it should be: ``str()`` is "SOURCE: REASON".
 
+    ``source`` names the file, ``reason`` says what is wrong and what is allowed;
     ``missing`` is true when the file does not exist, for readers that treat that as
     "nothing saved yet" rather than as an error.
     """
 
-    def __init__(self, message: str, missing: bool = False):
-        super().__init__(message)
-        self.missing = missing
+    def __init__(self, source: str | Path, reason: str, missing: bool = False):
+        self.source, self.reason, self.missing = str(source), reason, missing
+        super().__init__(f"{self.source}: {reason}")
 
 
 def _size(n: int) -> str:
@@ -66,14 +67,14 @@ def read_bytes(path: str | Path, what: str, limit: int = LIMIT) -> bytes:
     except OSError as exc:
         missing = exc.errno == errno.ENOENT
         reason = "no such file" if missing else (exc.strerror or str(exc)).lower()
-        raise ReadError(f"{path}: cannot read the {what}: {reason}", missing=missing) from None
+        raise ReadError(path, f"cannot read the {what}: {reason}", missing=missing) from None
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a regular file")
-            raise ReadError(f"{path}: cannot read the {what}: it is {kind}, not a regular file")
+            raise ReadError(path, f"cannot read the {what}: it is {kind}, not a regular file")
         if info.st_size > limit:
-            raise ReadError(f"{path}: the {what} is too large ({_size(info.st_size)}; at most {_size(limit)})")
+            raise ReadError(path, f"the {what} is too large ({_size(info.st_size)}; at most {_size(limit)})")
         chunks, total = [], 0
         while True:  # read to the end, but never past the limit (the file may be growing)
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -82,10 +83,10 @@ def read_bytes(path: str | Path, what: str, limit: int = LIMIT) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
             if total > limit:
-                raise ReadError(f"{path}: the {what} is too large (more than {_size(limit)})")
+                raise ReadError(path, f"the {what} is too large (more than {_size(limit)})")
         return b"".join(chunks)
     except OSError as exc:
-        raise ReadError(f"{path}: cannot read the {what}: {(exc.strerror or str(exc)).lower()}") from None
+        raise ReadError(path, f"cannot read the {what}: {(exc.strerror or str(exc)).lower()}") from None
     finally:
         os.close(fd)
 
@@ -95,7 +96,7 @@ def decode(raw: bytes, source: str, what: str) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise ReadError(f"{source}: the {what} is not a UTF-8 text file (bad byte at offset {exc.start})") from None
+        raise ReadError(source, f"the {what} is not a UTF-8 text file (bad byte at offset {exc.start})") from None
 
 
 def read_text(path: str | Path, what: str, limit: int = LIMIT) -> str:
@@ -152,13 +153,15 @@ def parse_toml(text: str, source: str, what: str, max_depth: int = MAX_DEPTH) ->
     """A TOML document as a dict, or ReadError (invalid TOML, or nested too deep)."""
     depth = toml_depth(text)
     if depth > max_depth:
-        raise ReadError(f"{source}: the {what} is nested too deeply (about {depth} levels; at most {max_depth})")
+        raise ReadError(source, f"the {what} is nested too deeply (about {depth} levels; at most {max_depth})")
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ReadError(f"{source}: the {what} is not valid TOML: {exc}") from None
+        raise ReadError(source, f"the {what} is not valid TOML: {exc}") from None
     except RecursionError:  # belt and braces: toml_depth should have caught it
-        raise ReadError(f"{source}: the {what} is nested too deeply") from None
+        raise ReadError(source, f"the {what} is nested too deeply") from None
+    except ValueError as exc:  # tomllib lets int()'s own limit through (over 4300 digits)
+        raise ReadError(source, f"the {what} is not valid TOML: {exc}"[:200]) from None
 
 
 def load_toml(path: str | Path, what: str, limit: int = LIMIT, max_depth: int = MAX_DEPTH) -> dict[str, Any]:

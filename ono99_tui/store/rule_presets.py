@@ -14,6 +14,7 @@ from pathlib import Path
 from ..engine import presets as shipped
 from ..engine.rules import Rules, RulesError, load_rules_file
 from .atomic import write_atomic
+from .readfile import ReadError, read_text
 from .paths import user_rules_dir
 from .saves import SaveError, check_name
 
@@ -42,8 +43,8 @@ def user_presets(folder: Path | None = None) -> list[Preset]:
         if path.stem in shipped.preset_names() or path.name.startswith("."):
             continue
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            text = read_text(path, "rules file")  # safe: a FIFO or /dev/zero here never hangs the list
+        except ReadError:
             text = ""
         found.append(Preset(path.stem, True, _description(text) or "your preset", path))
     return found

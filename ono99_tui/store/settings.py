@@ -8,14 +8,16 @@ file is only rewritten when the player saves settings from the app.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 import tomli_w
 
+from ..engine.game import GameSetupError, normalise_name
+from ..text import shorten, visible
 from .atomic import write_atomic
 from .paths import settings_file
+from .readfile import ReadError, parse_toml, read_text
 
 
 @dataclass(frozen=True)
@@ -42,47 +44,56 @@ def _check(key: str, value):
     """The value if it is allowed for ``key``, else a ValueError saying what is allowed."""
     if key in ("ascii", "undo"):
         if not isinstance(value, bool):
-            raise ValueError(f"must be true or false, got {value!r}")
+            raise ValueError(f"must be true or false, got {shorten(repr(value))}")
     elif key == "bot_delay":
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 5:
-            raise ValueError(f"must be a number of seconds from 0 to 5, got {value!r}")
+            raise ValueError(f"must be a number of seconds from 0 to 5, got {shorten(repr(value))}")
         value = float(value)
     elif key == "player_name":
-        if not isinstance(value, str) or not value.strip() or len(value) > 24 or not value.isprintable():
-            raise ValueError(f"must be 1 to 24 printable characters, got {value!r}")
+        try:
+            value = normalise_name(value)  # the one place names are normalised
+        except GameSetupError as exc:
+            raise ValueError(f"{exc} (1 to 24 printable characters)") from None
     elif not isinstance(value, str) or not value.strip():
-        raise ValueError(f"must be a non-empty string, got {value!r}")
+        raise ValueError(f"must be a non-empty string, got {shorten(repr(value))}")
     return value
+
+
+MAX_UNKNOWN = 10  # unknown settings named one by one; the rest are counted
 
 
 def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return Settings(), [f"{source}: not valid TOML ({exc}); using the default settings"]
+        doc = parse_toml(text.removeprefix("\ufeff"), source, "settings file")
+    except ReadError as exc:
+        return Settings(), [f"{visible(exc)}; using the default settings"]
     known = {f.name for f in fields(Settings)}
-    values, problems = {}, []
+    values, problems, unknown = {}, [], 0
     for key, value in doc.items():
-        line = line_of(text, key)
-        where = f"{source}, line {line}" if line else source
         if key not in known:
-            problems.append(f"{where}: {key}: unknown setting (settings: {', '.join(sorted(known))})")
+            unknown += 1
+            if unknown <= MAX_UNKNOWN:
+                line = line_of(text, key)
+                where = f"{visible(source)}, line {line}" if line else visible(source)
+                problems.append(f"{where}: {shorten(key, 40)}: unknown setting (settings: {', '.join(sorted(known))})")
             continue
+        line = line_of(text, key)
+        where = f"{visible(source)}, line {line}" if line else visible(source)
         try:
             values[key] = _check(key, value)
         except ValueError as exc:
             problems.append(f"{where}: {key}: {exc}; using {getattr(Settings(), key)!r}")
+    if unknown > MAX_UNKNOWN:
+        problems.append(f"{visible(source)}: and {unknown - MAX_UNKNOWN:,} more unknown settings")
     return replace(Settings(), **values), problems
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
     path = path or settings_file()
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return Settings(), []
-    except (OSError, UnicodeDecodeError) as exc:
-        return Settings(), [f"{path}: cannot read the settings ({getattr(exc, 'strerror', None) or exc}); using defaults"]
+        text = read_text(path, "settings file")
+    except ReadError as exc:
+        return Settings(), [] if exc.missing else [f"{visible(exc)}; using the default settings"]
     return parse_settings(text, str(path))
 
 

@@ -7,13 +7,16 @@ and wins.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 
 import tomli_w
 
+from ..text import shorten, visible
 from .atomic import write_atomic
 from .paths import data_dir
+from .readfile import ReadError, load_toml
+
+COUNTS = ("games", "wins", "rounds_lost", "points_games", "points_total")
 
 
 def stats_file() -> Path:
@@ -21,16 +24,48 @@ def stats_file() -> Path:
 
 
 def load_stats(path: Path | None = None) -> tuple[dict, str | None]:
-    """The statistics and, if the file could not be read, why (then they start empty)."""
+    """The statistics and, if the file could not be read, why (then they start empty, and
+    the file is left alone: nothing writes over statistics it could not read)."""
     path = path or stats_file()
     try:
-        doc = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return {}, None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return {}, f"{path}: cannot read statistics: {exc}"
+        doc = load_toml(path, "statistics file")
+    except ReadError as exc:
+        return {}, (None if exc.missing else f"{exc}; fix or remove the file to count games again")
+    problem = check_stats(doc)
+    if problem:
+        return {}, f"{visible(path)}: {problem}; fix or remove the file to count games again"
+    return doc.get("players", {}), None
+
+
+def _count_problem(where: str, value) -> str | None:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return f"{where} must be a whole number from 0, not {shorten(repr(value))}"
+    return None
+
+
+def check_stats(doc: dict) -> str | None:
+    """What is wrong with a statistics document (naming the key), or None."""
     players = doc.get("players", {})
-    return (players if isinstance(players, dict) else {}), None
+    if not isinstance(players, dict):
+        return "players must be a table of player names"
+    for name, row in players.items():
+        where = f"players.{shorten(name, 40)}"
+        if not isinstance(row, dict):
+            return f"{where} must be a table (games, wins, ...), not {shorten(repr(row))}"
+        for key in COUNTS:
+            if key in row and (bad := _count_problem(f"{where}.{key}", row[key])):
+                return bad
+        faced = row.get("faced", {})
+        if not isinstance(faced, dict):
+            return f"{where}.faced must be a table of bot levels"
+        for level, f in faced.items():
+            at = f"{where}.faced.{shorten(level, 20)}"
+            if not isinstance(f, dict):
+                return f"{at} must be a table (games, wins)"
+            for key in ("games", "wins"):
+                if bad := _count_problem(f"{at}.{key}", f.get(key, 0)):
+                    return bad
+    return None
 
 
 def record_game(game, seats, path: Path | None = None) -> None:
@@ -63,11 +98,16 @@ def stats_lines(players: dict) -> list[str]:
         return ["No finished games yet."]
     lines = [f"{'player':<16} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
     for name, row in sorted(players.items()):
+        name = shorten(name, 16)  # a name from the file: shown, never obeyed
         games = row.get("games", 0)
         wins = row.get("wins", 0)
         pg = row.get("points_games", 0)
         avg = f"{row.get('points_total', 0) / pg:.0f}" if pg else "-"
-        faced = ", ".join(f"{lv} {f.get('wins', 0)}/{f.get('games', 0)}" for lv, f in sorted(row.get("faced", {}).items()))
+        faced = [f"{shorten(lv, 20)} {f.get('wins', 0)}/{f.get('games', 0)}"
+                 for lv, f in sorted(row.get("faced", {}).items())]
         pct = f"{100 * wins / games:.0f}%" if games else "-"
-        lines.append(f"{name:<16} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  {faced or '-'}")
+        first = f"{name:<16} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  "
+        # one bot level a line, under the column: a list on one line wrapped mid-entry at 80 columns
+        lines.append(first + (faced[0] if faced else "-"))
+        lines.extend(" " * len(first) + entry for entry in faced[1:])
     return lines

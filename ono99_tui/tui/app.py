@@ -12,11 +12,12 @@ from textual.screen import Screen
 from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
+from ..text import visible
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
 from .setup import TableSetup
-from .themes import DEFAULT_THEME, ThemeFile, load_themes
+from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
 
 # The other screens (and the engine and bots behind the table) are imported when first
 # used: the main menu comes up without them (benchmarks/startup.py).
@@ -37,6 +38,7 @@ class Ono99App(App):
         self.bot_delay = self.settings.bot_delay if bot_delay is None else bot_delay
         self.seed = seed
         self.rules_spec = rules_spec or self.settings.rules
+        self.rules_given = rules_spec is not None  # --rules: wins over New game's remembered rules
         self.wanted_theme = theme or self.settings.theme
         self.notices = list(notices)
         self.resume_name = resume_name
@@ -56,11 +58,25 @@ class Ono99App(App):
             self.register_theme(tf.theme)
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
         if self.wanted_theme in themes:
-            self.theme = self.wanted_theme
+            try:
+                self.theme = self.wanted_theme
+            except Exception as exc:  # noqa: BLE001 - a theme the checks missed never stops the app
+                self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
+                self.theme = DEFAULT_THEME
+        elif theme:  # asked for on the command line: an error there, as an unknown --rules is
+            why = "".join(f"; {p}" for p in problems if f"{theme}.toml" in p)  # its file is broken
+            raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){why}")
         else:
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self.theme = DEFAULT_THEME
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
+               markup: bool = True) -> None:
+        """Every notice is plain text: they carry names, file names and messages from files,
+        which must be shown, never interpreted as markup or sent raw to the terminal."""
+        super().notify(visible(message, keep_newlines=True), title=visible(title), severity=severity,
+                       timeout=timeout, markup=False)
 
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -77,6 +93,8 @@ class Ono99App(App):
         self.bot_delay = settings.bot_delay
         try:
             self.rules, self.rules_label = resolve_rules(settings.rules)
+            if settings.rules != self.rules_spec:
+                self.rules_given = True  # just chosen in Settings: New game uses them this run
             self.rules_spec = settings.rules
         except RulesError as exc:
             self.notify(str(exc), severity="warning")
@@ -92,7 +110,7 @@ class Ono99App(App):
     def new_game_screen(self):
         from .screens.new_game import NewGameScreen
 
-        return NewGameScreen(self.settings.player_name, self.rules_spec, self.seed)
+        return NewGameScreen(self.settings.player_name, self.rules_spec, self.seed, rules_given=self.rules_given)
 
     def start_game(self, setup: TableSetup, replace_screen: bool = False) -> None:
         from .screens.game import GameScreen
@@ -103,42 +121,53 @@ class Ono99App(App):
             self.push_screen(GameScreen(setup))
 
     def menu_available(self) -> dict[str, str]:
-        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY")."""
-        from ..store.saves import SaveStore
+        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY").
+
+        Reads each save's listing line (an index, a directory scan: store/saves.py), newest first,
+        up to the first unfinished one."""
+        from ..store.saves import SaveError, SaveStore
 
         ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
-        store = SaveStore()
-        names = store.names()
-        if names:
+        self.continue_name = None
+        self.saves_problem: str | None = None
+        any_save = False
+        try:
+            for info in SaveStore().infos():
+                any_save = True
+                if not info.damaged and not info.finished:
+                    self.continue_name = info.name
+                    break
+        except SaveError as exc:
+            self.saves_problem = str(exc)
+        if any_save:
             ready["load"] = ""
         else:
-            ready["_why_load"] = "no saved games"
-        # newest first; the first one marked unfinished (opening it checks it in full)
-        self.continue_name = next((n for n in names if store.peek_unfinished(n)), None)
+            ready["_why_load"] = "cannot read the saves folder" if self.saves_problem else "no saved games"
         if self.continue_name:
             ready["continue"] = ""
         else:
-            ready["_why_continue"] = "no unfinished game"
+            ready["_why_continue"] = "cannot read the saves folder" if self.saves_problem else "no unfinished game"
         return ready
 
-    def resume(self, name: str) -> None:
-        """Open a saved game where it stopped."""
+    def resume(self, name: str) -> bool:
+        """Open a saved game where it stopped: replayed once, events kept for the last rounds only
+        (the table's log starts there instead of formatting every past play)."""
         from ..store.saves import SaveError, SaveStore
         from .screens.game import GameScreen
 
         try:
-            record = SaveStore().load(name)
-            game = record.replay()
+            record, game = SaveStore().open_game(name, events_from_round=-1)
         except SaveError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
-            return
+            self.notify(str(exc), severity="error", timeout=10, markup=False)
+            return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
-        screen = GameScreen(setup, game=game, save_name=name, undo_used=bool(record.meta.get("undo_used")))
+        screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
         if type(self.screen).__name__ == "LoadScreen":
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        return True
 
     def menu_choice(self, key: str) -> None:
         if key == "quit":
@@ -187,6 +216,28 @@ class Ono99App(App):
         else:
             self.push_screen(HelpScreen(self.rules, self.rules_label))
 
+    def table_view(self, below=None):
+        """The PlayerView of the table on screen (or under ``below``), for the card reference; else None.
+
+        The seat is the one whose hand the table shows (hot-seat: the player at the keyboard).
+        """
+        stack = [s for s in self.screen_stack if type(s).__name__ != "CommandPalette"]
+        if below in stack:
+            stack = stack[:stack.index(below)]
+        table = stack[-1] if stack else None  # only right on top: never from under a "Pass to" screen
+        # the seat whose hand is on screen; None while a hand is hidden between hot-seat players
+        seat = getattr(table, "viewer", None) if _is_table(table) else None
+        if seat is None or getattr(table, "table", None) is None:
+            return None
+        return table.table.view_for(seat)
+
+    def action_card_reference(self) -> None:
+        from .screens.reference import CardReferenceScreen
+
+        view = self.table_view()
+        if view is not None:
+            self.push_screen(CardReferenceScreen(view))
+
     def action_new_game(self) -> None:
         if type(self.screen).__name__ != "NewGameScreen":
             self.push_screen(self.new_game_screen())
@@ -220,6 +271,9 @@ class Ono99App(App):
         yield SystemCommand("Quick game", "You against three medium bots, now", lambda: self.start_game(self.quick_setup()))
         yield SystemCommand("Rules", "The rules and the house rules in force", self.action_rules_help)
         yield SystemCommand("Help", "How to play and the keys", self.action_rules_help)
+        if _is_table(screen):
+            yield SystemCommand("Card reference", "What each card does, how many the deck holds, how many "
+                                "you have seen", self.action_card_reference)
         if hasattr(screen, "palette_commands"):  # palette entries of the screen itself
             yield from screen.palette_commands()
         for command in super().get_system_commands(screen):
@@ -227,6 +281,10 @@ class Ono99App(App):
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
             else:
                 yield command
+
+
+def _is_table(screen) -> bool:
+    return type(screen).__name__ == "GameScreen"  # by name: the table screen loads when first used
 
 
 def run_app(args) -> int:
@@ -238,12 +296,21 @@ def run_app(args) -> int:
         bot_delay = None if delay is None else max(0.0, min(5.0, float(delay)))
     except ValueError:
         raise UserError(f"ONO99_BOT_DELAY must be a number of seconds, not {delay!r}") from None
+    from .glyphs import choose_ascii
+
+    flag = "ascii" if getattr(args, "ascii", False) else "unicode" if getattr(args, "unicode", False) else None
     try:
-        app = Ono99App(ascii=True if getattr(args, "ascii", False) else None,
+        ascii = choose_ascii(flag, os.environ, settings.ascii)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        app = Ono99App(ascii=ascii,
                        rules_spec=getattr(args, "rules", None), theme=getattr(args, "theme", None),
                        bot_delay=bot_delay, settings=settings, notices=notices,
                        resume_name=getattr(args, "resume_name", None))
     except RulesError as exc:
+        raise UserError(f"--rules: {exc}") from None
+    except ThemeError as exc:
         raise UserError(str(exc)) from None
     app.run()
     return 0

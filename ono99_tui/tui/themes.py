@@ -9,21 +9,27 @@ app, and the shipped default is always there to fall back on.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 from textual.color import Color, ColorParseError
+from textual.css.stylesheet import Stylesheet
 from textual.theme import Theme
 
 from ..store.paths import user_themes_dir
+from ..store.readfile import ReadError, parse_toml, read_text
+from ..text import quoted, shorten, visible
 
 DEFAULT_THEME = "ono99-dark"
 COLOR_KEYS = ("primary", "secondary", "accent", "warning", "error", "success", "foreground",
               "background", "surface", "panel", "boost")
 TOP_KEYS = ("name", "description", "dark", "ansi", "colors", "variables")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+VARIABLE = re.compile(r"^[a-z][a-z0-9-]{0,59}$")
+# A variable's value is pasted into the app's CSS: no ; { } $ or newlines that could end
+# the declaration and start another, and it must parse where Textual uses it.
+VALUE = re.compile(r"^[A-Za-z0-9#%.,() _-]{1,80}$")
 
 
 class ThemeError(ValueError):
@@ -43,37 +49,60 @@ def _color(value, where: str) -> str:
     try:
         Color.parse(value)
     except ColorParseError:
-        raise ThemeError(f"{where}: {value!r} is not a colour (use \"#rrggbb\", a colour name or \"ansi_*\")") from None
+        raise ThemeError(f"{where}: {shorten(repr(value), 40)} is not a colour (use \"#rrggbb\", a colour name or \"ansi_*\")") from None
+    return value
+
+
+def _parses(prop: str, value: str) -> bool:
+    sheet = Stylesheet()
+    sheet.add_source(f"Widget {{ {prop}: {value}; }}", read_from=("theme", ""))
+    try:
+        sheet.parse()
+    except Exception:  # noqa: BLE001 - any parse failure means the value is no good here
+        return False
+    return True
+
+
+def _variable(key, value, source: str) -> str:
+    where = f"{source}: variables.{visible(key)[:60]}"
+    if not isinstance(key, str) or not VARIABLE.match(key):
+        raise ThemeError(f"{where}: a variable name is lower-case letters, digits and dashes")
+    if not isinstance(value, str):
+        raise ThemeError(f"{where}: must be a string")
+    # text styles ("bold", "b reverse") for *-style variables, colours ("#3FA66B", "auto 87%") otherwise
+    prop = "text-style" if key.endswith("style") else "color"
+    if not VALUE.match(value) or not _parses(prop, value):
+        kind = 'a text style such as "bold"' if prop == "text-style" else 'a colour such as "#3FA66B" or "auto 87%"'
+        raise ThemeError(f"{where}: {quoted(value, 40)} is not {kind}")
     return value
 
 
 def parse_theme(text: str, source: str) -> ThemeFile:
+    source = visible(source)
     try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ThemeError(f"{source}: not valid TOML: {exc}") from None
+        doc = parse_toml(text.removeprefix("\ufeff"), source, "theme")
+    except ReadError as exc:
+        raise ThemeError(visible(exc)) from None
     unknown = sorted(set(doc) - set(TOP_KEYS))
     if unknown:
-        raise ThemeError(f"{source}: unknown key {unknown[0]!r} (allowed: {', '.join(TOP_KEYS)})")
+        raise ThemeError(f"{source}: unknown key {shorten(repr(unknown[0]), 40)} (allowed: {', '.join(TOP_KEYS)})")
     name = doc.get("name")
     if not isinstance(name, str) or not NAME.match(name):
-        raise ThemeError(f"{source}: name: must be 1-40 lower-case letters, digits and dashes, got {name!r}")
+        raise ThemeError(f"{source}: name: must be 1-40 lower-case letters, digits and dashes, got {visible(repr(name))[:60]}")
     for flag in ("dark", "ansi"):
         if flag in doc and not isinstance(doc[flag], bool):
-            raise ThemeError(f"{source}: {flag}: must be true or false, got {doc[flag]!r}")
+            raise ThemeError(f"{source}: {flag}: must be true or false, got {visible(repr(doc[flag]))[:60]}")
     colors = doc.get("colors")
     if not isinstance(colors, dict) or "primary" not in colors:
         raise ThemeError(f"{source}: [colors] with at least primary = \"#rrggbb\" is required")
     bad = sorted(set(colors) - set(COLOR_KEYS))
     if bad:
-        raise ThemeError(f"{source}: colors.{bad[0]}: unknown colour slot (allowed: {', '.join(COLOR_KEYS)})")
+        raise ThemeError(f"{source}: colors.{visible(bad[0])[:40]}: unknown colour slot (allowed: {', '.join(COLOR_KEYS)})")
     slots = {k: _color(v, f"{source}: colors.{k}") for k, v in colors.items()}
     variables = doc.get("variables", {})
     if not isinstance(variables, dict):
         raise ThemeError(f"{source}: [variables] must be a table of name = \"colour\"")
-    for key, value in variables.items():
-        if not isinstance(value, str):
-            raise ThemeError(f"{source}: variables.{key}: must be a string")
+    variables = {key: _variable(key, value, source) for key, value in variables.items()}
     theme = Theme(name=name, dark=doc.get("dark", True), ansi=doc.get("ansi", False),
                   variables=dict(variables), **slots)
     try:
@@ -103,18 +132,18 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], lis
     try:
         files = sorted(folder.glob("*.toml")) if folder.is_dir() else []
     except OSError as exc:
-        return themes, [f"{folder}: cannot list themes: {exc.strerror}"]
+        return themes, [f"{visible(folder)}: cannot list themes: {exc.strerror}"]
     for path in files:
         try:
-            tf = parse_theme(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(f"{path}: cannot read the file: {getattr(exc, 'strerror', None) or exc}")
+            tf = parse_theme(read_text(path, "theme"), str(path))
+        except ReadError as exc:
+            problems.append(visible(exc))
             continue
         except ThemeError as exc:
             problems.append(str(exc))
             continue
         if tf.theme.name in themes and themes[tf.theme.name].source == "shipped":
-            problems.append(f"{path}: name: {tf.theme.name!r} is a shipped theme; give yours another name")
+            problems.append(f"{visible(path)}: name: {tf.theme.name!r} is a shipped theme; give yours another name")
             continue
         themes[tf.theme.name] = tf
     return themes, problems

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from rich.markup import escape
+from rich.text import Text
 from textual.widgets import Button, Static
 
 from ...bots import DESCRIPTIONS
@@ -15,25 +17,63 @@ from ...engine.rules import Rules
 
 
 class _Notice(ModalScreen[str]):
-    BINDINGS = [Binding("enter", "ok", "Continue"), Binding("escape", "ok", "Continue", show=False)]
+    """A message with a row of buttons.
 
-    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),)):
+    One button has focus from the start (Enter presses it); arrows and Tab move
+    between the buttons. Escape always means back/close: it answers ``escape``
+    (by default the first button, which callers make the safe one).
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("left,up", "move(-1)", "Previous", show=False),
+        Binding("right,down", "move(1)", "Next", show=False),
+        Binding("pageup", "scroll(-1)", show=False),
+        Binding("pagedown", "scroll(1)", show=False),
+    ]
+
+    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),),
+                 escape: str | None = None, markup: bool = False):
+        """``markup``: the body is Textual markup (only for text the program wrote, with any
+        user text in it escaped); otherwise title, body and labels are shown as plain text."""
         super().__init__()
-        self.title_text, self.body, self.buttons = title, body, buttons
+        self.title_text, self.body, self.buttons, self.markup = title, body, buttons, markup
+        self.escape = escape or buttons[0][0]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
-            box.border_title = self.title_text
-            with VerticalScroll():
-                yield Static(self.body, classes="dialog-body")
-            for key, label in self.buttons:
-                yield Button(label, id=f"btn-{key}", variant="primary" if key == self.buttons[0][0] else "default")
+            box.border_title = Text(self.title_text)  # names in titles are text
+            # focus stays on the buttons; arrows (one button) and Page keys still scroll
+            with VerticalScroll(classes="dialog-scroll", can_focus=False):
+                yield Static(self.body, classes="dialog-body", markup=self.markup)
+            with Horizontal(classes="dialog-buttons"):
+                for key, label in self.buttons:
+                    yield Button(Text(label), id=f"btn-{key}",
+                                 variant="primary" if key == self.buttons[0][0] else "default")
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("btn-"))
 
-    def action_ok(self) -> None:
-        self.dismiss(self.buttons[0][0])
+    def action_close(self) -> None:
+        self.dismiss(self.escape)
+
+    def action_move(self, step: int) -> None:
+        buttons = list(self.query(Button))
+        if len(buttons) == 1:  # nothing to move to: the arrows read the text instead
+            self.action_scroll(step, page=False)
+            return
+        at = buttons.index(self.focused) if self.focused in buttons else -step
+        buttons[(at + step) % len(buttons)].focus()
+
+    def action_scroll(self, step: int, page: bool = True) -> None:
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if page:
+            body.scroll_page_down() if step > 0 else body.scroll_page_up()
+        else:
+            body.scroll_down() if step > 0 else body.scroll_up()
 
 
 def round_end_text(names, events) -> tuple[str, str]:
@@ -73,21 +113,46 @@ class RoundEndScreen(_Notice):
 class GameOverScreen(_Notice):
     def __init__(self, names, standings, scores: list[str]):
         body = "\n".join(f"{i}. {names[s]:<12} {scores[s]}" for i, s in enumerate(standings, start=1))
+        # Escape goes back to the menu: it never starts a game
         super().__init__(f"{names[standings[0]]} wins!", body,
-                         (("again", "Play again"), ("menu", "Main menu")))
+                         (("again", "Play again"), ("menu", "Main menu")), escape="menu")
 
 
 class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
     def __init__(self, name: str):
+        # Escape leaves for the menu (the game is saved): it never shows the hand
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
-                         (("ok", f"I am {name}"),))
+                         (("ok", f"I am {name}"),), escape="menu")
+
+
+class OutScreen(_Notice):
+    """Every human at the table is out; the bots play on. Watch, hurry, skip, or leave."""
+
+    def __init__(self, who: str):
+        super().__init__("Out of the game", f"{who} out of the game; the computer players play on.",
+                         (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"),
+                          ("menu", "Main menu")), escape="menu")
+
+
+TABLE_KEYS = (
+    ("1-4", "play that card (or click it)"),
+    ("Left/Right", "move between your cards"),
+    ("Enter", "play the card with the outline"),
+    ("u", "undo your last play (only against bots; the save is marked)"),
+    ("Ctrl+S", "save the game as a name of your choice"),
+    ("?", "this help"),
+    ("r", "card reference: what each card does, how many are unseen"),
+    ("Escape", "back to the menu (the game is saved after every play)"),
+    ("Ctrl+P", "command palette: new game, save as, rules, theme, help"),
+)
 
 
 def help_text(rules: Rules, label: str) -> str:
     bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
-    in_force = "\n".join(f"  {line}" for line in rules.summary())
+    in_force = "\n".join(f"  {escape(line)}" for line in rules.summary())
+    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in TABLE_KEYS)
     return (
         f"[b]O'NO 99[/b]: keep the running total under {rules.target}.\n\n"
         "On your turn play one card; you draw automatically. 2-9 and 10 add their value. "
@@ -98,13 +163,36 @@ def help_text(rules: Rules, label: str) -> str:
         "99 cards cannot be played; they cost 20 points in your hand.\n\n"
         f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
         "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
-        f"[b]Rules in force[/b] ({label}):\n{in_force}\n\n"
-        "[b]Keys[/b]: 1-4 play a card; arrows and Enter; click a card; ? help; "
-        "Ctrl+P commands; Escape back to the menu.\n\n"
+        f"[b]Rules in force[/b] ({escape(label)}):\n{in_force}\n\n"
+        f"[b]Keys at the table[/b]:\n{keys}\n\n"
         f"[b]Computer players[/b]:\n{bots}"
     )
 
 
 class HelpScreen(_Notice):
-    def __init__(self, rules: Rules, label: str):
-        super().__init__("Help", help_text(rules, label), (("ok", "Close"),))
+    """The rules in brief and every key; from a table, also a way to the card reference."""
+
+    BINDINGS = [Binding("r", "reference", "Card reference")]
+
+    def __init__(self, rules: Rules, label: str, view=None):
+        self.view = view
+        buttons = (("ok", "Close"),) + ((("reference", "Card reference (r)"),) if view is not None else ())
+        super().__init__("Help", help_text(rules, label), buttons, markup=True)
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        if self.view is None:  # opened by the table's own key: find the table's view
+            self.view = self.app.table_view(below=self)
+            if self.view is not None:
+                self.query_one(".dialog-buttons").mount(Button("Card reference (r)", id="btn-reference"))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "btn-reference":
+            event.prevent_default()  # not the base class's dismiss: this screen gives way to the reference
+            self.action_reference()
+
+    def action_reference(self) -> None:
+        if self.view is not None:
+            from .reference import CardReferenceScreen
+
+            self.app.switch_screen(CardReferenceScreen(self.view))

@@ -1,7 +1,9 @@
 """New game: seats (name, human or bot level), rules, first dealer (R2.2), seed.
 
-Opens with you against three medium bots and standard rules (or the rules in
-your settings), the Start button focused: one key to start. Everything typed is
+Opens with the table last started from here (seats, levels, rules, dealer; kept
+in the config folder), or at first with you against three medium bots and
+standard rules (or the rules in your settings); a --rules on the command line
+wins over the remembered rules. The Start button is focused: one key to start. Everything typed is
 checked by the engine's own checks before the game begins, and a problem is
 shown under the form in words, never as a crash.
 """
@@ -10,7 +12,9 @@ from __future__ import annotations
 
 import dataclasses
 
+from rich.text import Text
 from textual.app import ComposeResult
+from textual.content import Content
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
@@ -20,10 +24,12 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 from ...bots import LEVELS
 from ...engine import Game
 from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
+from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
+from ...text import visible
 from ..setup import TableSetup
 
 KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
@@ -55,37 +61,44 @@ class NewGameScreen(Screen):
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
-    def __init__(self, player_name: str = "You", rules_spec: str = "standard", seed: int | None = None):
+    def __init__(self, player_name: str = "You", rules_spec: str = "standard", seed: int | None = None,
+                 rules_given: bool = False):
         super().__init__()
         self.player_name = player_name
         self.rules_spec = rules_spec
         self.seed = seed
+        self.last, self.last_problem = load_last_setup()
+        self.seats = [(player_name, "human")] + [(n, "bot:medium") for n in BOT_NAMES[:3]]
+        self.dealer = "rules"
+        if self.last:
+            self.seats, self.dealer = list(self.last.seats), self.last.dealer
+            if not rules_given:
+                self.rules_spec = self.last.rules
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
         presets = [p.name for p in all_presets()]
         preset = self.rules_spec if self.rules_spec in presets else "standard"
         rules_file = "" if self.rules_spec in presets else self.rules_spec
-        with VerticalScroll(id="new-game", classes="form") as box:
+        with VerticalScroll(id="new-game", classes="form", can_focus=False) as box:  # focus goes to the fields
             box.border_title = "New game"
             yield Static("Seats (2-8): a name and who plays it.", classes="form-note")
             with Vertical(id="seats"):
-                yield SeatRow(0, self.player_name, "human")
-                for i, name in enumerate(BOT_NAMES[:3], start=1):
-                    yield SeatRow(i, name, "bot:medium")
+                for i, (name, kind) in enumerate(self.seats):
+                    yield SeatRow(i, name, kind)
             with Horizontal(classes="form-row"):
                 yield Button("Add seat", id="add", compact=True)
                 yield Button("Remove seat", id="remove", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("Rules", classes="form-label")
-                yield Choice([(p, p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
+                yield Choice([(Text(visible(p)), p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
             with Horizontal(classes="form-row"):
                 yield Label("or file", classes="form-label")
                 yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
                             compact=True, id="rules-file")
             with Horizontal(classes="form-row"):
                 yield Label("Dealer", classes="form-label")
-                yield Choice(DEALER + self._named_dealers(), value="rules", allow_blank=False, compact=True,
+                yield Choice(DEALER + self._named_dealers(), value=self.dealer, allow_blank=False, compact=True,
                              id="dealer")
             with Horizontal(classes="form-row"):
                 yield Label("Seed", classes="form-label")
@@ -97,13 +110,15 @@ class NewGameScreen(Screen):
 
     def on_mount(self) -> None:
         self.query_one("#start", Button).focus()
+        if self.last_problem:
+            self.notify(self.last_problem, severity="warning", timeout=10)
 
     def _rows(self) -> list[SeatRow]:
         return list(self.query(SeatRow))
 
     def _named_dealers(self, names: list[str] | None = None) -> list[tuple[str, str]]:
-        names = names or [self.player_name, *BOT_NAMES[:3]]
-        return [(f"{n} deals first", f"seat:{i}") for i, n in enumerate(names)]
+        names = names or [name for name, _ in self.seats]
+        return [(Text(f"{visible(n)} deals first"), f"seat:{i}") for i, n in enumerate(names)]
 
     def _refresh_dealers(self) -> None:
         select = self.query_one("#dealer", Select)
@@ -145,7 +160,7 @@ class NewGameScreen(Screen):
         self.action_start()
 
     # -- start -------------------------------------------------------------------------
-    def _error(self, text: str) -> None:
+    def _error(self, text: str | Content) -> None:
         self.query_one("#form-error", Static).update(text)
 
     def build_setup(self) -> TableSetup:
@@ -193,7 +208,19 @@ class NewGameScreen(Screen):
         try:
             setup = self.build_setup()
         except ValueError as exc:
-            self._error(f"[b]Cannot start:[/b] {exc}")
+            # the message may quote names and files: substituted as text, never as markup
+            self._error(Content.from_markup("[b]Cannot start:[/b] $why", why=visible(exc)))
             self.app.bell()
             return
+        self._remember(setup)
         self.app.start_game(setup, replace_screen=True)
+
+    def _remember(self, setup: TableSetup) -> None:
+        """Keep this table for the next New game (never the seed: each game gets a new deal)."""
+        rules = self.query_one("#rules-file", Input).value.strip() or str(self.query_one("#preset", Select).value)
+        last = LastSetup(tuple((s.name, s.player) for s in setup.seats), rules,
+                         str(self.query_one("#dealer", Select).value))
+        try:
+            save_last_setup(last)
+        except OSError as exc:  # the game starts all the same
+            self.app.notify(f"New game could not keep this setup: {exc.strerror or exc}", severity="warning")

@@ -8,7 +8,8 @@ Saving writes only the keys that differ from the standard rules.
 
 from __future__ import annotations
 
-from rich.markup import escape
+from rich.markup import escape as _escape_markup
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -21,6 +22,12 @@ from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
 from ...store import rule_presets as rp
 from .modals import _Notice
 from .save_as import NameScreen
+from ...text import visible
+
+
+def escape(text: object) -> str:
+    """Text from a file or the player, for a markup string: shown as is, control characters visible."""
+    return _escape_markup(visible(text, keep_newlines=True))
 
 
 def _widget_id(path: str) -> str:
@@ -34,6 +41,12 @@ def key_widget(spec, value):
     if spec.choices:
         return Choice([(c, c) for c in spec.choices], value=value, allow_blank=False, compact=True, id=wid)
     return Input(str(value), compact=True, id=wid, restrict=r"-?[0-9]*")
+
+
+def key_help(spec) -> str:
+    """The rule a key changes and what it allows, in the words of its widget (yes/no, not true/false)."""
+    allowed = "yes or no" if spec.kind is bool else spec.allowed()
+    return f"{spec.rule}: {escape(spec.help)}; {escape(allowed)}"
 
 
 def nest(values: dict[str, object]) -> dict:
@@ -63,13 +76,20 @@ class RulesViewScreen(Screen):
         yield Header(icon=self.app.glyphs.icon)
         with Horizontal(id="rules-view"):
             yield OptionList(id="presets")
-            with VerticalScroll(id="rules-keys"):
+            with VerticalScroll(id="rules-keys", can_focus=False):  # focus goes to the keys
                 yield Static(id="rules-text")
+                section = ""
                 for spec in KEYS:
+                    # keys under their TOML section, as in a rules file: the label is the short
+                    # key, so the longest one still leaves a gap before its value
+                    group, _, key = spec.path.rpartition(".")
+                    if group != section:
+                        section = group
+                        yield Static(f"[{group}]", classes="rule-section", markup=False)
                     with Horizontal(classes="rule-row"):
-                        yield Label(spec.path, classes="rule-key")
+                        yield Label(key, classes="rule-key", markup=False)
                         yield key_widget(spec, spec.default)
-                    yield Static(f"{spec.rule}: {escape(spec.help)}; {escape(spec.allowed())}", classes="rule-help",
+                    yield Static(key_help(spec), classes="rule-help",
                                  id=_widget_id(spec.path) + "-help")
                 yield Static("", id="rules-error")
                 with Horizontal(id="rules-buttons"):
@@ -86,7 +106,8 @@ class RulesViewScreen(Screen):
         self.presets = rp.all_presets()
         presets = self.query_one("#presets", OptionList)
         presets.clear_options()
-        presets.add_options(Option(p.name + ("  (yours)" if p.mine else ""), id=p.name) for p in self.presets)
+        presets.add_options(Option(Text(visible(p.name) + ("  (yours)" if p.mine else "")), id=p.name)
+                            for p in self.presets)
         names = [p.name for p in self.presets]
         presets.highlighted = names.index(select) if select in names else 0
         presets.focus()
@@ -130,7 +151,7 @@ class RulesViewScreen(Screen):
         for spec in KEYS:
             help_ = self.query_one("#" + _widget_id(spec.path) + "-help", Static)
             help_.remove_class("invalid")
-            help_.update(f"{spec.rule}: {escape(spec.help)}; {escape(spec.allowed())}")
+            help_.update(key_help(spec))
         error = self.query_one("#rules-error", Static)
         try:
             rules = rules_from_dict(nest(self.read_values()), "")

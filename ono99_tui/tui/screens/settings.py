@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -11,8 +12,20 @@ from textual.screen import Screen
 from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
+from textual.content import Content
+
 from ...store.rule_presets import all_presets
+from ...text import visible
 from ...store.settings import HELP, Settings, _check, save_settings
+
+
+# The config file's help says "true/false"; beside a Yes/No choice the words are Yes and No.
+SCREEN_HELP = {
+    **HELP,
+    "ascii": "Yes: ASCII characters only. No: Unicode where the terminal can draw it "
+             "(the Linux console, vt100 and dumb terminals get ASCII anyway)",
+    "undo": "Yes: you may take back a play when every other seat is a bot",
+}
 
 
 def _yes_no(value: bool, id: str) -> Select:
@@ -31,15 +44,16 @@ class SettingsScreen(Screen):
         themes = list(getattr(self.app, "ono99_themes", {})) or [s.theme]
         presets = [p.name for p in all_presets()]
         yield Header(icon=self.app.glyphs.icon)
-        with VerticalScroll(id="settings", classes="form") as box:
+        with VerticalScroll(id="settings", classes="form", can_focus=False) as box:  # focus goes to the fields
             box.border_title = "Settings"
             rows = (
-                ("Theme", Choice([(t, t) for t in themes], value=s.theme if s.theme in themes else themes[0],
+                ("Theme", Choice([(Text(visible(t)), t) for t in themes], value=s.theme if s.theme in themes else themes[0],
                                  allow_blank=False, compact=True, id="theme")),
                 ("ASCII only", _yes_no(s.ascii, "ascii")),
                 ("Bot delay (s)", Input(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
                 ("Your name", Input(s.player_name, max_length=24, compact=True, id="player_name")),
-                ("Rules", Choice([(p, p) for p in presets] + ([(s.rules, s.rules)] if s.rules not in presets else []),
+                ("Rules", Choice([(Text(visible(p)), p) for p in presets]
+                                 + ([(Text(visible(s.rules)), s.rules)] if s.rules not in presets else []),
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
                 ("Undo allowed", _yes_no(s.undo, "undo")),
             )
@@ -47,7 +61,7 @@ class SettingsScreen(Screen):
                 with Horizontal(classes="form-row"):
                     yield Label(label, classes="form-label")
                     yield widget
-                yield Static(HELP[widget.id], classes="form-help")
+                yield Static(SCREEN_HELP[widget.id], classes="form-help")
             yield Static("ASCII takes effect the next time ono99 starts; the theme changes now.", classes="form-note")
             yield Static("", id="form-error")
             yield Button("Save (Ctrl+S)", id="save", variant="primary", compact=True)
@@ -55,7 +69,11 @@ class SettingsScreen(Screen):
 
     def on_select_changed(self, event: Select.Changed) -> None:
         if event.select.id == "theme" and event.value in getattr(self.app, "ono99_themes", {}):
-            self.app.theme = str(event.value)
+            try:
+                self.app.theme = str(event.value)
+            except Exception as exc:  # noqa: BLE001 - a theme file the checks missed: name it, keep the old one
+                self.notify(f"Theme {event.value} cannot be used: {exc}", severity="error")
+                self.query_one("#theme", Select).value = self.app.theme
 
     def read(self) -> Settings:
         values = {
@@ -72,7 +90,7 @@ class SettingsScreen(Screen):
             raise ValueError(f"bot_delay: must be a number of seconds from 0 to 5, got {raw!r}") from None
         for key, value in values.items():
             try:
-                _check(key, value)
+                values[key] = _check(key, value)  # normalised: the name stripped (issue 15 item 2)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc}") from None
         return dataclasses.replace(self.start, **values)
@@ -81,12 +99,14 @@ class SettingsScreen(Screen):
         try:
             settings = self.read()
         except ValueError as exc:
-            self.query_one("#form-error", Static).update(f"[b]Not saved:[/b] {exc}")
+            self.query_one("#form-error", Static).update(Content.from_markup("[b]Not saved:[/b] $why",
+                                                                              why=visible(exc)))
             return
         try:
             path = save_settings(settings)
         except OSError as exc:
-            self.query_one("#form-error", Static).update(f"[b]Not saved:[/b] cannot write settings: {exc.strerror}")
+            self.query_one("#form-error", Static).update(
+                Content.from_markup("[b]Not saved:[/b] cannot write settings: $why", why=visible(exc.strerror or exc)))
             return
         self.app.apply_settings(settings)
         self.notify(f"Settings saved to {path}", timeout=5)

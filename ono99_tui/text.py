@@ -1,0 +1,42 @@
+"""Text from files and players, made safe to show on a terminal.
+
+A name, a rules value, a stats key or a file name may hold control characters:
+an escape sequence (ESC ] 0 ; ... retitles the window, ESC [ 31 m recolours it,
+worse on some terminals) or bidirectional overrides that make text read other
+than it is. ``visible`` shows each such character as a ``\\x1b``-style escape,
+so the text is seen, never obeyed. Every CLI output and every screen that shows
+such text passes it through here. No UI imports: the engine and store use it.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 and C1 controls, DEL, bidi embeddings/overrides/isolates, line/paragraph separators.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
+_UNSAFE_KEEP_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
+
+
+def _escape(match: re.Match) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def visible(text: object, keep_newlines: bool = False) -> str:
+    """``text`` with every control character shown as an escape (newlines kept if asked)."""
+    text = str(text)
+    pattern = _UNSAFE_KEEP_LINES if keep_newlines else _UNSAFE
+    return pattern.sub(_escape, text) if pattern.search(text) else text
+
+
+def shorten(text: object, limit: int = 60) -> str:
+    """``visible(text)``, cut to about ``limit`` characters for echoing a value in a message."""
+    text = visible(text)
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}... ({len(text)} characters)"
+
+
+def quoted(text: object, limit: int = 60) -> str:
+    """A value from a file, shown in double quotes, made visible and cut to size."""
+    return f'"{shorten(text, limit)}"'

@@ -1,0 +1,300 @@
+"""Issue 15: names, files and text a hostile (or unlucky) user can put in the game's way.
+
+Items 2, 5-9, 12, 13: each test here failed on the code before the fix.
+"""
+
+import os
+import time
+
+import pytest
+from textual.widgets import Input, Static
+
+from ono99_tui.engine.game import Game, GameSetupError, check_names, normalise_name
+from ono99_tui.engine.record import Record, RecordError
+from ono99_tui.engine.rules import RulesError, load_rules_file, load_rules_text
+from ono99_tui.store.settings import load_settings
+from ono99_tui.store.stats import load_stats, record_game, stats_lines
+from ono99_tui.text import visible
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.themes import ThemeError, load_themes, parse_theme
+from tests.cli import ono99
+
+ESC = "\x1b]0;pwned\x07\x1b[31m"
+DEEP = "a = " + "[" * 1000 + "]" * 1000 + "\n"
+
+
+def record_text(seats=(("Ana", "human"), ("Bo", "bot:medium")), plays=()):
+    body = 'format = "ono99-record"\nversion = 1\nseed = 1\n[rules]\n'
+    for name, player in seats:
+        body += f'[[seats]]\nname = "{name}"\nplayer = "{player}"\n'
+    if plays:
+        body += "[[rounds]]\nplays = [" + ", ".join(f'"{p}"' for p in plays) + "]\n"
+    return body
+
+
+def notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+# -- item 2: names normalised once, for every path ---------------------------------------
+
+def test_names_are_stripped_and_bad_names_refused_with_a_reason():
+    assert normalise_name("  You ") == "You"
+    assert check_names([" Ana", "Bo "]) == ["Ana", "Bo"]
+    for bad, why in (("   ", "cannot be empty"), ("x" * 25, "too long"), ("a\x1bb", "control"),
+                     ("a\nb", "control"), ("\u202eevil", "control")):
+        with pytest.raises(GameSetupError, match=why):
+            normalise_name(bad)
+    with pytest.raises(GameSetupError, match="must differ"):
+        check_names(["Ana", " Ana"])
+
+
+def test_a_settings_name_with_spaces_is_stripped_and_later_saves_load(private_dirs):
+    config = private_dirs / "config"
+    config.mkdir()
+    (config / "config.toml").write_text('player_name = " You "\n')
+    settings, problems = load_settings()
+    assert settings.player_name == "You" and problems == []
+
+
+async def test_the_settings_screen_saves_the_name_stripped(private_dirs):
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = SettingsScreen(app.settings)
+        app.push_screen(screen)
+        await pilot.pause()
+        screen.query_one("#player_name", Input).value = "  Ana  "
+        assert screen.read().player_name == "Ana"
+
+
+def test_record_seat_names_are_normalised_and_plays_match_them():
+    rec = Record.loads(record_text(seats=((" Ana ", "human"), ("Bo", "human"))))
+    assert rec.names == ["Ana", "Bo"]
+    with pytest.raises(RecordError, match=r"seat 1: player name .* control"):
+        Record.loads(record_text(seats=(("A\\u001b[31m", "human"), ("Bo", "human"))))
+
+
+# -- item 5: no raw control characters in any output --------------------------------------
+
+def test_visible_shows_control_characters_as_escapes():
+    assert visible(ESC) == "\\x1b]0;pwned\\x07\\x1b[31m"
+    assert visible("a\nb") == "a\\x0ab"
+    assert visible("a\nb", keep_newlines=True) == "a\nb"
+    assert visible("\u202e\u009b") == "\\u202e\\x9b"
+    assert visible("Ana [b]") == "Ana [b]"
+
+
+def test_rules_check_and_show_never_print_escape_sequences(tmp_path):
+    bad = tmp_path / "esc\x1b[31m.toml"
+    bad.write_text('"\\u001b]0;pwned\\u0007" = 1\n[dealer]\nfirst = "\\u001b[31m"\n')
+    out = ono99("rules", "check", str(bad))
+    assert out.returncode == 2
+    assert "\x1b" not in out.stderr and "\x07" not in out.stderr
+    assert "\\x1b]0;pwned\\x07: unknown key" in out.stderr
+    show = ono99("rules", "show", str(bad))
+    assert show.returncode == 2 and "\x1b" not in show.stderr + show.stdout
+
+
+def test_stats_cli_and_lines_show_names_from_the_file_as_text(private_dirs):
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text('[players."\\u001b]0;pwned\\u0007"]\ngames = 1\nwins = 1\n')
+    out = ono99("stats")
+    assert out.returncode == 0
+    assert "\x1b" not in out.stdout and "\\x1b]0;pwned" in out.stdout
+    players, problem = load_stats()
+    assert problem is None and "\x1b" not in "\n".join(stats_lines(players))
+
+
+def test_replay_errors_do_not_echo_raw_seat_names(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text(record_text(seats=(("\\u001b]0;pwned\\u0007", "human"), ("Bo", "human"))))
+    out = ono99("replay", str(path))
+    assert out.returncode == 2 and "\x1b" not in out.stderr and "\x07" not in out.stderr
+
+
+# -- items 6, 12, 13: nesting, special files, size, BOM ---------------------------------------
+
+@pytest.mark.parametrize("reader", ["rules", "record", "theme", "settings", "stats"])
+def test_every_reader_refuses_deep_nesting_cleanly(reader, private_dirs, tmp_path):
+    path = tmp_path / "deep.toml"
+    path.write_text(DEEP)
+    if reader == "rules":
+        with pytest.raises(RulesError, match="nested too deeply"):
+            load_rules_file(path)
+    elif reader == "record":
+        with pytest.raises(RecordError, match="nested too deeply"):
+            Record.load(path)
+    elif reader == "theme":
+        with pytest.raises(ThemeError, match="nested too deeply"):
+            parse_theme(DEEP, str(path))
+    elif reader == "settings":
+        settings, problems = load_settings(path)
+        assert "nested too deeply" in problems[0]
+    else:
+        players, problem = load_stats(path)
+        assert players == {} and "nested too deeply" in problem
+
+
+async def test_the_app_starts_with_a_deep_config_and_a_deep_theme(private_dirs):
+    themes = private_dirs / "config" / "themes"
+    themes.mkdir(parents=True)
+    (private_dirs / "config" / "config.toml").write_text(DEEP)
+    (themes / "deep.toml").write_text(DEEP)
+    settings, problems = load_settings()  # as run_app starts the app
+    app = Ono99App(bot_delay=600, settings=settings, notices=problems)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said = "\n".join(notices(app))
+        assert "config.toml: the settings file is nested too deeply" in said
+        assert "deep.toml: the theme is nested too deeply" in said
+
+
+@pytest.mark.parametrize("kind", ["rules", "record", "config", "theme", "stats", "preset"])
+def test_a_fifo_as_any_input_is_refused_at_once(kind, private_dirs, tmp_path):
+    config, data = private_dirs / "config", private_dirs / "data"
+    where = {"rules": tmp_path / "r.toml", "record": tmp_path / "g.toml", "config": config / "config.toml",
+             "theme": config / "themes" / "t.toml", "stats": data / "stats.toml",
+             "preset": config / "rules" / "mine.toml"}[kind]
+    where.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(where)
+    # a blocking open would hang this test; the subprocess timeout turns that into a failure
+    command = {"rules": ["rules", "check", str(where)], "record": ["replay", str(where)],
+               "config": ["rules", "list"], "theme": ["rules", "list"], "stats": ["stats"],
+               "preset": ["rules", "list"]}[kind]
+    out = ono99(*command, timeout=30)
+    if kind in ("rules", "record", "stats"):
+        assert out.returncode == 2 and "named pipe (FIFO), not a regular file" in out.stderr
+    if kind == "config":
+        assert load_settings()[1][0].endswith("named pipe (FIFO), not a regular file; using the default settings")
+    if kind == "theme":
+        assert "named pipe (FIFO)" in load_themes()[1][0]
+    if kind == "preset":
+        assert "mine" in out.stdout  # listed (it is a .toml in the folder), without hanging
+
+
+def test_dev_zero_is_refused_not_read(tmp_path):
+    out = ono99("rules", "check", "/dev/zero", timeout=30)
+    assert out.returncode == 2 and "character device, not a regular file" in out.stderr
+
+
+def test_a_huge_string_is_refused_by_size_not_echoed(tmp_path):
+    path = tmp_path / "big.toml"
+    path.write_text('target = "' + "x" * 2_000_000 + '"\n')
+    out = ono99("rules", "check", str(path))
+    assert out.returncode == 2 and "too large" in out.stderr and len(out.stderr) < 300
+
+
+def test_a_long_value_is_echoed_cut_short():
+    with pytest.raises(RulesError) as info:
+        load_rules_text('[dealer]\nfirst = "' + "x" * 5000 + '"\n', "h.toml")
+    assert len(str(info.value)) < 300 and "(5000 characters)" in str(info.value)
+
+
+def test_many_unknown_keys_are_counted_not_each_matched():
+    text = "".join(f"key{i} = 1\n" for i in range(50_000))
+    start = time.perf_counter()
+    with pytest.raises(RulesError) as info:
+        load_rules_text(text, "h.toml")
+    assert time.perf_counter() - start < 30  # was over a minute at 200,000 keys: a hang guard, not a benchmark
+    problems = info.value.problems
+    assert len(problems) == 21 and problems[-1].message == "and 49,980 more unknown keys"
+
+
+def test_utf8_with_a_byte_order_mark_is_accepted(tmp_path, private_dirs):
+    rules = tmp_path / "bom.toml"
+    rules.write_bytes("\ufefftarget = 50\n".encode())
+    assert load_rules_file(rules).target == 50
+    record = tmp_path / "rec.toml"
+    record.write_bytes(("\ufeff" + record_text()).encode())
+    assert Record.load(record).names == ["Ana", "Bo"]
+    config = private_dirs / "config"
+    config.mkdir()
+    (config / "config.toml").write_bytes("\ufeffplayer_name = 'Zed'\n".encode())
+    assert load_settings()[0].player_name == "Zed"
+
+
+# -- item 7: malformed stats.toml ------------------------------------------------------------
+
+@pytest.mark.parametrize("text,key", [
+    ("players = {Ana = 1}", "players.Ana must be a table"),
+    ('[players.Ana]\ngames = "x"', "players.Ana.games must be a whole number"),
+    ('players = "x"', "players must be a table"),
+    ("[players.Ana]\nfaced = 3", "players.Ana.faced must be a table"),
+    ("[players.Ana.faced.hard]\nwins = -1", "players.Ana.faced.hard.wins must be a whole number"),
+])
+def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, key, private_dirs):
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text(text)
+    players, problem = load_stats()
+    assert players == {} and key in problem and "fix or remove the file" in problem
+    out = ono99("stats")
+    assert out.returncode == 2 and key in out.stderr
+    game = Game(["Ana", "Bo"], seed=1, record_events=False)
+    with pytest.raises(OSError):
+        record_game(game, [])
+    assert (data / "stats.toml").read_text() == text  # nothing the user had is lost
+
+
+async def test_the_statistics_screen_shows_a_malformed_file_as_a_message(private_dirs):
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text('players = {"[/]" = 1}')
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.menu_choice("stats")
+        await pilot.pause()
+        shown = "\n".join(str(s.render()) for s in app.screen.query(Static))
+        assert "players.[/] must be a table" in shown
+
+
+# -- item 8: unknown bot level -----------------------------------------------------------------
+
+def test_an_unknown_bot_level_is_refused_on_import_and_open(tmp_path, private_dirs):
+    path = tmp_path / "wizard.toml"
+    path.write_text(record_text(seats=(("Ana", "human"), ("Bo", "bot:wizard"))))
+    with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard' \(levels: random, easy"):
+        Record.load(path)
+    out = ono99("saves", "import", str(path))
+    assert out.returncode == 2 and "unknown bot level 'wizard'" in out.stderr
+
+
+# -- item 9: a theme with a bad CSS variable -----------------------------------------------------
+
+BAD_VARIABLE = 'name = "mine"\n[colors]\nprimary = "#3FA66B"\n[variables]\nfooter-key-foreground = "{value}"\n'
+
+
+@pytest.mark.parametrize("value", ["not-a-colour", "red; } Screen { display: none", "$primary"])
+def test_a_theme_with_a_bad_variable_is_refused_naming_it(value):
+    with pytest.raises(ThemeError, match="variables.footer-key-foreground: .* is not a colour"):
+        parse_theme(BAD_VARIABLE.format(value=value), "mine.toml")
+
+
+async def test_a_chosen_theme_with_a_bad_variable_is_skipped_at_start(private_dirs):
+    themes = private_dirs / "config" / "themes"
+    themes.mkdir(parents=True)
+    (themes / "mine.toml").write_text(BAD_VARIABLE.format(value="not-a-colour"))
+    (private_dirs / "config" / "config.toml").write_text('theme = "mine"\n')  # chosen in Settings earlier
+    settings, problems = load_settings()
+    assert settings.theme == "mine"
+    app = Ono99App(bot_delay=600, settings=settings, notices=problems)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said = "\n".join(notices(app))
+        assert "mine.toml: variables.footer-key-foreground" in said
+        assert app.theme == "ono99-dark"
+
+
+async def test_notices_are_plain_text(private_dirs):
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.notify("[/] [@click=app.quit]x " + ESC)
+        await pilot.pause()
+        assert notices(app)[-1] == "[/] [@click=app.quit]x \\x1b]0;pwned\\x07\\x1b[31m"
+        assert app.is_running

@@ -1,0 +1,83 @@
+"""SVG snapshots at 80x24 of the dialogs and forms issue 12 changed, with NO_COLOR and --ascii
+variants where the looks changed (focus must show without colour).
+
+Refresh after a deliberate change: python -m pytest tests/test_ux_snapshots.py --snapshot-update
+"""
+
+from ono99_tui.tui.app import Ono99App
+
+SIZE = (80, 24)
+
+
+def app(**kw):
+    return Ono99App(bot_delay=600, seed=7, **kw)  # bots wait: the picture cannot change under us
+
+
+def _game_over(pilot):
+    from ono99_tui.tui.screens.modals import GameOverScreen
+
+    pilot.app.push_screen(GameOverScreen(["Ana", "Bo"], [0, 1], ["winner", "out"]))
+
+
+def test_game_over_focus_no_color_ascii(snap_compare, monkeypatch):
+    """The focused button is outlined and reversed; Down moved the focus to Main menu."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def go(pilot):
+        _game_over(pilot)
+        await pilot.pause()
+        await pilot.press("down")
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
+
+
+def test_game_over_focus_no_color(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_game_over)
+
+
+def test_card_reference(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE, press=["g", "question_mark", "r"])
+
+
+def test_card_reference_ascii(snap_compare):
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, press=["g", "question_mark", "r", "pagedown"])
+
+
+def test_help_keys(snap_compare):
+    assert snap_compare(app(), terminal_size=SIZE, press=["g", "question_mark", "pagedown"])
+
+
+def test_new_game_focus_on_a_seat_no_color_ascii(snap_compare, monkeypatch):
+    """A one-line input has focus: its row's number is reversed, so it shows without colour."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, press=["n", "tab", "tab"])
+
+
+def test_settings_ascii_no_color(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def go(pilot):
+        pilot.app.menu_choice("settings")
+        await pilot.pause()
+        await pilot.press("tab")
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
+
+
+def test_house_rules_long_key(snap_compare):
+    """The longest key, under its section, with a gap before its value; its label shows focus."""
+    async def go(pilot):
+        pilot.app.menu_choice("rules")
+        await pilot.pause()
+        pilot.app.screen.query_one("#key-ninety-nine-card--playable-on-tens").focus()
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def test_statistics_bots_faced_one_a_line(snap_compare, private_dirs):
+    data = private_dirs / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "stats.toml").write_text(
+        "[players.Ann]\ngames = 3\nwins = 1\nrounds_lost = 7\n"
+        "[players.Ann.faced.easy]\ngames = 2\nwins = 1\n[players.Ann.faced.hard]\ngames = 1\nwins = 0\n"
+        "[players.Ann.faced.medium]\ngames = 1\nwins = 0\n"
+        "[players.Ben]\ngames = 1\nwins = 0\nrounds_lost = 4\n[players.Ben.faced.medium]\ngames = 1\nwins = 0\n")
+    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("stats"))

@@ -1,0 +1,109 @@
+"""Words a player reads: verb agreement, the dealer draw, command-line help and notes,
+and which characters a terminal gets (issue 12, defects 8, 9 and 10)."""
+
+import pytest
+
+from ono99_tui.engine.describe import describe
+from ono99_tui.store.stats import stats_lines
+from ono99_tui.tui.glyphs import choose_ascii, unicode_ok
+from tests.cli import ono99
+
+
+def test_r2_2_you_deal_first_and_every_high_card_draw_is_listed():
+    names = ["You", "Bo", "Cy"]
+    tie_then_win = {"type": "dealer", "seat": 0, "method": "high-card",
+                    "draws": [[[0, "9"], [1, "9"], [2, "4"]], [[0, "10"], [1, "3"]]]}
+    line = describe(tie_then_win, names)
+    assert line == "You deal first (high card: You 9, Bo 9, Cy 4; tie, again: You 10, Bo 3)"
+    assert "(s)" not in line
+    once = {"type": "dealer", "seat": 1, "method": "high-card", "draws": [[[0, "2"], [1, "10"], [2, "4"]]]}
+    assert describe(once, names) == "Bo deals first (high card: You 2, Bo 10, Cy 4)"
+    assert describe({"type": "dealer", "seat": 0, "method": "random"}, names).startswith("You deal first")
+
+
+def test_r2_3_round_starts_say_you_deal():
+    assert describe({"type": "deal", "round": 1, "dealer": 0}, ["You", "Bo"]) == "Round 1: You deal"
+    assert describe({"type": "deal", "round": 2, "dealer": 1}, ["You", "Bo"]) == "Round 2: Bo deals"
+
+
+def test_simulate_help_says_95_percent_once():
+    out = ono99("simulate", "--help")
+    assert out.returncode == 0
+    text = " ".join(out.stdout.split())
+    assert "95% confidence" in text and "%%" not in text
+
+
+def test_rules_compare_says_why_it_played_more_games_than_asked():
+    out = ono99("rules", "compare", "standard", "standard", "--games", "5", "--bots", "random,random,random",
+                "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    assert "6 games, not 5: rounded up to a multiple of 3 (the seats)" in " ".join(out.stdout.split())
+
+
+def test_stats_list_bots_faced_one_a_line_within_80_columns():
+    players = {"Ann": {"games": 3, "wins": 1, "rounds_lost": 7,
+                       "faced": {"easy": {"games": 2, "wins": 1}, "hard": {"games": 1, "wins": 0},
+                                 "medium": {"games": 1, "wins": 0}}}}
+    lines = stats_lines(players)
+    assert all(len(line) <= 76 for line in lines)  # the Statistics box is 76 columns inside at 80
+    assert lines[1].endswith("easy 1/2") and lines[2].strip() == "hard 0/1" and lines[3].strip() == "medium 0/1"
+
+
+# -- which characters: defect 9 --------------------------------------------------------
+
+@pytest.mark.parametrize("env", [
+    {"TERM": "linux", "LANG": "en_US.UTF-8"},
+    {"TERM": "vt100"}, {"TERM": "vt220"}, {"TERM": "dumb"},
+    {"TERM": "xterm-256color", "LANG": "C"},
+    {"TERM": "xterm-256color", "LC_ALL": "en_US.ISO-8859-1", "LANG": "en_US.UTF-8"},
+])
+def test_terminals_that_cannot_draw_unicode_get_ascii(env):
+    assert not unicode_ok(env)
+    assert choose_ascii(None, env, setting=False) is True
+    assert choose_ascii("unicode", env, setting=False) is False  # --unicode forces it
+    assert choose_ascii(None, {**env, "ONO99_GLYPHS": "unicode"}, setting=False) is False
+
+
+@pytest.mark.parametrize("env", [
+    {"TERM": "xterm-256color", "LANG": "en_US.UTF-8"}, {"TERM": "screen", "LC_CTYPE": "C.utf8"},
+    {"TERM": "tmux-256color"}, {},
+])
+def test_capable_terminals_keep_unicode_unless_asked(env):
+    assert unicode_ok(env)
+    assert choose_ascii(None, env, setting=False) is False
+    assert choose_ascii(None, env, setting=True) is True  # the ASCII setting
+    assert choose_ascii("ascii", env, setting=False) is True
+    assert choose_ascii(None, {**env, "ONO99_GLYPHS": "ascii"}, setting=False) is True
+    with pytest.raises(ValueError, match="ONO99_GLYPHS must be ascii, unicode or auto"):
+        choose_ascii(None, {**env, "ONO99_GLYPHS": "fancy"}, setting=False)
+
+
+def test_ono99_on_the_linux_console_starts_in_ascii(monkeypatch):
+    """`ono99` itself (run_app) picks ASCII from TERM, and --unicode wins over it."""
+    from ono99_tui import cli
+    from ono99_tui.tui.app import Ono99App
+
+    started = []
+    monkeypatch.setattr(Ono99App, "run", lambda self: started.append(self.ascii))
+    monkeypatch.setenv("TERM", "linux")
+    monkeypatch.delenv("ONO99_GLYPHS", raising=False)
+    assert cli.main([]) == 0
+    assert cli.main(["--unicode"]) == 0
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("LANG", "en_US.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    assert cli.main([]) == 0
+    assert started == [True, False, False]
+
+
+def test_unknown_theme_and_unknown_rules_on_the_command_line_both_exit_2():
+    for args, needle in ((["--theme", "nosuch"], "no theme named 'nosuch'"),
+                         (["--rules", "nosuch"], "no preset or file named 'nosuch'")):
+        out = ono99(*args)
+        assert out.returncode == 2 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_ascii_and_unicode_cannot_both_be_asked_for():
+    out = ono99("--ascii", "--unicode")
+    assert out.returncode == 2 and "not allowed with" in out.stderr
