@@ -77,7 +77,7 @@ def now_iso() -> str:
 @dataclass
 class SaveInfo:
     name: str
-    path: Path
+    path: str  # a plain string: a thousand Path objects are a measurable part of a listing
     modified: float
     players: str = ""
     rules: str = ""
@@ -114,7 +114,7 @@ class _Entry:
     """A save file as the directory scan found it."""
 
     name: str
-    path: Path
+    path: str
     stamp: tuple[int, int]  # (mtime_ns, size): the index's key
     modified: float  # the later of the save's and its journal's
     problem: str | None = None  # not a readable regular file
@@ -202,7 +202,7 @@ class SaveStore:
                 continue
             if not fname.endswith(SUFFIX):
                 continue
-            name, path = fname[: -len(SUFFIX)], Path(e.path)
+            name, path = fname[: -len(SUFFIX)], e.path
             try:
                 st = e.stat()  # follows a symlink; it may also have been deleted since the scan
             except FileNotFoundError:
@@ -215,7 +215,7 @@ class SaveStore:
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"
             entries.append(_Entry(name, path, (st.st_mtime_ns, st.st_size), st.st_mtime, problem))
         for entry in entries:
-            entry.modified = max(entry.modified, journals.get(entry.path.name, 0.0))
+            entry.modified = max(entry.modified, journals.get(entry.name + SUFFIX, 0.0))
         entries.sort(key=lambda en: en.modified, reverse=True)
         return entries
 
@@ -240,7 +240,7 @@ class SaveStore:
     def info(self, name: str) -> SaveInfo:
         entry = next((e for e in self._scan() if e.name == name), None)
         if entry is None:
-            return SaveInfo(name, self.folder / (name + SUFFIX), 0.0, damaged="no such save")
+            return SaveInfo(name, str(self.folder / (name + SUFFIX)), 0.0, damaged="no such save")
         index = SaveIndex(self.folder)
         try:
             return self._info(entry, index)
@@ -276,7 +276,7 @@ class SaveStore:
         except OSError:
             return
         index = SaveIndex(self.folder)
-        info = SaveInfo(name, path, st.st_mtime, damaged=reason)
+        info = SaveInfo(name, str(path), st.st_mtime, damaged=reason)
         index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
         index.flush()
 
