@@ -223,16 +223,20 @@ class SaveStore:
         """Save names, the most recently played first. SaveError when the folder cannot be read."""
         return [e.name for e in self._scan()]
 
-    def infos(self) -> Iterator[SaveInfo]:
+    def infos(self, replay: bool = True) -> Iterator[SaveInfo]:
         """Each save's listing line, newest first, read from the index where it is current,
         else from the save's summary, else by replaying it. Never raises for a bad save;
-        SaveError when the folder cannot be read."""
+        SaveError when the folder cannot be read.
+
+        ``replay=False`` (the menu, on the UI thread) never replays: a save without a
+        trusted summary (version 1, edited by hand) is judged by its meta.finished mark
+        alone, and left for a full listing to read and index."""
         entries = self._scan()
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
         try:
             for entry in entries:
-                yield self._info(entry, index)
+                yield self._info(entry, index, replay)
         finally:
             index.flush()
         remove_stale_temps(self.folder)
@@ -247,7 +251,7 @@ class SaveStore:
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified)
         if entry.problem:
             info.damaged = entry.problem
@@ -257,7 +261,8 @@ class SaveStore:
             from ..engine.record import RecordError
 
             try:
-                _fill(info, _read_text(entry.path), entry.path)
+                if not _fill(info, _read_text(entry.path), entry.path, replay):
+                    return info  # a guess from the meta: not for the index
             except RecordError as exc:
                 info.damaged = str(exc).replace(str(entry.path) + ": ", "")
             except Exception as exc:  # noqa: BLE001 - a save must never crash the list
@@ -403,14 +408,20 @@ def _read_text(path: Path) -> str:
         raise RecordError(visible(exc)) from None
 
 
-def _fill(info: SaveInfo, text: str, path: Path) -> None:
-    """The listing line from the save's head when its digest vouches for it, else by replay."""
+def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
+    """The listing line from the save's head when its digest vouches for it, else by replay
+    (or, without ``replay``, only whether it is finished, from its meta: False then)."""
     from ..engine.record import Record, scores_text, summary_of
 
     head = _trusted_head(text)
     if head is not None:
         info.players = _describe_seats(head[0])
         meta, summary = head[1], head[2]
+    elif not replay:
+        record = Record.loads(text, str(path))
+        info.players = _describe_seats(record.seats)
+        info.finished = record.meta.get("finished") is True
+        return False
     else:
         record = Record.loads(text, str(path))
         game = record.replay(record_events=False)
@@ -423,6 +434,7 @@ def _fill(info: SaveInfo, text: str, path: Path) -> None:
     info.winner = summary.get("winner")
     names = [s.name for s in (head[0] if head else record.seats)]
     info.scores = scores_text(names, summary)
+    return True
 
 
 def _trusted_head(text: str):
