@@ -8,6 +8,8 @@ updated in place after every play.
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -161,7 +163,12 @@ class GameScreen(Screen):
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
         names, ascii = self.game.names, self.app.ascii
-        lines = [line for e in events if (line := describe(e, names, ascii=ascii, viewer=self._sub.seat))]
+        width = max(20, log.content_size.width or MIN_W - 2)
+        lines = []
+        for event in events:
+            line = describe(event, names, ascii=ascii, viewer=self._sub.seat)
+            if line:  # wrapped here: a line wider than the log would bring a scrollbar over the last row
+                lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") or [""])
         if lines:  # no newline after the last line: Log would show an empty row under it
             log.write(("\n" if log.line_count else "") + "\n".join(lines))
 
