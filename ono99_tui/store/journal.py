@@ -15,8 +15,10 @@ import json
 import os
 import secrets
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from ..engine.record import Record
+if TYPE_CHECKING:
+    from ..engine.record import Record
 
 MAGIC = "ono99-journal 1"
 MAX_BYTES = 4 * 1024 * 1024  # a journal never holds more than one round or a few hundred plays
@@ -61,7 +63,7 @@ class JournalWriter:
             self.fd = None
 
 
-def apply_journal(record: Record, save_path: Path) -> int:
+def apply_journal(record: "Record", save_path: Path) -> int:
     """Add the journal's plays that follow the record to it; the number added.
 
     Only a journal whose id matches the record's meta.journal counts, and only its

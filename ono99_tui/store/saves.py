@@ -23,7 +23,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from ..engine.record import VERSION, Record, RecordError, check_digest, scores_text, summary_of
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine.record import Record
+
+# The engine is imported only when a save must be parsed or replayed: the menu, reading
+# the index, starts without it (benchmarks/saves.py --startup).
 from .atomic import remove_stale_temps, write_atomic
 from .journal import apply_journal, journal_path
 from .lock import Lock
@@ -126,7 +132,7 @@ class SaveStore:
         return check_name(name)
 
     # -- writing -------------------------------------------------------------------------
-    def write(self, name: str, record: Record) -> Path:
+    def write(self, name: str, record: "Record") -> Path:
         path = self.path(name)
         meta = dict(record.meta)
         meta["name"] = check_name(name)
@@ -151,6 +157,8 @@ class SaveStore:
 
         ``events_from_round`` < 0 counts from the end: -1 keeps the events of the last two
         rounds only (a table's log starts there)."""
+        from ..engine.record import Record, RecordError
+
         path = self.path(name)
         if not self._exists(path):
             raise SaveError(f"no save named {name!r} in {self.folder}")
@@ -167,7 +175,7 @@ class SaveStore:
             raise SaveError(f"damaged save: {reason}") from None
         return record, game
 
-    def load(self, name: str) -> Record:
+    def load(self, name: str) -> "Record":
         """The save as a record, every play checked (its journal's plays included)."""
         return self.open_game(name, record_events=False)[0]
 
@@ -246,6 +254,8 @@ class SaveStore:
             return info
         cached = index.get(entry.name, entry.stamp)
         if cached is None:
+            from ..engine.record import RecordError
+
             try:
                 _fill(info, _read_text(entry.path), entry.path)
             except RecordError as exc:
@@ -350,6 +360,8 @@ class SaveStore:
         return target
 
     def import_file(self, source: Path) -> str:
+        from ..engine.record import Record, RecordError
+
         source = Path(source)
         try:
             record = Record.loads(_read_text(source), str(source))
@@ -383,6 +395,8 @@ class SaveStore:
 
 def _read_text(path: Path) -> str:
     """A save's text: a regular file only (a FIFO would hang us), of a sane size, UTF-8."""
+    from ..engine.record import RecordError
+
     try:
         return read_text(path, "save", RECORD_LIMIT)
     except ReadError as exc:
@@ -391,6 +405,8 @@ def _read_text(path: Path) -> str:
 
 def _fill(info: SaveInfo, text: str, path: Path) -> None:
     """The listing line from the save's head when its digest vouches for it, else by replay."""
+    from ..engine.record import Record, scores_text, summary_of
+
     head = _trusted_head(text)
     if head is not None:
         info.players = _describe_seats(head[0])
@@ -411,6 +427,8 @@ def _fill(info: SaveInfo, text: str, path: Path) -> None:
 
 def _trusted_head(text: str):
     """(seats, meta, summary) read from the head alone, or None when the file must be replayed."""
+    from ..engine.record import VERSION, Record, RecordError, check_digest
+
     if check_digest(text) is not True:
         return None
     cut = text.find("\n[rules")
