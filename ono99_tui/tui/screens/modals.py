@@ -79,8 +79,9 @@ class _Notice(ModalScreen[str]):
 def round_end_text(names, events) -> tuple[str, str]:
     lost = next(e for e in events if e["type"] == "round_lost")
     who = names[lost["seat"]]
-    why = (f"went to {lost['total']}" if lost["reason"] == "bust"
-           else "had no card that could be played")
+    why = {"bust": f"went to {lost['total']}",
+           "play-limit": "had to play when the round reached its play limit (R4.6)"}.get(
+        lost["reason"], "had no card that could be played")
     lines = [f"{who} {why} and {agree(who, 'loses')} round {lost['round']}.", ""]
     for e in events:
         if e["type"] == "tokens":
@@ -122,9 +123,17 @@ class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
     def __init__(self, name: str):
-        # Escape leaves for the menu (the game is saved): it never shows the hand
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
                          (("ok", f"I am {name}"),), escape="menu")
+
+    def action_close(self) -> None:
+        """Escape leaves the table for the menu (it is saved after every play) and never shows the
+        hand: the table's "ready" answer is not given, so nobody is seated."""
+        stack = self.app.screen_stack
+        table = stack[-2] if len(stack) > 1 else None
+        self.app.pop_screen()  # not dismiss(): that would seat the next player
+        if hasattr(table, "action_menu"):
+            table.action_menu()
 
 
 class OutScreen(_Notice):
@@ -137,7 +146,7 @@ class OutScreen(_Notice):
 
 
 TABLE_KEYS = (
-    ("1-4", "play that card (or click it)"),
+    ("1-9, 0", "play that card (0 is the tenth; or click it)"),
     ("Left/Right", "move between your cards"),
     ("Enter", "play the card with the outline"),
     ("u", "undo your last play (only against bots; the save is marked)"),
