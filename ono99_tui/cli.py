@@ -363,6 +363,66 @@ def cmd_play(args) -> int:
     return run_app(args)
 
 
+# -- network play ------------------------------------------------------------------
+
+DEFAULT_PORT = 7099
+
+
+def _port(value: int) -> int:
+    if not 0 <= value < 65536:
+        raise UserError(f"--port must be 0 to 65535, got {value}")
+    return value
+
+
+def _server_config(args):
+    from .net.server import ServerConfig
+
+    if args.turn_timer < 0:
+        raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
+    if args.bot_delay < 0:
+        raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
+    return ServerConfig(host=args.bind, port=_port(args.port), password=args.password, turn_timer=args.turn_timer,
+                        bot_delay=args.bot_delay, save=not args.no_save)
+
+
+def cmd_serve(args) -> int:
+    import asyncio
+    import ipaddress
+
+    from .net import server
+
+    config = _server_config(args)
+    try:
+        loopback = ipaddress.ip_address(config.host).is_loopback
+    except ValueError:
+        loopback = config.host == "localhost"
+    if not loopback and config.password is None:
+        print(f"ono99: warning: serving on {config.host} without --password: anyone who can reach this "
+              "port can sit at your tables", file=sys.stderr)
+
+    def ready(port: int) -> None:
+        _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; games are saved)")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(server.run(config, ready))
+    except OSError as exc:
+        raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+    return 0
+
+
+def _add_server_options(p, port_help: str) -> None:
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
+    p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
+    p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
+    p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
+                   help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
+    p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
+                   help="seconds a bot waits before it plays, so people can follow (default 0.8)")
+    p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")
+
+
 # -- argument parsing --------------------------------------------------------------
 
 def build_parser() -> argparse.ArgumentParser:
@@ -459,6 +519,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--records", metavar="DIR", help="write every game's record into DIR (a new or empty directory)")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "serve", help="host tables for players on other terminals (ono99 join connects to it)",
+        description="Run a table server: players connect with `ono99 join HOST:PORT --name NAME`, create or "
+        "pick a table, fill empty seats with bots and play. The protocol is in docs/protocol.md.")
+    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port)")
+    p.set_defaults(func=cmd_serve)
 
     return parser
 
