@@ -178,10 +178,18 @@ else:
     from ono99_tui.tui.app import Ono99App as Base
 
 class Timed(Base):
+    def menu_available(self):
+        t = time.perf_counter()
+        try:
+            return super().menu_available()
+        finally:
+            self.reading = time.perf_counter() - t
+
     def on_mount(self):
         if hasattr(super(), "on_mount"):
             super().on_mount()
         if kind == "resume":
+            self.asked = time.time()
             self.resume("long")
             self.set_interval(0.005, self.check)
         else:
@@ -192,7 +200,9 @@ class Timed(Base):
             self.call_after_refresh(self.done)
 
     def done(self):
-        sys.stdout.write(json.dumps({"ready": time.time(), "screen": type(self.screen).__name__}) + "\n")
+        sys.stdout.write(json.dumps({"ready": time.time(), "asked": getattr(self, "asked", None),
+                                     "reading": getattr(self, "reading", None),
+                                     "screen": type(self.screen).__name__}) + "\n")
         sys.stdout.flush()
         self.exit()
 
@@ -200,14 +210,21 @@ Timed(**({} if kind == "bare" else {"bot_delay": 600})).run(headless=True)
 """
 
 
-def one(kind: str, data: Path) -> float:
+def one(kind: str, data: Path) -> tuple[float, float]:
+    """Seconds from process start to the first frame, and (resume) from resume() to the table's
+    or (menu) reading the saves for the menu."""
     env = {**os.environ, "ONO99_DATA_DIR": str(data), "ONO99_CONFIG_DIR": str(data / "cfg")}
     start = time.time()
     out = subprocess.run([sys.executable, "-c", CHILD, kind], capture_output=True, text=True, timeout=120, env=env)
     lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
     if not lines:
         raise SystemExit(f"{kind} did not start: {out.stderr[-800:]}")
-    return json.loads(lines[-1])["ready"] - start
+    doc = json.loads(lines[-1])
+    if kind == "resume" and doc["screen"] != "GameScreen":
+        raise SystemExit(f"resume did not reach the table: {doc}")
+    if kind == "menu":
+        return doc["ready"] - start, doc["reading"]
+    return doc["ready"] - start, doc["ready"] - (doc["asked"] or doc["ready"])
 
 
 def startup(data: Path, resume_data: Path, runs: int, tmp: Path) -> None:
@@ -216,11 +233,16 @@ def startup(data: Path, resume_data: Path, runs: int, tmp: Path) -> None:
     empty.mkdir(exist_ok=True)
     one("bare", data), one("menu", data), one("resume", resume_data)  # warm the file cache
     times = {"bare": [], "menu": [], "none": [], "resume": []}
+    in_app, reading = [], []
     for _ in range(runs):
-        times["bare"].append(one("bare", data))
-        times["menu"].append(one("menu", data))
-        times["none"].append(one("menu", empty))
-        times["resume"].append(one("resume", resume_data))
+        times["bare"].append(one("bare", data)[0])
+        whole, read = one("menu", data)
+        times["menu"].append(whole)
+        reading.append(read)
+        times["none"].append(one("menu", empty)[0])
+        whole, table = one("resume", resume_data)
+        times["resume"].append(whole)
+        in_app.append(table)
     bare = statistics.median(times["bare"])
     menu = statistics.median(times["menu"])
     none = statistics.median(times["none"])
@@ -228,8 +250,10 @@ def startup(data: Path, resume_data: Path, runs: int, tmp: Path) -> None:
     print(f"fresh process to first frame, median of {runs} (headless):")
     print(f"  bare Textual app {bare * 1000:.0f} ms; ono99 main menu with 1,000 saves {menu * 1000:.0f} ms "
           f"({menu / bare:.2f}x, target <= 1.5x); with no saves {none * 1000:.0f} ms ({none / bare:.2f}x)")
-    print(f"  ono99 resuming the 5,000-play save to its table {res * 1000:.0f} ms "
-          f"({res / bare:.2f}x the bare app; {(res - bare) * 1000:.0f} ms beyond it, target <= 500 ms)")
+    print(f"  of which the menu reading the 1,000 saves (menu_available): {statistics.median(reading) * 1000:.1f} ms")
+    print(f"  resume the 5,000-play save: from resume() to the table's first frame "
+          f"{statistics.median(in_app) * 1000:.0f} ms (target <= 500 ms); "
+          f"the whole process to that frame {res * 1000:.0f} ms ({res / bare:.2f}x the bare app)")
 
 
 def main() -> None:

@@ -289,7 +289,8 @@ def cmd_saves_check(args) -> int:
     bad = [(name, problem) for name, problem in results if problem]
     for name, problem in results:
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
-    _out(f"{len(results)} saves replayed in full: {len(results) - len(bad)} ok, {len(bad)} damaged.")
+    _out(f"{len(results)} save{'' if len(results) == 1 else 's'} replayed in full: "
+         f"{len(results) - len(bad)} ok, {len(bad)} damaged.")
     return EXIT_USAGE if bad else 0
 
 

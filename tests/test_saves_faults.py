@@ -482,3 +482,61 @@ def test_winner_is_named_as_winner_not_as_a_bare_zero(store, capsys, tmp_path):
     assert f"{winner} {g.tokens[g.winner]}," not in out and not out.rstrip().endswith(f"{winner} 0")
     code, out, err = run_cli(capsys, "replay", str(store.path("done")))
     assert code == 0 and f"{winner} won (" in out
+
+
+def _version_1_save(store, name, plays, seed=3, finished=False):
+    import tomli_w
+
+    g = played(plays, seed)
+    doc = Record.from_game(g, SEATS, {"rules": "standard", "finished": finished}).to_dict()
+    doc["version"] = 1
+    doc.pop("summary")
+    store.folder.mkdir(parents=True, exist_ok=True)
+    store.path(name).write_text("# an ono99 1.0 save\n" + tomli_w.dumps(doc))
+    return g
+
+
+async def test_the_menu_reads_the_saves_once_and_never_replays_on_the_ui_thread(store, monkeypatch):
+    """Issue 14: menu_available ran twice per visit, and peeking an unmarked save replayed it."""
+    from ono99_tui.tui.app import Ono99App
+
+    _version_1_save(store, "old", 20)
+    monkeypatch.setattr(Record, "replay", lambda *a, **k: pytest.fail("the menu replayed a save"))
+    calls = []
+
+    class Counting(Ono99App):
+        def menu_available(self):
+            calls.append(1)
+            return super().menu_available()
+
+    app = Counting(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert len(calls) == 1 and app.continue_name == "old"
+        app.menu_choice("settings")
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        assert len(calls) == 2
+    assert not (store.folder / ".index.json").exists() or "old" not in (store.folder / ".index.json").read_text()
+
+
+def test_save_as_from_a_read_only_save_copies_it_and_leaves_the_other_ono99s_save(store):
+    save(store, "theirs", plays=10)
+    holder = Lock(store.path("theirs"))
+    # another process holds it: simulate with a child
+    child = subprocess.Popen([sys.executable, "-c", (
+        "import time; from pathlib import Path; from ono99_tui.store.lock import Lock;"
+        f"l = Lock(Path({str(store.path('theirs'))!r})); print(l.acquire(), flush=True); time.sleep(20)")],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline().strip() == "True"
+        session = SaveSession(store, "theirs", SEATS, "standard")
+        assert "read-only" in session.open()
+        assert session.save_as(played(12), "mine") == "mine"
+        assert sorted(store.names()) == ["mine", "theirs"]  # theirs is not ours to remove
+        session.close()
+    finally:
+        child.kill()
+        child.wait()
+    assert not holder.mine

@@ -262,3 +262,26 @@ async def test_once_out_you_may_skip_to_the_end_without_round_notices():
             if isinstance(app.screen, GameOverScreen):
                 break
         assert isinstance(app.screen, GameOverScreen) and g.over
+
+
+async def test_the_reason_a_card_cannot_be_played_goes_when_focus_moves_on():
+    """Issue 12 defect 10: the focused unplayable card's reason, then the turn's hint again."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        g = screen.game
+        g.hands[0][:] = ["5", "99", "6", "7"]
+        g.total = 10
+        g._settle()
+        screen.refresh_all()
+        await pilot.pause()
+        cards = list(screen.query(CardWidget))
+        ninety_nine = next(c for c in cards if c.card == "99")
+        ninety_nine.focus()
+        await pilot.pause()
+        assert "cannot be played" in str(screen.query_one("#hint").render())
+        await pilot.press("right")
+        await pilot.pause()
+        assert "Your turn" in str(screen.query_one("#hint").render())

@@ -77,7 +77,7 @@ def now_iso() -> str:
 @dataclass
 class SaveInfo:
     name: str
-    path: Path
+    path: str  # a plain string: a thousand Path objects are a measurable part of a listing
     modified: float
     players: str = ""
     rules: str = ""
@@ -114,7 +114,7 @@ class _Entry:
     """A save file as the directory scan found it."""
 
     name: str
-    path: Path
+    path: str
     stamp: tuple[int, int]  # (mtime_ns, size): the index's key
     modified: float  # the later of the save's and its journal's
     problem: str | None = None  # not a readable regular file
@@ -202,7 +202,7 @@ class SaveStore:
                 continue
             if not fname.endswith(SUFFIX):
                 continue
-            name, path = fname[: -len(SUFFIX)], Path(e.path)
+            name, path = fname[: -len(SUFFIX)], e.path
             try:
                 st = e.stat()  # follows a symlink; it may also have been deleted since the scan
             except FileNotFoundError:
@@ -215,7 +215,7 @@ class SaveStore:
             problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"
             entries.append(_Entry(name, path, (st.st_mtime_ns, st.st_size), st.st_mtime, problem))
         for entry in entries:
-            entry.modified = max(entry.modified, journals.get(entry.path.name, 0.0))
+            entry.modified = max(entry.modified, journals.get(entry.name + SUFFIX, 0.0))
         entries.sort(key=lambda en: en.modified, reverse=True)
         return entries
 
@@ -223,16 +223,20 @@ class SaveStore:
         """Save names, the most recently played first. SaveError when the folder cannot be read."""
         return [e.name for e in self._scan()]
 
-    def infos(self) -> Iterator[SaveInfo]:
+    def infos(self, replay: bool = True) -> Iterator[SaveInfo]:
         """Each save's listing line, newest first, read from the index where it is current,
         else from the save's summary, else by replaying it. Never raises for a bad save;
-        SaveError when the folder cannot be read."""
+        SaveError when the folder cannot be read.
+
+        ``replay=False`` (the menu, on the UI thread) never replays: a save without a
+        trusted summary (version 1, edited by hand) is judged by its meta.finished mark
+        alone, and left for a full listing to read and index."""
         entries = self._scan()
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
         try:
             for entry in entries:
-                yield self._info(entry, index)
+                yield self._info(entry, index, replay)
         finally:
             index.flush()
         remove_stale_temps(self.folder)
@@ -240,14 +244,14 @@ class SaveStore:
     def info(self, name: str) -> SaveInfo:
         entry = next((e for e in self._scan() if e.name == name), None)
         if entry is None:
-            return SaveInfo(name, self.folder / (name + SUFFIX), 0.0, damaged="no such save")
+            return SaveInfo(name, str(self.folder / (name + SUFFIX)), 0.0, damaged="no such save")
         index = SaveIndex(self.folder)
         try:
             return self._info(entry, index)
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified)
         if entry.problem:
             info.damaged = entry.problem
@@ -257,7 +261,8 @@ class SaveStore:
             from ..engine.record import RecordError
 
             try:
-                _fill(info, _read_text(entry.path), entry.path)
+                if not _fill(info, _read_text(entry.path), entry.path, replay):
+                    return info  # a guess from the meta: not for the index
             except RecordError as exc:
                 info.damaged = str(exc).replace(str(entry.path) + ": ", "")
             except Exception as exc:  # noqa: BLE001 - a save must never crash the list
@@ -276,7 +281,7 @@ class SaveStore:
         except OSError:
             return
         index = SaveIndex(self.folder)
-        info = SaveInfo(name, path, st.st_mtime, damaged=reason)
+        info = SaveInfo(name, str(path), st.st_mtime, damaged=reason)
         index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
         index.flush()
 
@@ -403,14 +408,20 @@ def _read_text(path: Path) -> str:
         raise RecordError(visible(exc)) from None
 
 
-def _fill(info: SaveInfo, text: str, path: Path) -> None:
-    """The listing line from the save's head when its digest vouches for it, else by replay."""
+def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
+    """The listing line from the save's head when its digest vouches for it, else by replay
+    (or, without ``replay``, only whether it is finished, from its meta: False then)."""
     from ..engine.record import Record, scores_text, summary_of
 
     head = _trusted_head(text)
     if head is not None:
         info.players = _describe_seats(head[0])
         meta, summary = head[1], head[2]
+    elif not replay:
+        record = Record.loads(text, str(path))
+        info.players = _describe_seats(record.seats)
+        info.finished = record.meta.get("finished") is True
+        return False
     else:
         record = Record.loads(text, str(path))
         game = record.replay(record_events=False)
@@ -423,6 +434,7 @@ def _fill(info: SaveInfo, text: str, path: Path) -> None:
     info.winner = summary.get("winner")
     names = [s.name for s in (head[0] if head else record.seats)]
     info.scores = scores_text(names, summary)
+    return True
 
 
 def _trusted_head(text: str):

@@ -132,7 +132,7 @@ class Ono99App(App):
         self.saves_problem: str | None = None
         any_save = False
         try:
-            for info in SaveStore().infos():
+            for info in SaveStore().infos(replay=False):  # on the UI thread: never a replay
                 any_save = True
                 if not info.damaged and not info.finished:
                     self.continue_name = info.name

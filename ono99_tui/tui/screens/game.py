@@ -8,6 +8,8 @@ updated in place after every play.
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -34,6 +36,22 @@ LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the 
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
 
 
+def turn_hint(view, viewer: int | None) -> str:
+    if view.current is None:
+        return "Game over." if view.over else ""
+    if viewer is None or not view.my_turn:
+        return f"Waiting for {view.names[view.current]}..."
+    legal = view.legal_plays()
+    safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
+    if not safe:
+        return f"Every card you can play busts: you must play {C.LABEL[legal[0]]}."
+    if view.plays_owed == 2:
+        return "You must play twice: this is the first of your two plays."
+    if view.second_of_two:
+        return "Second of your two plays: press a card's number."
+    return "Your turn: press a card's number, or arrows and Enter, or click it."
+
+
 class GameScreen(Screen):
     BINDINGS = [
         *(Binding(str(i), f"play({i})", f"Play {i}", show=i == 1) for i in range(1, 10)),
@@ -43,6 +61,8 @@ class GameScreen(Screen):
         Binding("u", "undo", "Undo"),
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("question_mark", "help", "Help"),
+        Binding("pageup", "scroll_log(-1)", "Log up", show=False),
+        Binding("pagedown", "scroll_log(1)", "Log down", show=False),
         Binding("r", "app.card_reference", "Cards", show=False),
         Binding("escape", "menu", "Menu"),
     ]
@@ -72,6 +92,7 @@ class GameScreen(Screen):
         self.viewer: int | None = self.humans[0] if len(self.humans) == 1 else None
         self.busy = False  # a bot is thinking or a notice is up
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
+        self._turn_hint = ""
         self._undo_shown = False
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
@@ -146,7 +167,12 @@ class GameScreen(Screen):
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
         names, ascii = self.game.names, self.app.ascii
-        lines = [line for e in events if (line := describe(e, names, ascii=ascii, viewer=self._sub.seat))]
+        width = max(20, log.content_size.width or MIN_W - 2)
+        lines = []
+        for event in events:
+            line = describe(event, names, ascii=ascii, viewer=self._sub.seat)
+            if line:  # wrapped here: a line wider than the log would bring a scrollbar over the last row
+                lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") or [""])
         if lines:  # no newline after the last line: Log would show an empty row under it
             log.write(("\n" if log.line_count else "") + "\n".join(lines))
 
@@ -167,42 +193,32 @@ class GameScreen(Screen):
     def _draw_hand(self, view) -> None:
         hand = self.query_one(HandPane)
         box = self.query_one("#hand-box")
-        hint = self.query_one("#hint", Static)
         self._armed = None
         if self.viewer is None:
             hand.hide()
             box.border_title = "Hands hidden" if self.hot_seat else "Watching"
-            hint.update("" if view.current is None else f"Waiting for {view.names[view.current]}...", layout=False)
-            return
-        box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
-        hand.show(view)
-        if view.over:
-            hint.update("Game over.", layout=False)
-        elif not view.my_turn:
-            hint.update(f"Waiting for {view.names[view.current]}...", layout=False)
         else:
-            legal = view.legal_plays()
-            safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
-            if not safe:
-                hint.update(f"Every card you can play busts: you must play {C.LABEL[legal[0]]}.", layout=False)
-            elif view.plays_owed == 2:
-                hint.update("You must play twice: this is the first of your two plays.", layout=False)
-            elif view.second_of_two:
-                hint.update("Second of your two plays: press a card's number.", layout=False)
-            else:
-                hint.update("Your turn: press a card's number, or arrows and Enter, or click it.", layout=False)
-            if self._human_may_play():
-                focused = self.focused
-                if not isinstance(focused, CardWidget) or focused.card is None or focused.reason or \
-                        (focused.busts and safe):
-                    target = hand.best_focus()
-                    if target is not None and target is not focused:
-                        target.focus()
+            box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
+            hand.show(view)
+        self._turn_hint = turn_hint(view, self.viewer)
+        focused = self.focused if isinstance(self.focused, CardWidget) else None
+        if self._human_may_play() and (focused is None or focused.card is None or focused.reason
+                                       or (focused.busts and hand.has_safe_card())):
+            target = hand.best_focus()
+            if target is not None and target is not focused:
+                target.focus()
+                return  # the focus handler writes the hint
+        self._show_hint(self.focused)
+
+    def _show_hint(self, widget) -> None:
+        """The turn's hint, or why the focused card cannot be played."""
+        text = self._turn_hint
+        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
+            text = f"{C.LABEL[widget.card]}: {widget.reason}"
+        self.query_one("#hint", Static).update(text, layout=False)
 
     def on_descendant_focus(self, event) -> None:
-        widget = event.widget
-        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
-            self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
+        self._show_hint(event.widget)
 
     # -- the table tells us what changed -------------------------------------------------
     def _table_changed(self, update: SeatUpdate) -> None:
@@ -323,8 +339,7 @@ class GameScreen(Screen):
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
-        safe_exists = any(w.card and w.reason is None and not w.busts for w in self.query_one(HandPane).cards)
-        if widget.busts and safe_exists and getattr(self.app.settings, "confirm_bust", True) \
+        if widget.busts and self.query_one(HandPane).has_safe_card() and getattr(self.app.settings, "confirm_bust", True) \
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
@@ -334,6 +349,11 @@ class GameScreen(Screen):
             return
         self.busy = True
         self._play(self.viewer, widget.card, self.table.seq)
+
+    def action_scroll_log(self, step: int) -> None:
+        """Page back through the log (it keeps the last LOG_LINES lines)."""
+        log = self.query_one("#log", Log)
+        log.scroll_page_down() if step > 0 else log.scroll_page_up()
 
     def action_focus_card(self, step: int) -> None:
         cards = [c for c in self.query_one(HandPane).cards if c.card is not None]
