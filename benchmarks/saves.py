@@ -1,16 +1,33 @@
-"""Save speed: time per autosave during a 4-player game, and time to load a 1,000-play save.
+"""Saves at scale (issue 14): autosave per play, listing 1,000 saves, resuming a long game.
 
-Baselines measured in the same run: writing the same bytes with a plain
-open().write() (no fsync, no rename), and parsing the same TOML with tomllib
-(no replay). Targets: <= 5 ms per autosave, <= 100 ms per load.
+Every figure is measured in this run, with its baseline from the same run:
 
-    python benchmarks/saves.py
+- autosave per play (SaveSession.save, the table's own path: journal append, record
+  rewritten at round ends) at 100, 1,000 and 5,000 plays into a game; baseline: a
+  plain open().write() of the same record's bytes. Target: median <= 5 ms, and
+  5,000 within 1.5x of 100.
+- CPU spent autosaving a whole 5,000-play game (it grew with the square of the length).
+- `saves list` / the Load screen's reading with 1,000 saves (SaveStore.infos), cold
+  (no index: every save's summary read and checked) and warm (index current);
+  baseline: tomllib parsing those files. Target <= 1 s.
+- resume a 5,000-play save: SaveStore.open_game as the app calls it; the rest of the
+  way to the first table frame is timed by `--startup` below. Target <= 0.5 s.
+- with --startup: start to main menu with 1,000 finished saves, and resume of the
+  5,000-play save to its first table frame, each in a fresh headless process, vs a bare
+  Textual app. Target <= 1.5x the bare app.
+
+    python benchmarks/saves.py [--startup]
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import os
 import random
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import tomllib
@@ -18,61 +35,216 @@ from pathlib import Path
 
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, SeatSpec
-from ono99_tui.engine.rules import DEFAULT, load_rules_text
+from ono99_tui.engine.rules import load_rules_text
 from ono99_tui.store.saves import SaveStore
+from ono99_tui.store.session import SaveSession
 
 SEATS = [SeatSpec("You"), SeatSpec("Bo", "bot:medium"), SeatSpec("Cy", "bot:medium"), SeatSpec("Di", "bot:medium")]
+LONG_RULES = '[scoring]\nmode = "points"\nlimit = 100000\n'  # a points game that runs to thousands of plays
 
 
-def long_game(min_plays: int, seed: int = 1) -> Game:
-    """A 4-player game with at least ``min_plays`` plays: 10 tokens each, random legal play."""
-    rules = load_rules_text("[scoring]\ntokens = 10\n")
-    while True:
-        g = Game([s.name for s in SEATS], rules, seed, record_events=False)
-        rng = random.Random(seed)
+def long_game(plays: int, seed: int = 1) -> Game:
+    """A 4-player points game stopped after ``plays`` random legal plays."""
+    g = Game([s.name for s in SEATS], load_rules_text(LONG_RULES), seed, record_events=False)
+    rng = random.Random(seed)
+    while len(g.plays) < plays and not g.over:
+        g.play(rng.choice(g.legal_plays()))
+    return g
+
+
+def ms(values: list[float]) -> str:
+    return f"median {statistics.median(values):.2f} ms, p95 {sorted(values)[int(.95 * len(values))]:.2f} ms"
+
+
+def autosave(tmp: Path) -> None:
+    print("autosave per play, SaveSession.save (journal; record rewritten at round ends):")
+    store = SaveStore(tmp / "autosave")
+    g = Game([s.name for s in SEATS], load_rules_text(LONG_RULES), 1, record_events=False)
+    rng = random.Random(1)
+    session = SaveSession(store, "long", SEATS, "points")
+    session.open()
+    session.save(g)
+    marks = {100: [], 1000: [], 5000: []}
+    window = 60  # plays timed around each mark
+    cpu_start = time.process_time()
+    while len(g.plays) < 5000 + window:
+        g.play(rng.choice(g.legal_plays()))
+        t = time.perf_counter()
+        session.save(g)
+        dt = (time.perf_counter() - t) * 1000
+        for mark, times in marks.items():
+            if mark <= len(g.plays) < mark + window:
+                times.append(dt)
+    cpu = time.process_time() - cpu_start
+    session.close()
+    text = store.path("long").read_text()
+    plain = []
+    for _ in range(20):
+        t = time.perf_counter()
+        with open(tmp / "plain.toml", "w") as fh:
+            fh.write(text)
+        plain.append((time.perf_counter() - t) * 1000)
+    for mark, times in marks.items():
+        print(f"  at {mark:>5} plays: {ms(times)}")
+    m100, m5000 = statistics.median(marks[100]), statistics.median(marks[5000])
+    print(f"  5,000 / 100: {m5000 / m100:.2f}x (target <= 1.5x); plain write of the "
+          f"{len(text) // 1024} KiB record: median {statistics.median(plain):.2f} ms")
+    print(f"  CPU for all {len(g.plays)} autosaves of the game: {cpu:.2f} s "
+          f"({1000 * cpu / len(g.plays):.2f} ms per play)")
+
+
+def make_saves(folder: Path, count: int) -> None:
+    """``count`` finished saves (short games, every one different), as ono99 writes them."""
+    store = SaveStore(folder)
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    for i in range(count):
+        g = Game([s.name for s in SEATS], rules, i, record_events=False)
+        rng = random.Random(i)
         while not g.over:
             g.play(rng.choice(g.legal_plays()))
-        if len(g.plays) >= min_plays:
-            return g
-        seed += 1
+        store.write(f"game {i:04d}", Record.from_game(g, SEATS, {"rules": "short", "finished": True}))
+
+
+def listing(data: Path) -> None:
+    folder = data / "saves"
+    t = time.perf_counter()
+    make_saves(folder, 1000)
+    print(f"1,000 finished saves written in {time.perf_counter() - t:.1f} s")
+    store = SaveStore(folder)
+    (folder / ".index.json").unlink(missing_ok=True)
+    t = time.perf_counter()
+    infos = list(store.infos())
+    cold = time.perf_counter() - t
+    warm = []
+    for _ in range(5):
+        t = time.perf_counter()
+        infos = list(store.infos())
+        warm.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    for p in folder.glob("*.toml"):
+        tomllib.loads(p.read_text())
+    parse = time.perf_counter() - t
+    t = time.perf_counter()
+    out = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "list"], capture_output=True, text=True,
+                         env={**os.environ, "ONO99_DATA_DIR": str(data)}, timeout=120)
+    cli = time.perf_counter() - t
+    assert out.returncode == 0 and len(infos) == 1000, out.stderr
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import ono99_tui.cli"], check=True, timeout=60)
+    python = time.perf_counter() - t
+    print("listing 1,000 saves (SaveStore.infos: what the Load screen's worker and `saves list` read):")
+    print(f"  cold (no index) {cold * 1000:.0f} ms, warm {statistics.median(warm) * 1000:.0f} ms; "
+          f"tomllib parse of every file: {parse * 1000:.0f} ms (warm/parse {statistics.median(warm) / parse:.2f}x)"
+          "  target <= 1 s")
+    print(f"  `ono99 saves list` as a process: {cli * 1000:.0f} ms (python + import alone: {python * 1000:.0f} ms)")
+
+
+def resume(tmp: Path) -> Path:
+    folder = tmp / "resume" / "saves"
+    store = SaveStore(folder)
+    g = long_game(5000)
+    session = SaveSession(store, "long", SEATS, "points")
+    session.open()
+    session.save(g)
+    session.close()
+    text = store.path("long").read_text()
+    opens, parses = [], []
+    for _ in range(5):
+        t = time.perf_counter()
+        record, game = store.open_game("long", events_from_round=-1)
+        opens.append((time.perf_counter() - t) * 1000)
+        t = time.perf_counter()
+        tomllib.loads(text)
+        parses.append((time.perf_counter() - t) * 1000)
+    assert len(game.plays) == 5000
+    print(f"resume a 5,000-play save ({len(text) // 1024} KiB): open_game (parse, every play checked, "
+          f"events of the last rounds only: {len(game.events)}):")
+    print(f"  {ms(opens)}; tomllib parse alone {statistics.median(parses):.1f} ms")
+    return folder.parent
+
+
+CHILD = r"""
+import json, sys, time
+kind = sys.argv[1]
+if kind == "bare":
+    from textual.app import App
+    from textual.widgets import Footer, Header
+
+    class Base(App):
+        def compose(self):
+            yield Header()
+            yield Footer()
+else:
+    from ono99_tui.tui.app import Ono99App as Base
+
+class Timed(Base):
+    def on_mount(self):
+        if hasattr(super(), "on_mount"):
+            super().on_mount()
+        if kind == "resume":
+            self.resume("long")
+            self.set_interval(0.005, self.check)
+        else:
+            self.call_after_refresh(self.done)
+
+    def check(self):
+        if type(self.screen).__name__ == "GameScreen" and self.screen.is_mounted:
+            self.call_after_refresh(self.done)
+
+    def done(self):
+        sys.stdout.write(json.dumps({"ready": time.time(), "screen": type(self.screen).__name__}) + "\n")
+        sys.stdout.flush()
+        self.exit()
+
+Timed(**({} if kind == "bare" else {"bot_delay": 600})).run(headless=True)
+"""
+
+
+def one(kind: str, data: Path) -> float:
+    env = {**os.environ, "ONO99_DATA_DIR": str(data), "ONO99_CONFIG_DIR": str(data / "cfg")}
+    start = time.time()
+    out = subprocess.run([sys.executable, "-c", CHILD, kind], capture_output=True, text=True, timeout=120, env=env)
+    lines = [ln for ln in out.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        raise SystemExit(f"{kind} did not start: {out.stderr[-800:]}")
+    return json.loads(lines[-1])["ready"] - start
+
+
+def startup(data: Path, resume_data: Path, runs: int, tmp: Path) -> None:
+    """``data`` holds saves/ with the 1,000 finished saves (and the index `listing` built)."""
+    empty = tmp / "empty"
+    empty.mkdir(exist_ok=True)
+    one("bare", data), one("menu", data), one("resume", resume_data)  # warm the file cache
+    times = {"bare": [], "menu": [], "none": [], "resume": []}
+    for _ in range(runs):
+        times["bare"].append(one("bare", data))
+        times["menu"].append(one("menu", data))
+        times["none"].append(one("menu", empty))
+        times["resume"].append(one("resume", resume_data))
+    bare = statistics.median(times["bare"])
+    menu = statistics.median(times["menu"])
+    none = statistics.median(times["none"])
+    res = statistics.median(times["resume"])
+    print(f"fresh process to first frame, median of {runs} (headless):")
+    print(f"  bare Textual app {bare * 1000:.0f} ms; ono99 main menu with 1,000 saves {menu * 1000:.0f} ms "
+          f"({menu / bare:.2f}x, target <= 1.5x); with no saves {none * 1000:.0f} ms ({none / bare:.2f}x)")
+    print(f"  ono99 resuming the 5,000-play save to its table {res * 1000:.0f} ms "
+          f"({res / bare:.2f}x the bare app; {(res - bare) * 1000:.0f} ms beyond it, target <= 500 ms)")
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--startup", action="store_true", help="also time fresh processes to the menu and the table")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        store = SaveStore(Path(tmp) / "saves")
-        g = Game([s.name for s in SEATS], DEFAULT, 3, record_events=False)
-        rng = random.Random(3)
-        autosave, plain = [], []
-        while not g.over:
-            g.play(rng.choice(g.legal_plays()))
-            t = time.perf_counter()
-            store.write("autosave", Record.from_game(g, SEATS, {"rules": "standard"}))
-            autosave.append((time.perf_counter() - t) * 1000)
-            text = store.path("autosave").read_text()
-            t = time.perf_counter()
-            with open(Path(tmp) / "plain.toml", "w") as fh:
-                fh.write(text)
-            plain.append((time.perf_counter() - t) * 1000)
-        print(f"autosave during a {len(g.plays)}-play 4-player game (record, TOML, fsync, rename, .bak):")
-        print(f"  median {statistics.median(autosave):.2f} ms, p99 {sorted(autosave)[int(.99 * len(autosave))]:.2f} ms, "
-              f"max {max(autosave):.2f} ms; plain write of the same bytes: median {statistics.median(plain):.3f} ms "
-              f"(ratio {statistics.median(autosave) / statistics.median(plain):.0f}x)  target <= 5 ms")
-
-        big = long_game(1000)
-        store.write("big", Record.from_game(big, SEATS, {"rules": "standard"}))
-        text = store.path("big").read_text()
-        loads, parses = [], []
-        for _ in range(10):
-            t = time.perf_counter()
-            store.load("big")  # parse, check, and replay every play under the rules
-            loads.append((time.perf_counter() - t) * 1000)
-            t = time.perf_counter()
-            tomllib.loads(text)
-            parses.append((time.perf_counter() - t) * 1000)
-        print(f"load a {len(big.plays)}-play save ({len(text) // 1024} KiB), replaying every play:")
-        print(f"  median {statistics.median(loads):.1f} ms, max {max(loads):.1f} ms; tomllib parse alone: "
-              f"{statistics.median(parses):.1f} ms (ratio {statistics.median(loads) / statistics.median(parses):.1f}x)"
-              "  target <= 100 ms")
+        tmp = Path(tmp)
+        autosave(tmp)
+        data = tmp / "data"
+        listing(data)
+        resume_data = resume(tmp)
+        if args.startup:
+            startup(data, resume_data, args.runs, tmp)
 
 
 if __name__ == "__main__":

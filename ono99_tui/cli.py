@@ -90,12 +90,13 @@ def _where(game) -> list[str]:
             f"Round {game.round_no}, total {game.total}, play goes {direction}: "
             f"{names[game.current]} to play{twice}."
         )
+    from .engine.record import scores_text, summary_of
+
+    scores = scores_text(list(names), summary_of(game))  # the winner says "won", never a bare "Bo 0"
     if game.rules.scoring_mode == "tokens":
-        parts = [f"{names[s]} {'out' if game.out[s] else game.tokens[s]}" for s in range(game.n)]
-        lines.append("Tokens: " + ", ".join(parts))
+        lines.append("Tokens: " + scores)
     else:
-        parts = [f"{names[s]} {game.points[s]}{' (out)' if game.out[s] else ''}" for s in range(game.n)]
-        lines.append(f"Points (limit {game.rules.scoring_limit}): " + ", ".join(parts))
+        lines.append(f"Points (limit {game.rules.scoring_limit}): " + scores)
     return lines
 
 
@@ -264,20 +265,32 @@ def _store():
 
 def cmd_saves_list(args) -> int:
     store = _store()
-    infos = store.listing()
-    if not infos:
-        _out(f"No saved games in {store.folder}.")
-        return 0
-    for info in infos:
+    shown = 0
+    for info in _save_errors(lambda: iter(list(store.infos()))):
+        shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
             continue
-        state = "finished" if info.finished else f"round {info.round}"
         undo = ", undo used" if info.undo_used else ""
-        _out(f"{info.name}  {info.when}  {state}{undo}  rules: {info.rules}")
+        _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+    if not shown:
+        _out(f"No saved games in {store.folder}.")
     return 0
+
+
+def cmd_saves_check(args) -> int:
+    store = _store()
+    results = _save_errors(lambda: list(store.check()))
+    if not results:
+        _out(f"No saved games in {store.folder}.")
+        return 0
+    bad = [(name, problem) for name, problem in results if problem]
+    for name, problem in results:
+        _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+    _out(f"{len(results)} saves replayed in full: {len(results) - len(bad)} ok, {len(bad)} damaged.")
+    return EXIT_USAGE if bad else 0
 
 
 def _save_errors(func):
@@ -324,10 +337,15 @@ def cmd_stats(args) -> int:
 def cmd_resume(args) -> int:
     store = _store()
     if args.name:
-        _save_errors(lambda: store.load(args.name))
-        name = args.name
+        # the listing's check (a digest, not a replay): the table replays it once, when it opens
+        name = _save_errors(lambda: store.check_name(args.name))
+        info = _save_errors(lambda: store.info(name))
+        if info.damaged == "no such save":
+            raise UserError(f"no save named {args.name!r} in {store.folder}")
+        if info.damaged:
+            raise UserError(f"damaged save {name!r}: {info.damaged}")
     else:
-        info = store.latest_unfinished()
+        info = _save_errors(store.latest_unfinished)
         if info is None:
             raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
         name = info.name
@@ -343,6 +361,66 @@ def cmd_play(args) -> int:
     except ImportError as exc:  # pragma: no cover - a broken install
         raise UserError(f"the game screen cannot start: {exc}") from None
     return run_app(args)
+
+
+# -- network play ------------------------------------------------------------------
+
+DEFAULT_PORT = 7099
+
+
+def _port(value: int) -> int:
+    if not 0 <= value < 65536:
+        raise UserError(f"--port must be 0 to 65535, got {value}")
+    return value
+
+
+def _server_config(args):
+    from .net.server import ServerConfig
+
+    if args.turn_timer < 0:
+        raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
+    if args.bot_delay < 0:
+        raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
+    return ServerConfig(host=args.bind, port=_port(args.port), password=args.password, turn_timer=args.turn_timer,
+                        bot_delay=args.bot_delay, save=not args.no_save)
+
+
+def cmd_serve(args) -> int:
+    import asyncio
+    import ipaddress
+
+    from .net import server
+
+    config = _server_config(args)
+    try:
+        loopback = ipaddress.ip_address(config.host).is_loopback
+    except ValueError:
+        loopback = config.host == "localhost"
+    if not loopback and config.password is None:
+        print(f"ono99: warning: serving on {config.host} without --password: anyone who can reach this "
+              "port can sit at your tables", file=sys.stderr)
+
+    def ready(port: int) -> None:
+        _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; games are saved)")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(server.run(config, ready))
+    except OSError as exc:
+        raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+    return 0
+
+
+def _add_server_options(p, port_help: str) -> None:
+    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
+    p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
+                   help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
+    p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
+    p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
+                   help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
+    p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
+                   help="seconds a bot waits before it plays, so people can follow (default 0.8)")
+    p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")
 
 
 # -- argument parsing --------------------------------------------------------------
@@ -406,10 +484,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
+    p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
+    p.set_defaults(func=cmd_saves_check)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)
@@ -439,6 +519,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--records", metavar="DIR", help="write every game's record into DIR (a new or empty directory)")
     p.set_defaults(func=cmd_simulate)
+
+    p = sub.add_parser(
+        "serve", help="host tables for players on other terminals (ono99 join connects to it)",
+        description="Run a table server: players connect with `ono99 join HOST:PORT --name NAME`, create or "
+        "pick a table, fill empty seats with bots and play. The protocol is in docs/protocol.md.")
+    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port)")
+    p.set_defaults(func=cmd_serve)
 
     return parser
 

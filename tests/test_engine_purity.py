@@ -1,16 +1,41 @@
-"""The engine is UI-free: importing all of it loads neither Textual nor Rich."""
+"""Layering: the UI-free packages load neither Textual nor Rich, and nothing imports in a cycle."""
 
 import subprocess
 import sys
 
+import pytest
 
-def test_engine_imports_no_ui_library():
+UI_FREE = ("engine", "bots", "store", "lab", "table")
+
+
+@pytest.mark.parametrize("package", UI_FREE)
+def test_ui_free_package_imports_no_ui_library(package):
     code = (
-        "import sys, pkgutil, importlib, ono99_tui.engine as e\n"
-        "for m in pkgutil.walk_packages(e.__path__, 'ono99_tui.engine.'): importlib.import_module(m.name)\n"
+        "import sys, pkgutil, importlib\n"
+        f"p = importlib.import_module('ono99_tui.{package}')\n"
+        f"mods = [m.name for m in pkgutil.walk_packages(p.__path__, 'ono99_tui.{package}.')]\n"
+        "for m in mods: importlib.import_module(m)\n"
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
-        "print(len(list(pkgutil.walk_packages(e.__path__))), bad)\n"
+        "print(len(mods), bad)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
-    assert int(out[0]) >= 8  # every engine module was imported
+    assert int(out[0]) >= 2  # the package's modules were imported
     assert out[1:] == ["[]"]
+
+
+def test_no_import_cycle_between_the_command_line_and_the_app():
+    """cli.py starts the app; the app must not import cli.py back (at any level)."""
+    import ast
+    from pathlib import Path
+
+    import ono99_tui
+
+    root = Path(ono99_tui.__file__).parent
+    for path in root.rglob("*.py"):
+        if path.name in ("cli.py", "__main__.py") and path.parent == root:  # the entry points
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                target = (node.module or "").split(".")[-1]
+                assert not (node.level and target == "cli" or node.module == "ono99_tui.cli"), \
+                    f"{path.relative_to(root)} imports the command line"

@@ -9,7 +9,7 @@ from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import load_rules_text
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
-from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
 from ono99_tui.tui.widgets.hand import HandPane, arrange
@@ -29,7 +29,7 @@ async def settle(pilot):
 async def until_my_turn(pilot, screen: GameScreen):
     for _ in range(200):
         await settle(pilot)
-        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen)):
+        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen, OutScreen)):
             await pilot.press("enter")
         elif screen._human_may_play() or isinstance(pilot.app.screen, GameOverScreen):
             return
@@ -186,8 +186,31 @@ async def test_markup_in_names_is_shown_as_text_on_the_table():
         scores = str(screen.query_one("#scores").render())
         assert "[/]" in scores and "[@click=a" in scores
         assert any("[@click=app.quit]x" in line for line in screen.query_one(Log).lines)
-        assert app.is_running
         assert escape(names[0]) != names[0]  # the names really were markup
+        # on to the round-end and game-over notices, which name the players too
+        for _ in range(300):
+            if isinstance(app.screen, GameOverScreen):
+                break
+            if isinstance(app.screen, RoundEndScreen):
+                assert "[/]" in str(app.screen.query_one(".dialog-body").render())
+                await pilot.press("enter")
+            elif screen._human_may_play():
+                await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+            await settle(pilot)
+        assert isinstance(app.screen, GameOverScreen) and app.is_running
+
+
+async def test_hot_seat_pass_notice_shows_a_markup_name_as_text_and_escape_leaves():
+    app = Ono99App(bot_delay=0, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("[b]Ann", "human"), ("[/]", "human")], SHORT))
+        await settle(pilot)
+        assert isinstance(app.screen, PassScreen)
+        assert "[b]Ann" in str(app.screen.query_one(".dialog-body").render()) or \
+            "[/]" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("escape")  # back to the menu, never showing the hand
+        await settle(pilot)
+        assert not isinstance(app.screen, (PassScreen, GameScreen))
 
 
 async def test_the_log_follows_play_after_a_resize():
@@ -210,3 +233,55 @@ async def test_the_log_follows_play_after_a_resize():
         log = screen.query_one(Log)
         assert log.line_count > log.size.height
         assert log.scroll_y == log.max_scroll_y  # the newest line is on screen
+
+
+async def test_once_out_you_may_skip_to_the_end_without_round_notices():
+    """Issue 12: out of the game, offer to watch, watch fast, skip to the end, or leave."""
+    app = Ono99App(bot_delay=5, seed=3)  # slow bots: only skipping can finish this test
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy"), ("Cy", "bot:easy")], SHORT))
+        screen = app.screen_stack[-1]
+        app.bot_delay = 0
+        await until_my_turn(pilot, screen)
+        app.bot_delay = 5
+        g = screen.game
+        g.total = 95
+        g.hands[0][:] = ["10", "10", "10", "10"]
+        g._settle()
+        screen.refresh_all()
+        await pilot.press("1", "1")  # busts (asked once? no safe card: it plays at once)
+        await settle(pilot)
+        assert isinstance(app.screen, RoundEndScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, OutScreen)
+        await pilot.click("#btn-skip")
+        for _ in range(100):
+            await settle(pilot)
+            assert not isinstance(app.screen, RoundEndScreen)
+            if isinstance(app.screen, GameOverScreen):
+                break
+        assert isinstance(app.screen, GameOverScreen) and g.over
+
+
+async def test_the_reason_a_card_cannot_be_played_goes_when_focus_moves_on():
+    """Issue 12 defect 10: the focused unplayable card's reason, then the turn's hint again."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        g = screen.game
+        g.hands[0][:] = ["5", "99", "6", "7"]
+        g.total = 10
+        g._settle()
+        screen.refresh_all()
+        await pilot.pause()
+        cards = list(screen.query(CardWidget))
+        ninety_nine = next(c for c in cards if c.card == "99")
+        ninety_nine.focus()
+        await pilot.pause()
+        assert "cannot be played" in str(screen.query_one("#hint").render())
+        await pilot.press("right")
+        await pilot.pause()
+        assert "Your turn" in str(screen.query_one("#hint").render())

@@ -4,7 +4,7 @@ import pytest
 
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
-from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.widgets.card import CardWidget
 from textual.widgets import Select
@@ -28,7 +28,7 @@ async def play_to_the_end(pilot, app, max_steps=3000):
             game = screen.game
         if isinstance(screen, GameOverScreen):
             return game
-        if isinstance(screen, (RoundEndScreen, PassScreen)):
+        if isinstance(screen, (RoundEndScreen, PassScreen, OutScreen)):
             await pilot.press("enter")
         elif isinstance(screen, GameScreen) and screen._human_may_play():
             cards = list(screen.query(CardWidget))

@@ -8,7 +8,7 @@ import pytest
 from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import load_rules_text
 from ono99_tui.tui.app import Ono99App
-from ono99_tui.tui.screens.modals import GameOverScreen, PassScreen, RoundEndScreen
+from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
 
@@ -67,7 +67,7 @@ async def _play_until(pilot, kinds):
         screen = pilot.app.screen
         if isinstance(screen, kinds):
             return
-        if isinstance(screen, (RoundEndScreen, PassScreen)):
+        if isinstance(screen, (RoundEndScreen, PassScreen, OutScreen)):
             await pilot.press("enter")
         elif hasattr(screen, "_human_may_play") and screen._human_may_play():
             playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
@@ -141,9 +141,21 @@ def _fixed_data_dir(monkeypatch):
 
 def test_load(snap_compare, monkeypatch):
     _fixed_data_dir(monkeypatch)
-    assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("load"))
+
+    async def open_load(pilot):
+        pilot.app.menu_choice("load")
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()  # the list fills in from a worker
+        await pilot.pause()
+
+    assert snap_compare(app(), terminal_size=SIZE, run_before=open_load)
 
 
 def test_statistics(snap_compare, monkeypatch):
     _fixed_data_dir(monkeypatch)
     assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("stats"))
+
+
+def test_table_120x40(snap_compare):
+    """A big terminal gives the room to the cards, the table and the scoreboard (issue 12)."""
+    assert snap_compare(app(), terminal_size=(120, 40), press=["g"])

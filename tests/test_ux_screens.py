@@ -76,7 +76,6 @@ async def test_escape_means_back_or_close_on_every_dialog():
         (RoundEndScreen(["Ana", "Bo"], [{"type": "round_lost", "seat": 1, "total": 101, "reason": "bust",
                                          "round": 1}]), "ok"),
         (HelpScreen(DEFAULT, "standard"), "ok"),
-        (PassScreen("Ben"), "menu"),
         (_Notice("Delete friday?", "gone for good", (("keep", "Keep it"), ("delete", "Delete"))), "keep"),
         (NameScreen("Save as", "friday"), None),
     ]
@@ -112,7 +111,7 @@ async def test_help_lists_every_table_key():
         await pilot.press("g", "question_mark")
         await pilot.pause()
         text = str(a.screen.query_one(".dialog-body", Static).render())
-    for key in ("1-4", "Left/Right", "Enter", "u ", "Ctrl+S", "? ", "r ", "Escape", "Ctrl+P"):
+    for key in ("1-9, 0", "Left/Right", "Enter", "u ", "Ctrl+S", "? ", "r ", "Escape", "Ctrl+P"):
         assert f"  {key}" in text, key
 
 
@@ -272,3 +271,17 @@ async def test_a_damaged_last_setup_is_reported_and_the_defaults_used(private_di
         assert "last-setup.toml" in said and "seat 1: needs a name and a player, one of human" in said
         seats, preset, dealer = _form_state(a.screen)
         assert seats == [("You", "human"), ("Bo", "bot:medium"), ("Cy", "bot:medium"), ("Di", "bot:medium")]
+
+
+async def test_escape_on_pass_the_keyboard_leaves_for_the_menu_and_seats_nobody():
+    from tests.test_tui_snapshots import _play_until, _two_player
+
+    a = app()
+    async with a.run_test(size=(80, 24)) as pilot:
+        a.start_game(_two_player(humans=2))
+        await _play_until(pilot, (PassScreen,))
+        table = a.screen_stack[-2]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(a.screen, MenuScreen) and len(a.screen_stack) == 1
+        assert table.viewer is None  # nobody's hand was put on screen on the way out

@@ -107,3 +107,24 @@ def test_unknown_theme_and_unknown_rules_on_the_command_line_both_exit_2():
 def test_ascii_and_unicode_cannot_both_be_asked_for():
     out = ono99("--ascii", "--unicode")
     assert out.returncode == 2 and "not allowed with" in out.stderr
+
+
+def test_readme_links_the_rules_that_ship_with_the_project():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "](docs/rules.md)" in readme and "RULES.md" not in readme
+    rules = (root / "docs" / "rules.md").read_text(encoding="utf-8")
+    for n in range(1, 10):
+        assert f"\n## R{n} " in rules
+    for rule in ("R2.2", "R4.3", "R4.6", "R5.3", "R6.4", "R7.2", "R8.2", "R9.4"):
+        assert f"\n{rule} " in rules, rule
+
+
+def test_a_round_lost_at_the_play_limit_says_so():
+    from ono99_tui.tui.screens.modals import round_end_text
+
+    title, body = round_end_text(["You", "Bo"], [{"type": "round_lost", "seat": 0, "total": 40,
+                                                 "reason": "play-limit", "round": 3}])
+    assert "You was" not in body and "play limit (R4.6)" in body and "no card" not in body

@@ -8,7 +8,7 @@ from __future__ import annotations
 from . import cards as C
 
 _REASONS = {"bust": "went bust", "no-legal-card": "had no card to play",
-            "play-limit": "was to play when the round hit its play limit (R4.6)"}  # past tense: no agreement needed
+            "play-limit": "had to play when the round hit its play limit (R4.6)"}  # past tense: no agreement needed
 
 
 def agree(who: str, verb: str) -> str:

@@ -7,6 +7,8 @@ it through the engine reproduces the game exactly.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +23,9 @@ from .game import Game, GameSetupError, IllegalPlay, normalise_name
 from .rules import Rules, RulesError, rules_from_dict
 
 FORMAT = "ono99-record"
-VERSION = 1
+VERSION = 2  # 2: [summary] and digest, written so a listing need not replay (docs/record-format.md)
+HEAD = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
+DIGEST_KEY = "digest = "
 _PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
 _DEALER_METHODS = ("high-card", "random", "named")
 
@@ -54,6 +58,8 @@ class Record:
     decks: dict[int, tuple[str, ...]] = field(default_factory=dict)
     rounds: list[list[tuple[str, str]]] = field(default_factory=list)  # [(name, card)] per round
     meta: dict[str, Any] = field(default_factory=dict)
+    # what a listing shows (round, scores, winner), as written; replay never reads it
+    summary: dict[str, Any] | None = field(default=None, compare=False)
 
     @property
     def names(self) -> list[str]:
@@ -79,6 +85,7 @@ class Record:
             decks=dict(game.decks),
             rounds=rounds,
             meta=dict(meta or {}),
+            summary=summary_of(game),
         )
 
     # -- to a game ----------------------------------------------------------------
@@ -99,11 +106,17 @@ class Record:
                 )
         return game
 
-    def replay(self, record_events: bool = True) -> Game:
-        """Play every recorded play; raise RecordError at the first one that breaks a rule."""
-        game = self.new_game(record_events)
+    def replay(self, record_events: bool = True, events_from_round: int | None = None) -> Game:
+        """Play every recorded play; raise RecordError at the first one that breaks a rule.
+
+        With ``events_from_round``, events are kept only from that round on (a table
+        resuming a long game shows the recent plays without building every past event)."""
+        late = events_from_round is not None and events_from_round > 1
+        game = self.new_game(record_events and not late)
         n = 0
         for i, plays in enumerate(self.rounds, start=1):
+            if late and record_events and i == events_from_round:
+                game._recording = True  # noqa: SLF001 - the engine's own switch, set before the round's plays
             for name, card in plays:
                 n += 1
                 where = f"play {n} (round {i}, {name} plays {C.LABEL.get(card, card)})"
@@ -126,6 +139,9 @@ class Record:
                     f"round {i} ends in the record after play {n}, but the round is not over "
                     f"({game.names[game.current]} to play)"
                 )
+        if late and record_events:
+            game._recording = True  # noqa: SLF001 - fewer rounds recorded than asked for
+        self.summary = summary_of(game)
         return game
 
     # -- TOML ---------------------------------------------------------------------
@@ -137,23 +153,41 @@ class Record:
             doc["dealer_chosen_by"] = self.dealer_chosen_by
         if self.meta:
             doc["meta"] = self.meta
+        if self.summary:
+            doc["summary"] = self.summary
         doc["seats"] = [{"name": s.name, "player": s.player} for s in self.seats]
         doc["rules"] = self.rules.to_dict()
-        rounds = []
-        for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1):
-            entry: dict[str, Any] = {}
-            if i in self.decks:
-                entry["deck"] = list(self.decks[i])
-            plays = self.rounds[i - 1] if i <= len(self.rounds) else []
-            entry["plays"] = [f"{name}: {card}" for name, card in plays]
-            rounds.append(entry)
+        rounds = self._rounds_out()
         if rounds:
-            doc["rounds"] = rounds
+            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), "plays": [f"{n}: {c}" for n, c in plays]}
+                             for deck, plays in rounds]
         return doc
 
+    def _rounds_out(self) -> list[tuple[tuple[str, ...] | None, list[tuple[str, str]]]]:
+        return [(self.decks.get(i), self.rounds[i - 1] if i <= len(self.rounds) else [])
+                for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1)]
+
     def to_toml(self) -> str:
-        head = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
-        return head + tomli_w.dumps(self.to_dict(), multiline_strings=False)
+        """The record as TOML: head (format, seats, meta, summary), rules, rounds, with a digest
+        of the whole text on line 2 so a listing can trust the summary without replaying."""
+        doc = self.to_dict()
+        doc.pop("rounds", None)
+        rules = {"rules": doc.pop("rules")}
+        parts = [tomli_w.dumps(doc, multiline_strings=False), "\n", tomli_w.dumps(rules, multiline_strings=False)]
+        quoted: dict[tuple[str, str], str] = {}  # each seat/card pair formatted once: saves stay fast when long
+        for deck, plays in self._rounds_out():
+            parts.append("\n[[rounds]]\n")
+            if deck:
+                parts.append(tomli_w.dumps({"deck": list(deck)}, multiline_strings=False))
+            items = []
+            for play in plays:
+                text = quoted.get(play)
+                if text is None:
+                    text = quoted[play] = toml_string(f"{play[0]}: {play[1]}")
+                items.append(text)
+            parts.append("plays = [\n" + "".join(f"    {t},\n" for t in items) + "]\n" if items else "plays = []\n")
+        body = "".join(parts)
+        return HEAD + DIGEST_KEY + toml_string(digest(HEAD + body)) + "\n" + body
 
     @classmethod
     def from_dict(cls, doc: Any, source: str = "record") -> "Record":
@@ -170,7 +204,8 @@ class Record:
                 f"{source}: written by a newer ono99 (record version {version}); "
                 f"this one reads versions up to {VERSION}"
             )
-        known = {"format", "version", "seed", "first_dealer", "dealer_chosen_by", "meta", "seats", "rules", "rounds"}
+        known = {"format", "version", "digest", "seed", "first_dealer", "dealer_chosen_by", "meta", "summary",
+                 "seats", "rules", "rounds"}
         unknown = sorted(set(doc) - known)
         if unknown:
             raise RecordError(f"{source}: unknown key {shorten(repr(unknown[0]))} (keys: {', '.join(sorted(known))})")
@@ -199,8 +234,11 @@ class Record:
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError(f"{source}: meta must be a table")
+        summary = doc.get("summary")
+        if summary is not None and not isinstance(summary, dict):
+            raise RecordError(f"{source}: summary must be a table")
         decks, rounds = _rounds(doc.get("rounds", []), names, source)
-        return cls(seats, rules, seed, first, method, decks, rounds, meta)
+        return cls(seats, rules, seed, first, method, decks, rounds, meta, summary)
 
     @classmethod
     def loads(cls, text: str, source: str = "record") -> "Record":
@@ -219,6 +257,56 @@ class Record:
         except ReadError as exc:
             raise RecordError(visible(exc)) from None
         return cls.loads(text, str(path))
+
+
+def toml_string(text: str) -> str:
+    """A TOML basic string: JSON's escapes are TOML's, except that TOML also forbids a raw DEL."""
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def check_digest(text: str) -> bool | None:
+    """True when line 2 is a digest matching the rest of the text (written by ono99 and not
+    changed since), False when it does not match, None when there is none."""
+    first, sep, rest = text.partition("\n")
+    if not rest.startswith(DIGEST_KEY):
+        return None
+    line, _, body = rest.partition("\n")
+    return line == DIGEST_KEY + toml_string(digest(first + sep + body))
+
+
+def summary_of(game: Game) -> dict[str, Any]:
+    """Round, plays, scores, finished and winner: what a listing shows, known without replaying."""
+    tokens = game.rules.scoring_mode == "tokens"
+    summary: dict[str, Any] = {
+        "round": game.round_no, "plays": len(game.plays), "finished": game.over,
+        "scoring": game.rules.scoring_mode,
+        "scores": list(game.tokens if tokens else game.points), "out": list(game.out),
+    }
+    if game.over and game.winner is not None:
+        summary["winner"] = game.names[game.winner]
+    return summary
+
+
+def scores_text(names: list[str], summary: dict[str, Any]) -> str:
+    """ "Ana 2 tokens, Bo out, Cy won (0 left)": a count always says what it counts, and the
+    winner is named as such (a bare "Bo 0" read as Bo having lost everything)."""
+    tokens = summary.get("scoring") == "tokens"
+    parts = []
+    for name, score, out in zip(names, summary.get("scores", []), summary.get("out", [])):
+        if tokens:
+            text = "out" if out else f"{score} token{'' if score == 1 else 's'}"
+            if name == summary.get("winner"):
+                text = f"won ({score} left)"
+        else:
+            text = f"{score} point{'' if score == 1 else 's'}" + (" (out)" if out else "")
+            if name == summary.get("winner"):
+                text = f"won ({text})"
+        parts.append(f"{name} {text}")
+    return ", ".join(parts)
 
 
 def _seats(raw: Any, source: str) -> list[SeatSpec]:

@@ -2,7 +2,7 @@
 
 One schema (``KEYS``) drives everything: defaults, validation, the commented
 ``rules show`` output and, later, the rules editor. Every key names the rule
-(R-number in RULES.md) it changes.
+(R-number in docs/rules.md) it changes.
 """
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ from __future__ import annotations
 REASONS = {
     "bust": "bust (went to the target)",
     "no-legal-card": "no card to play (only 99s)",
+    "play-limit": "play limit reached (R4.6)",
 }
 
 

@@ -1,31 +1,51 @@
 """Saved games: one game record (docs/record-format.md) per file in the saves folder.
 
 A save is a plain record whose seats say who is human and which bot level each
-bot is, plus a few [meta] keys (name, saved_at, finished, undo_used). Writes
-are atomic with a .bak of the previous version; a save is opened under a lock
-so a second ono99 cannot write over it; names typed by players are checked so
-nothing can land outside the folder. Nothing read from disk is ever executed:
-a save is TOML, checked play by play by the engine.
+bot is, plus a few [meta] keys (name, saved_at, rules, finished, undo_used,
+journal) and the [summary] a listing shows. Writes are atomic with a .bak of the
+previous version; plays since the last write sit in NAME.toml.journal
+(store/journal.py); a save is opened under a lock (store/lock.py) so a second
+ono99 cannot write over it; names typed by players are checked so nothing can
+land outside the folder. Listing reads each save's summary (trusted only when
+the file's digest matches) through a cache (store/save_index.py): it costs a
+directory scan, not a replay. Opening a save, and `ono99 saves check`, replay
+every play through the engine. Nothing read from disk is ever executed.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import socket
+import stat
 import time
-import tomllib
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any, Iterator
 
-from ..engine.record import Record, RecordError
-from .atomic import write_atomic
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine.record import Record
+
+# The engine is imported only when a save must be parsed or replayed: the menu, reading
+# the index, starts without it (benchmarks/saves.py --startup).
+from .atomic import remove_stale_temps, write_atomic
+from .journal import apply_journal, journal_path
+from .lock import Lock
+from ..text import visible
 from .paths import saves_dir
+from .readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
+from .save_index import SaveIndex
+
+__all__ = ["Lock", "SaveError", "SaveInfo", "SaveStore", "check_name"]
 
 SUFFIX = ".toml"
 MAX_NAME = 40
 _NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _\-]*$")
+# names Windows keeps for devices: a save called "nul" could not be copied to or from it
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+_EXTRAS = (".bak", ".journal", ".lock")
 
 
 class SaveError(Exception):
@@ -44,6 +64,9 @@ def check_name(name: str) -> str:
     if not _NAME_OK.match(name):
         raise SaveError(f"save name {name!r}: use letters, digits, spaces, '-' and '_', starting with a letter "
                         "or digit (no '/', '\\', '..' or leading '.')")
+    if name.rstrip().lower() in _RESERVED:
+        raise SaveError(f"save name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9); "
+                        "choose another")
     return name
 
 
@@ -62,11 +85,39 @@ class SaveInfo:
     scores: str = ""
     finished: bool = False
     undo_used: bool = False
+    winner: str | None = None
     damaged: str | None = None  # the reason, when it cannot be played
 
     @property
     def when(self) -> str:
         return time.strftime("%Y-%m-%d %H:%M", time.localtime(self.modified))
+
+    @property
+    def state(self) -> str:
+        if self.finished:
+            return f"finished, {self.winner} won" if self.winner else "finished"
+        return f"round {self.round}"
+
+    def cached(self) -> dict[str, Any]:
+        doc = asdict(self)
+        for key in ("name", "path", "modified"):
+            doc.pop(key)
+        return doc
+
+
+def _describe_seats(seats) -> str:
+    return ", ".join(f"{s.name}{'' if not s.is_bot else ' (' + str(s.bot_level) + ')'}" for s in seats)
+
+
+@dataclass
+class _Entry:
+    """A save file as the directory scan found it."""
+
+    name: str
+    path: Path
+    stamp: tuple[int, int]  # (mtime_ns, size): the index's key
+    modified: float  # the later of the save's and its journal's
+    problem: str | None = None  # not a readable regular file
 
 
 class SaveStore:
@@ -76,8 +127,12 @@ class SaveStore:
     def path(self, name: str) -> Path:
         return self.folder / (check_name(name) + SUFFIX)
 
+    @staticmethod
+    def check_name(name: str) -> str:
+        return check_name(name)
+
     # -- writing -------------------------------------------------------------------------
-    def write(self, name: str, record: Record) -> Path:
+    def write(self, name: str, record: "Record") -> Path:
         path = self.path(name)
         meta = dict(record.meta)
         meta["name"] = check_name(name)
@@ -92,105 +147,212 @@ class SaveStore:
     def new_name(self, prefix: str = "game") -> str:
         stamp = time.strftime("%Y-%m-%d %H-%M-%S")
         name, k = f"{prefix} {stamp}", 2
-        while self.path(name).exists():
+        while self._exists(self.path(name)):
             name, k = f"{prefix} {stamp} {k}", k + 1
         return name
 
     # -- reading -------------------------------------------------------------------------
-    def load(self, name: str) -> Record:
+    def open_game(self, name: str, events_from_round: int | None = None, record_events: bool = True):
+        """(record, game): the save with its journal's plays, replayed once through the rules.
+
+        ``events_from_round`` < 0 counts from the end: -1 keeps the events of the last two
+        rounds only (a table's log starts there)."""
+        from ..engine.record import Record, RecordError
+
         path = self.path(name)
-        if not path.exists():
+        if not self._exists(path):
             raise SaveError(f"no save named {name!r} in {self.folder}")
         try:
-            record = Record.load(path)
-            record.replay(record_events=False)  # every play checked by the rules
+            record = Record.loads(_read_text(path), str(path))
+            apply_journal(record, path)
+            start = events_from_round
+            if start is not None and start < 0:
+                start = max(1, len(record.rounds) + start)
+            game = record.replay(record_events=record_events, events_from_round=start)
         except RecordError as exc:
-            raise SaveError(f"damaged save: {_with_source(exc, path)}") from None
-        return record
+            reason = _with_source(exc, path)
+            self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
+            raise SaveError(f"damaged save: {reason}") from None
+        return record, game
+
+    def load(self, name: str) -> "Record":
+        """The save as a record, every play checked (its journal's plays included)."""
+        return self.open_game(name, record_events=False)[0]
+
+    def _scan(self) -> list[_Entry]:
+        """Every NAME.toml in the folder, newest first; SaveError when the folder cannot be read."""
+        try:
+            with os.scandir(self.folder) as it:
+                found = list(it)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            raise SaveError(f"cannot read the saves folder {self.folder}: {exc.strerror or exc}") from None
+        journals: dict[str, float] = {}
+        entries: list[_Entry] = []
+        for e in found:
+            fname = e.name
+            if fname.startswith("."):
+                continue
+            if fname.endswith(SUFFIX + ".journal"):
+                try:
+                    journals[fname[: -len(".journal")]] = e.stat().st_mtime
+                except OSError:
+                    pass
+                continue
+            if not fname.endswith(SUFFIX):
+                continue
+            name, path = fname[: -len(SUFFIX)], Path(e.path)
+            try:
+                st = e.stat()  # follows a symlink; it may also have been deleted since the scan
+            except FileNotFoundError:
+                if e.is_symlink():
+                    entries.append(_Entry(name, path, (0, 0), 0.0, "a link to a file that does not exist"))
+                continue  # deleted meanwhile (by another ono99): not a save any more
+            except OSError as exc:
+                entries.append(_Entry(name, path, (0, 0), 0.0, f"cannot read: {exc.strerror or exc}"))
+                continue
+            problem = None if stat.S_ISREG(st.st_mode) else "not a regular file"
+            entries.append(_Entry(name, path, (st.st_mtime_ns, st.st_size), st.st_mtime, problem))
+        for entry in entries:
+            entry.modified = max(entry.modified, journals.get(entry.path.name, 0.0))
+        entries.sort(key=lambda en: en.modified, reverse=True)
+        return entries
 
     def names(self) -> list[str]:
+        """Save names, the most recently played first. SaveError when the folder cannot be read."""
+        return [e.name for e in self._scan()]
+
+    def infos(self) -> Iterator[SaveInfo]:
+        """Each save's listing line, newest first, read from the index where it is current,
+        else from the save's summary, else by replaying it. Never raises for a bad save;
+        SaveError when the folder cannot be read."""
+        entries = self._scan()
+        index = SaveIndex(self.folder)
+        index.keep_only({e.name for e in entries})
         try:
-            files = [p for p in self.folder.glob("*" + SUFFIX) if not p.name.startswith(".")]
-        except OSError:
-            return []
-        return [p.stem for p in sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)]
+            for entry in entries:
+                yield self._info(entry, index)
+        finally:
+            index.flush()
+        remove_stale_temps(self.folder)
 
     def info(self, name: str) -> SaveInfo:
-        path = self.folder / (name + SUFFIX)
+        entry = next((e for e in self._scan() if e.name == name), None)
+        if entry is None:
+            return SaveInfo(name, self.folder / (name + SUFFIX), 0.0, damaged="no such save")
+        index = SaveIndex(self.folder)
         try:
-            modified = path.stat().st_mtime
-        except OSError as exc:
-            return SaveInfo(name, path, 0.0, damaged=f"cannot read: {exc.strerror}")
-        info = SaveInfo(name, path, modified)
-        try:
-            record = Record.load(path)
-            game = record.replay(record_events=False)
-        except RecordError as exc:
-            info.damaged = str(exc).replace(str(path) + ": ", "")
+            return self._info(entry, index)
+        finally:
+            index.flush()
+
+    def _info(self, entry: _Entry, index: SaveIndex) -> SaveInfo:
+        info = SaveInfo(entry.name, entry.path, entry.modified)
+        if entry.problem:
+            info.damaged = entry.problem
             return info
-        except Exception as exc:  # noqa: BLE001 - a save must never crash the list
-            info.damaged = f"unreadable ({type(exc).__name__})"
+        cached = index.get(entry.name, entry.stamp)
+        if cached is None:
+            from ..engine.record import RecordError
+
+            try:
+                _fill(info, _read_text(entry.path), entry.path)
+            except RecordError as exc:
+                info.damaged = str(exc).replace(str(entry.path) + ": ", "")
+            except Exception as exc:  # noqa: BLE001 - a save must never crash the list
+                info.damaged = f"unreadable ({type(exc).__name__})"
+            index.put(entry.name, entry.stamp, info.cached())
             return info
-        info.players = ", ".join(f"{s.name}{'' if not s.is_bot else ' (' + s.bot_level + ')'}" for s in record.seats)
-        info.rules = str(record.meta.get("rules", "")) or "custom"
-        info.round = game.round_no
-        info.finished = game.over
-        info.undo_used = bool(record.meta.get("undo_used", False))
-        if game.rules.scoring_mode == "tokens":
-            info.scores = " ".join(f"{n} {'out' if game.out[i] else game.tokens[i]}" for i, n in enumerate(game.names))
-        else:
-            info.scores = " ".join(f"{n} {game.points[i]}" for i, n in enumerate(game.names))
+        for key, value in cached.items():
+            if key in SaveInfo.__dataclass_fields__ and key not in ("name", "path", "modified"):
+                setattr(info, key, value)
         return info
 
-    def peek_unfinished(self, name: str) -> bool:
-        """Cheap check for the menu: the save's own 'finished' mark, without replaying it.
-        (Opening it still checks every play.)"""
+    def _note_damaged(self, name: str, path: Path, reason: str) -> None:
+        """Found damaged when opened: the listing says so from now on."""
         try:
-            doc = tomllib.loads((self.folder / (name + SUFFIX)).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-            return False
-        meta = doc.get("meta")
-        if isinstance(meta, dict) and isinstance(meta.get("finished"), bool):
-            return not meta["finished"]
-        info = self.info(name)  # not marked (an imported record): replay it to know
-        return not info.damaged and not info.finished
+            st = os.stat(path)
+        except OSError:
+            return
+        index = SaveIndex(self.folder)
+        info = SaveInfo(name, path, st.st_mtime, damaged=reason)
+        index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
+        index.flush()
 
     def listing(self) -> list[SaveInfo]:
-        return [self.info(n) for n in self.names()]
+        return list(self.infos())
 
     def latest_unfinished(self) -> SaveInfo | None:
-        for info in self.listing():
+        """The most recently played save that is not finished and not known to be damaged."""
+        for info in self.infos():
             if not info.damaged and not info.finished:
                 return info
         return None
 
+    def check(self) -> Iterator[tuple[str, str | None]]:
+        """Every save replayed in full: (name, None) when it plays, (name, reason) when not."""
+        for entry in self._scan():
+            if entry.problem:
+                yield entry.name, entry.problem
+                continue
+            try:
+                self.open_game(entry.name, record_events=False)
+            except SaveError as exc:
+                yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
+            else:
+                yield entry.name, None
+
     # -- managing ------------------------------------------------------------------------
     def delete(self, name: str) -> None:
         path = self.path(name)
-        if not path.exists():
+        if not self._exists(path) and not path.is_symlink():
             raise SaveError(f"no save named {name!r}")
         lock = Lock(path)
         if lock.held_by_other():
             raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); close it there first")
-        path.unlink()
-        for extra in (path.with_name(path.name + ".bak"),):
-            extra.unlink(missing_ok=True)
+        self.delete_owned(name)
+
+    def delete_owned(self, name: str) -> None:
+        """Delete a save this process holds the lock of (Save as moving it), or nobody does."""
+        path = self.path(name)
+        try:
+            path.unlink()
+        except OSError as exc:
+            raise SaveError(f"cannot delete {path}: {exc.strerror or exc}") from None
+        for extra in _EXTRAS:
+            try:
+                path.with_name(path.name + extra).unlink(missing_ok=True)
+            except OSError:
+                pass  # the save itself is gone; a leftover .bak or journal is harmless
 
     def rename(self, old: str, new: str) -> None:
         src, dst = self.path(old), self.path(new)
-        if not src.exists():
+        if not self._exists(src):
             raise SaveError(f"no save named {old!r}")
-        if dst.exists():
+        if self._exists(dst):
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
-        if Lock(src).held_by_other():
-            raise SaveError(f"{old!r} is open in another ono99; close it there first")
-        os.replace(src, dst)
+        lock = Lock(src)
+        if lock.held_by_other():
+            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); close it there first")
+        self._move(src, dst)
+
+    def _move(self, src: Path, dst: Path) -> None:
+        """The save and its journal and .bak under a new name (the journal first: a save
+        never finds itself without the plays it continues with)."""
+        try:
+            for extra in (".journal", ".bak"):
+                if os.path.lexists(src.with_name(src.name + extra)):
+                    os.replace(src.with_name(src.name + extra), dst.with_name(dst.name + extra))
+            os.replace(src, dst)
+        except OSError as exc:
+            raise SaveError(f"cannot rename {src.name} to {dst.name} in {src.parent}: {exc.strerror or exc}") from None
 
     def export(self, name: str, target: Path) -> Path:
         target = Path(target)
-        if target.exists():
+        if os.path.lexists(target):
             raise SaveError(f"{target} already exists; ono99 does not overwrite files (choose a new name)")
-        record = self.load(name)
+        record = self.load(name)  # the journal's plays included
         try:
             write_atomic(target, record.to_toml(), backup=False)
         except OSError as exc:
@@ -198,70 +360,96 @@ class SaveStore:
         return target
 
     def import_file(self, source: Path) -> str:
+        from ..engine.record import Record, RecordError
+
         source = Path(source)
         try:
-            record = Record.load(source)
-            record.replay(record_events=False)
+            record = Record.loads(_read_text(source), str(source))
+            record.replay(record_events=False)  # also sets its summary
         except RecordError as exc:
             raise SaveError(_with_source(exc, source)) from None
+        record.meta.pop("journal", None)  # that journal belongs to the other folder
         try:
             wanted = check_name(str(record.meta.get("name") or source.stem))
         except SaveError:
             wanted = "imported"
         name, k = wanted, 2
-        while self.path(name).exists():
+        while self._exists(self.path(name)):
             name, k = f"{wanted[: MAX_NAME - 4]} {k}", k + 1
         self.write(name, record)
         return name
+
+    @staticmethod
+    def _exists(path: Path) -> bool:
+        """Whether a file is there; a folder we cannot look into is a SaveError, not "no"."""
+        try:
+            os.stat(path)
+        except FileNotFoundError:
+            return False
+        except NotADirectoryError:
+            return False
+        except OSError as exc:
+            raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
+        return True
+
+
+def _read_text(path: Path) -> str:
+    """A save's text: a regular file only (a FIFO would hang us), of a sane size, UTF-8."""
+    from ..engine.record import RecordError
+
+    try:
+        return read_text(path, "save", RECORD_LIMIT)
+    except ReadError as exc:
+        raise RecordError(visible(exc)) from None
+
+
+def _fill(info: SaveInfo, text: str, path: Path) -> None:
+    """The listing line from the save's head when its digest vouches for it, else by replay."""
+    from ..engine.record import Record, scores_text, summary_of
+
+    head = _trusted_head(text)
+    if head is not None:
+        info.players = _describe_seats(head[0])
+        meta, summary = head[1], head[2]
+    else:
+        record = Record.loads(text, str(path))
+        game = record.replay(record_events=False)
+        info.players = _describe_seats(record.seats)
+        meta, summary = record.meta, summary_of(game)
+    info.rules = str(meta.get("rules", "")) or "custom"
+    info.undo_used = meta.get("undo_used") is True
+    info.round = summary["round"]
+    info.finished = summary["finished"]
+    info.winner = summary.get("winner")
+    names = [s.name for s in (head[0] if head else record.seats)]
+    info.scores = scores_text(names, summary)
+
+
+def _trusted_head(text: str):
+    """(seats, meta, summary) read from the head alone, or None when the file must be replayed."""
+    from ..engine.record import VERSION, Record, RecordError, check_digest
+
+    if check_digest(text) is not True:
+        return None
+    cut = text.find("\n[rules")
+    if cut < 0:
+        return None
+    try:
+        doc = parse_toml(text[:cut], "head", "save")
+        version = doc.get("version")
+        if not isinstance(version, int) or not 1 <= version <= VERSION:
+            return None
+        record = Record.from_dict({**doc, "rules": {}}, "head")
+    except (ReadError, RecordError, RecursionError):
+        return None
+    summary = record.summary
+    if not (isinstance(summary, dict) and isinstance(summary.get("round"), int)
+            and isinstance(summary.get("finished"), bool) and isinstance(summary.get("scores"), list)
+            and isinstance(summary.get("out"), list) and isinstance(summary.get("scoring"), str)):
+        return None
+    return record.seats, record.meta, summary
 
 
 def _with_source(exc: Exception, path: Path) -> str:
     text = str(exc)
     return text if text.startswith(str(path)) else f"{path}: {text}"
-
-
-class Lock:
-    """NAME.toml.lock holding "pid@host"; a lock whose process is gone is stale and taken over."""
-
-    def __init__(self, save_path: Path):
-        self.path = Path(save_path).with_name(Path(save_path).name + ".lock")
-        self.mine = False
-
-    def owner(self) -> str:
-        try:
-            return self.path.read_text(encoding="utf-8").strip() or "unknown"
-        except OSError:
-            return "unknown"
-
-    def held_by_other(self) -> bool:
-        if self.mine or not self.path.exists():
-            return False
-        pid_s, _, host = self.owner().partition("@")
-        if host == socket.gethostname() and pid_s.isdigit():
-            try:
-                os.kill(int(pid_s), 0)
-            except ProcessLookupError:
-                return False  # stale: that process is gone
-            except PermissionError:
-                return True
-            return int(pid_s) != os.getpid()
-        return True
-
-    def acquire(self) -> bool:
-        if self.held_by_other():
-            return False
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.path.unlink(missing_ok=True)  # stale or ours
-        try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        except FileExistsError:
-            return False
-        with os.fdopen(fd, "w") as fh:
-            fh.write(f"{os.getpid()}@{socket.gethostname()}\n")
-        self.mine = True
-        return True
-
-    def release(self) -> None:
-        if self.mine:
-            self.path.unlink(missing_ok=True)
-            self.mine = False

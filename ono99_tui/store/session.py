@@ -1,14 +1,22 @@
 """The save behind one table: autosave after every play, Save as, the lock, undo's mark.
 
-UI-free: the table screen calls it and shows what it returns. A failing disk
-never stops the game; it turns saving off and says why, once.
+UI-free: the table calls it and shows what it returns. Each play is appended to the
+save's journal (store/journal.py), a cost that does not grow with the game; the
+record is rewritten whole ("folded") at round ends, at the game's end, after an
+undo, every FOLD_EVERY plays and on close(). A failing disk never stops the game:
+saving says why once, and is tried again after the next play.
 """
 
 from __future__ import annotations
 
 from ..engine import Game
 from ..engine.record import Record, SeatSpec
-from .saves import Lock, SaveError, SaveStore
+from .atomic import remove_stale_temps
+from .journal import JournalWriter, journal_path, new_id
+from .lock import Lock
+from .saves import SaveError, SaveStore
+
+FOLD_EVERY = 400  # plays in a journal before the record is rewritten anyway (a round that runs long)
 
 
 class SaveSession:
@@ -18,7 +26,11 @@ class SaveSession:
         self.undo_used = undo_used
         self.lock: Lock | None = None
         self.read_only = False
-        self.failed: str | None = None  # why saving stopped
+        self.failed: str | None = None  # why the last save failed (None once saving works again)
+        self._journal: JournalWriter | None = None
+        self._base: tuple | None = None  # (game object, round, over, undo mark) the record was last written for
+        self._saved = 0  # plays made durable (record + journal)
+        self._game: Game | None = None  # the last game saved, for close()
 
     def open(self) -> str | None:
         """Take the lock; a message (and read-only) when another ono99 holds it."""
@@ -26,11 +38,12 @@ class SaveSession:
             lock = Lock(self.store.path(self.name))
             if lock.acquire():
                 self.lock = lock
+                remove_stale_temps(self.store.folder, older_than=0.0, prefix=f".{self.name}.toml.")
                 return None
             owner = lock.owner()
-        except OSError as exc:
-            self.failed = f"cannot use the saves folder {self.store.folder}: {exc.strerror or exc}"
-            return f"Not saving: {self.failed}. Play continues."
+        except (OSError, SaveError) as exc:
+            self.failed = f"cannot use the saves folder {self.store.folder}: {getattr(exc, 'strerror', None) or exc}"
+            return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         return (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
                 "so nothing here will be saved over it. Use Save as to keep a copy.")
@@ -40,36 +53,135 @@ class SaveSession:
         return Record.from_game(game, self.seats, meta)
 
     def save(self, game: Game) -> str | None:
-        """Autosave; returns a warning the first time saving fails."""
-        if self.read_only or self.failed:
+        """Autosave; a warning when saving fails (once) and a notice when it works again."""
+        if self.read_only:
             return None
+        self._game = game
+        was_failing = self.failed
         try:
-            self.store.write(self.name, self.record(game))
-        except SaveError as exc:
-            self.failed = str(exc)
-            return f"Not saving any more: {exc}. Play continues."
+            if self.lock is None:
+                lock = Lock(self.store.path(self.name))
+                if not lock.acquire():
+                    self.read_only = True
+                    return (f"{self.name!r} was opened by another ono99 meanwhile: "
+                            "not saving over it. Use Save as to keep a copy.")
+                self.lock = lock
+            if self._needs_fold(game):
+                self._fold(game)
+            elif len(game.plays) > self._saved:
+                self._append(game)
+        except (OSError, SaveError) as exc:
+            self._drop_journal()
+            self._base = None  # the next save rewrites the record whole
+            text = str(exc) if isinstance(exc, SaveError) else f"cannot save to {self.store.folder}: {exc.strerror or exc}"
+            self.failed = text
+            if was_failing:
+                return None
+            return f"Not saving: {text}. Play continues; saving is tried again after each play."
+        self.failed = None
+        if was_failing:
+            return f"Saving again: {self.name!r} is up to date."
         return None
 
+    def _state(self, game: Game) -> tuple:
+        return (game, game.round_no, game.over, self.undo_used)
+
+    def _needs_fold(self, game: Game) -> bool:
+        base = self._base
+        # "is", not ==: undo hands over a new game object even when the counts match
+        same = base is not None and base[0] is game and base[1:] == self._state(game)[1:]
+        return (not same or len(game.plays) < self._saved or (self._journal is None and not game.over)
+                or (len(game.plays) > self._saved and self._journal.lines >= FOLD_EVERY))
+
+    def _fold(self, game: Game, keep_journal: bool = True) -> None:
+        """Rewrite the record whole, then start a fresh journal that continues it."""
+        self._drop_journal()
+        journal_id = new_id()
+        record = self.record(game)
+        record.meta["journal"] = journal_id
+        path = self.store.write(self.name, record)
+        self._saved = len(game.plays)
+        self._base = self._state(game)
+        if keep_journal and not game.over:
+            self._journal = JournalWriter(journal_path(path), journal_id)
+        else:
+            journal_path(path).unlink(missing_ok=True)
+
+    def _append(self, game: Game) -> None:
+        names = game.names
+        start = self._saved
+        plays = [(n, _round_of(game, n), names[seat], card)
+                 for n, (seat, card) in enumerate(game.plays[start:], start=start + 1)]
+        self._journal.append(plays)
+        self._saved = len(game.plays)
+
+    def _drop_journal(self) -> None:
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
     def save_as(self, game: Game, name: str) -> str:
-        """Write under a new name and keep autosaving there; returns the name used."""
-        if self.store.path(name).exists():
+        """Move the game to a new name and keep autosaving there; returns the name used.
+
+        The save under the old name is removed (Save as moves the game: Load would
+        otherwise list it twice), unless it is someone else's (opened read-only)."""
+        if self.store._exists(self.store.path(name)):
             raise SaveError(f"a save named {name.strip()!r} already exists; choose another name")
         lock = Lock(self.store.path(name))
-        if not lock.acquire():
-            raise SaveError(f"{name!r} is open in another ono99")
         try:
-            self.store.write(name, self.record(game))
-        except SaveError:
+            if not lock.acquire():
+                raise SaveError(f"{name!r} is open in another ono99")
+        except OSError as exc:
+            raise SaveError(f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
+        old, ours = self.name, self.lock is not None and not self.read_only
+        self._drop_journal()
+        previous = (self.name, self.lock, self.read_only, self.failed, self._base)
+        self.name, self.lock, self.read_only, self.failed, self._base = name, lock, False, None, None
+        try:
+            self._fold(game)
+        except (OSError, SaveError) as exc:
             lock.release()
-            raise
-        self.close()
-        self.lock, self.name, self.read_only, self.failed = lock, name, False, None
-        return name
+            self.name, self.lock, self.read_only, self.failed, self._base = previous
+            raise exc if isinstance(exc, SaveError) else SaveError(
+                f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
+        self._game = game
+        if ours and old != self.name:
+            old_lock = previous[1]
+            try:
+                self.store.delete_owned(old)
+            except SaveError:
+                pass  # the copy stays; nothing is lost
+            old_lock.release()
+        elif previous[1] is not None:
+            previous[1].release()
+        return self.name
+
+    def flush(self) -> None:
+        """Fold the journal into the record now (the table is being left)."""
+        if self._game is not None and not self.read_only and self.lock is not None:
+            try:
+                if self._journal is not None and self._journal.lines:
+                    self._fold(self._game, keep_journal=False)
+            except (OSError, SaveError):
+                pass  # the journal keeps the plays; the next open reads them from there
+        self._drop_journal()
 
     def close(self) -> None:
+        self.flush()
         if self.lock is not None:
             self.lock.release()
             self.lock = None
+
+
+def _round_of(game: Game, n: int) -> int:
+    """The round of play number n (1-based), counting back from the current round."""
+    total = len(game.plays)
+    for r in range(len(game.round_plays), 0, -1):
+        first = total - len(game.round_plays[r - 1]) + 1
+        if n >= first:
+            return r
+        total = first - 1
+    return 1
 
 
 def rebuild(game: Game, plays: int) -> Game:

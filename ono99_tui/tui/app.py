@@ -121,42 +121,53 @@ class Ono99App(App):
             self.push_screen(GameScreen(setup))
 
     def menu_available(self) -> dict[str, str]:
-        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY")."""
-        from ..store.saves import SaveStore
+        """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY").
+
+        Reads each save's listing line (an index, a directory scan: store/saves.py), newest first,
+        up to the first unfinished one."""
+        from ..store.saves import SaveError, SaveStore
 
         ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
-        store = SaveStore()
-        names = store.names()
-        if names:
+        self.continue_name = None
+        self.saves_problem: str | None = None
+        any_save = False
+        try:
+            for info in SaveStore().infos():
+                any_save = True
+                if not info.damaged and not info.finished:
+                    self.continue_name = info.name
+                    break
+        except SaveError as exc:
+            self.saves_problem = str(exc)
+        if any_save:
             ready["load"] = ""
         else:
-            ready["_why_load"] = "no saved games"
-        # newest first; the first one marked unfinished (opening it checks it in full)
-        self.continue_name = next((n for n in names if store.peek_unfinished(n)), None)
+            ready["_why_load"] = "cannot read the saves folder" if self.saves_problem else "no saved games"
         if self.continue_name:
             ready["continue"] = ""
         else:
-            ready["_why_continue"] = "no unfinished game"
+            ready["_why_continue"] = "cannot read the saves folder" if self.saves_problem else "no unfinished game"
         return ready
 
-    def resume(self, name: str) -> None:
-        """Open a saved game where it stopped."""
+    def resume(self, name: str) -> bool:
+        """Open a saved game where it stopped: replayed once, events kept for the last rounds only
+        (the table's log starts there instead of formatting every past play)."""
         from ..store.saves import SaveError, SaveStore
         from .screens.game import GameScreen
 
         try:
-            record = SaveStore().load(name)
-            game = record.replay()
+            record, game = SaveStore().open_game(name, events_from_round=-1)
         except SaveError as exc:
-            self.notify(str(exc), severity="error", timeout=10)
-            return
+            self.notify(str(exc), severity="error", timeout=10, markup=False)
+            return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
-        screen = GameScreen(setup, game=game, save_name=name, undo_used=bool(record.meta.get("undo_used")))
+        screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
         if type(self.screen).__name__ == "LoadScreen":
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
+        return True
 
     def menu_choice(self, key: str) -> None:
         if key == "quit":

@@ -8,6 +8,8 @@ updated in place after every play.
 
 from __future__ import annotations
 
+import textwrap
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -26,11 +28,28 @@ from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane
 from ..widgets.panes import ScorePane, TablePane
-from .modals import GameOverScreen, HelpScreen, PassScreen, RoundEndScreen
+from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
 MIN_W, MIN_H = 80, 24
+ROOMY_W, ROOMY_H = 120, 36
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
+
+
+def turn_hint(view, viewer: int | None) -> str:
+    if view.current is None:
+        return "Game over." if view.over else ""
+    if viewer is None or not view.my_turn:
+        return f"Waiting for {view.names[view.current]}..."
+    legal = view.legal_plays()
+    safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
+    if not safe:
+        return f"Every card you can play busts: you must play {C.LABEL[legal[0]]}."
+    if view.plays_owed == 2:
+        return "You must play twice: this is the first of your two plays."
+    if view.second_of_two:
+        return "Second of your two plays: press a card's number."
+    return "Your turn: press a card's number, or arrows and Enter, or click it."
 
 
 class GameScreen(Screen):
@@ -42,6 +61,9 @@ class GameScreen(Screen):
         Binding("u", "undo", "Undo"),
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("question_mark", "help", "Help"),
+        Binding("pageup", "scroll_log(-1)", "Log up", show=False),
+        Binding("pagedown", "scroll_log(1)", "Log down", show=False),
+        Binding("r", "app.card_reference", "Cards", show=False),
         Binding("escape", "menu", "Menu"),
     ]
 
@@ -67,7 +89,9 @@ class GameScreen(Screen):
         self.viewer: int | None = self.humans[0] if len(self.humans) == 1 else None
         self.busy = False  # a bot is thinking or a notice is up
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
+        self._turn_hint = ""
         self._undo_shown = False
+        self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
 
     @property
@@ -88,7 +112,7 @@ class GameScreen(Screen):
             yield Log(id="log", auto_scroll=True, max_lines=LOG_LINES)
             with Vertical(id="hand-box"):
                 yield HandPane(max(4, self.game.rules.hand_size), id="hand")
-                yield Static(id="hint")
+                yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
         yield StableFooter(show_command_palette=not self.app.ascii)
 
@@ -96,7 +120,7 @@ class GameScreen(Screen):
         self.table.undo_allowed = self.app.settings.undo
         self.table.record_stats = True
         self._open_save()
-        self.query_one("#top").styles.height = max(8, self.game.n + 2)  # every seat on the scoreboard
+        self.query_one("#top").styles.min_height = self.game.n + 2  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -109,6 +133,7 @@ class GameScreen(Screen):
     def _fit(self) -> None:
         w, h = self.app.size
         self.set_class(w < MIN_W or h < MIN_H, "too-small")
+        self.set_class(w >= ROOMY_W and h >= ROOMY_H, "roomy")  # big terminals: bigger cards and table
 
     @property
     def too_small(self) -> bool:
@@ -138,9 +163,14 @@ class GameScreen(Screen):
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
         names, ascii = self.game.names, self.app.ascii
-        lines = [line for e in events if (line := describe(e, names, ascii=ascii, viewer=self._sub.seat))]
-        if lines:
-            log.write_lines(lines)
+        width = max(20, log.content_size.width or MIN_W - 2)
+        lines = []
+        for event in events:
+            line = describe(event, names, ascii=ascii, viewer=self._sub.seat)
+            if line:  # wrapped here: a line wider than the log would bring a scrollbar over the last row
+                lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") or [""])
+        if lines:  # no newline after the last line: Log would show an empty row under it
+            log.write(("\n" if log.line_count else "") + "\n".join(lines))
 
     def _draw(self, fresh: bool = False) -> None:
         """Every pane from the table's current state, in place."""
@@ -159,42 +189,32 @@ class GameScreen(Screen):
     def _draw_hand(self, view) -> None:
         hand = self.query_one(HandPane)
         box = self.query_one("#hand-box")
-        hint = self.query_one("#hint", Static)
         self._armed = None
         if self.viewer is None:
             hand.hide()
             box.border_title = "Hands hidden" if self.hot_seat else "Watching"
-            hint.update("" if view.over else f"Waiting for {view.names[view.current]}..." if view.current is not None else "")
-            return
-        box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
-        hand.show(view)
-        if view.over:
-            hint.update("Game over.")
-        elif not view.my_turn:
-            hint.update(f"Waiting for {view.names[view.current]}...")
         else:
-            legal = view.legal_plays()
-            safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
-            if not safe:
-                hint.update(f"Every card you can play busts: you must play {C.LABEL[legal[0]]}.")
-            elif view.plays_owed == 2:
-                hint.update("You must play twice: this is the first of your two plays.")
-            elif view.second_of_two:
-                hint.update("Second of your two plays: press a card's number.")
-            else:
-                hint.update("Your turn: press a card's number, or arrows and Enter, or click it.")
-            if self._human_may_play():
-                focused = self.focused
-                if not isinstance(focused, CardWidget) or focused.card is None or focused.reason or \
-                        (focused.busts and safe):
-                    target = hand.best_focus()
-                    if target is not None and target is not focused:
-                        target.focus()
+            box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
+            hand.show(view)
+        self._turn_hint = turn_hint(view, self.viewer)
+        focused = self.focused if isinstance(self.focused, CardWidget) else None
+        if self._human_may_play() and (focused is None or focused.card is None or focused.reason
+                                       or (focused.busts and hand.has_safe_card())):
+            target = hand.best_focus()
+            if target is not None and target is not focused:
+                target.focus()
+                return  # the focus handler writes the hint
+        self._show_hint(self.focused)
+
+    def _show_hint(self, widget) -> None:
+        """The turn's hint, or why the focused card cannot be played."""
+        text = self._turn_hint
+        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
+            text = f"{C.LABEL[widget.card]}: {widget.reason}"
+        self.query_one("#hint", Static).update(text, layout=False)
 
     def on_descendant_focus(self, event) -> None:
-        widget = event.widget
-        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
-            self.query_one("#hint", Static).update(f"{C.LABEL[widget.card]}: {widget.reason}")
+        self._show_hint(event.widget)
 
     # -- the table tells us what changed -------------------------------------------------
     def _table_changed(self, update: SeatUpdate) -> None:
@@ -221,20 +241,34 @@ class GameScreen(Screen):
             self.app.push_screen(GameOverScreen(g.names, g.standings(), scores), self._after_game)
             return
         seat = table.current
+        if self.pace is None and self.humans and all(self.game.out[h] for h in self.humans):
+            self.busy = True
+            who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
+            self.app.push_screen(OutScreen(who), self._paced)
+            return
         if table.is_bot(seat):
             self.busy = True
-            if self.app.bot_delay > 0:
-                self.set_timer(self.app.bot_delay, self._start_bot)
+            delay = {"fast": min(self.app.bot_delay, 0.1), "skip": 0}.get(self.pace, self.app.bot_delay)
+            if delay > 0:
+                self.set_timer(delay, self._start_bot)
             else:  # Textual timers cannot take 0
                 self.call_later(self._start_bot)
         elif seat != self.viewer:
             self.busy = True
             self.viewer = None  # hide the hand that was on screen before anyone else sits down
             self._draw()
-            self.app.push_screen(PassScreen(self.game.names[seat]), lambda _: self._seated(seat))
+            self.app.push_screen(PassScreen(self.game.names[seat]),
+                                 lambda choice: self.action_menu() if choice == "menu" else self._seated(seat))
         else:
             self.busy = False
             self._draw_hand(self.table.view_for(self.viewer))
+
+    def _paced(self, choice: str | None) -> None:
+        if choice == "menu":
+            self.action_menu()
+            return
+        self.pace = choice or "watch"
+        self.advance()
 
     def _seated(self, seat: int) -> None:
         self.viewer = seat
@@ -262,7 +296,7 @@ class GameScreen(Screen):
 
     def _play(self, seat: int, card: str, seq: int | None = None) -> None:
         events = self.table.submit(seat, card, seq)
-        if any(e["type"] == "round_lost" for e in events):
+        if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
             view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))
             self.app.push_screen(RoundEndScreen(self.game.names, view_events), lambda _: self.advance())
@@ -291,21 +325,25 @@ class GameScreen(Screen):
     def _choose(self, widget: CardWidget) -> None:
         hint = self.query_one("#hint", Static)
         if widget.reason:
-            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}")
+            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
-        safe_exists = any(w.card and w.reason is None and not w.busts for w in self.query_one(HandPane).cards)
-        if widget.busts and safe_exists and getattr(self.app.settings, "confirm_bust", True) \
+        if widget.busts and self.query_one(HandPane).has_safe_card() and getattr(self.app.settings, "confirm_bust", True) \
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
             hint.update(f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                        f"Press {widget.index} again to play it anyway.")
+                        f"Press {widget.index} again to play it anyway.", layout=False)
             self.app.bell()
             return
         self.busy = True
         self._play(self.viewer, widget.card, self.table.seq)
+
+    def action_scroll_log(self, step: int) -> None:
+        """Page back through the log (it keeps the last LOG_LINES lines)."""
+        log = self.query_one("#log", Log)
+        log.scroll_page_down() if step > 0 else log.scroll_page_up()
 
     def action_focus_card(self, step: int) -> None:
         cards = [c for c in self.query_one(HandPane).cards if c.card is not None]

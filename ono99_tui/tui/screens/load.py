@@ -1,29 +1,39 @@
 """Load: every save with its players, rules, round, scores and when it was last played.
 
-Damaged saves are listed with the reason; they can be deleted, never opened.
+The list fills in from a worker thread, so a folder of a thousand saves never
+holds the screen up. Damaged saves are listed with the reason; they can be
+deleted, never opened.
 """
 
 from __future__ import annotations
 
+import time
+
 from rich.markup import escape
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
+from rich.text import Text
 
 from ...store.saves import SaveError, SaveInfo, SaveStore
+from ...text import visible
 from .modals import _Notice
 from .save_as import NameScreen
 
 
+def _safe(text: str) -> str:
+    return escape(visible(text))  # from a file: shown as text, never markup or escape sequences
+
+
 def describe(info: SaveInfo) -> str:
     if info.damaged:
-        return f"[b]{escape(info.name)}[/b]  DAMAGED\n  {escape(info.damaged)}"
-    state = "finished" if info.finished else f"round {info.round}"
+        return f"[b]{_safe(info.name)}[/b]  DAMAGED\n  {_safe(info.damaged)}"
     undo = ", undo used" if info.undo_used else ""
-    return (f"[b]{escape(info.name)}[/b]  {info.when}  {state}{undo}\n"
-            f"  {escape(info.players)}; rules: {escape(info.rules)}\n  {escape(info.scores)}")
+    return (f"[b]{_safe(info.name)}[/b]  {info.when}  {_safe(info.state)}{undo}\n"
+            f"  {_safe(info.players)}; rules: {_safe(info.rules)}\n  {_safe(info.scores)}")
 
 
 class LoadScreen(Screen):
@@ -50,16 +60,53 @@ class LoadScreen(Screen):
         self.reload()
 
     def reload(self) -> None:
-        self.infos = self.store.listing()
+        self.infos = []
         saves = self.query_one("#saves", OptionList)
         saves.clear_options()
-        saves.add_options(Option(describe(i), id=i.name) for i in self.infos)
-        self.query_one("#load-note", Static).update(
-            (f"Enter open, d delete, r rename. Folder: {self.store.folder}" if self.infos
-             else f"No saved games yet: games are saved after every play, in {self.store.folder}"))
-        if self.infos:
-            saves.highlighted = 0
         saves.focus()
+        self._note(f"Reading the saves in {self.store.folder}...")
+        self._read_saves()
+
+    def _note(self, text: str) -> None:
+        self.query_one("#load-note", Static).update(Text(text))
+
+    @work(thread=True, exclusive=True, group="load-saves")
+    def _read_saves(self) -> None:
+        """Each save's line, posted in batches as they are read (newest first)."""
+        from textual.worker import get_current_worker
+
+        worker = get_current_worker()
+        batch: list[SaveInfo] = []
+        sent = time.monotonic()
+        try:
+            for info in self.store.infos():
+                if worker.is_cancelled:
+                    return
+                batch.append(info)
+                if time.monotonic() - sent > 0.1:
+                    self.app.call_from_thread(self._add, batch, False)
+                    batch, sent = [], time.monotonic()
+        except SaveError as exc:
+            self.app.call_from_thread(self._failed, str(exc))
+            return
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._add, batch, True)
+
+    def _add(self, batch: list[SaveInfo], done: bool) -> None:
+        saves = self.query_one("#saves", OptionList)
+        first = not self.infos
+        self.infos.extend(batch)
+        saves.add_options(Option(describe(i), id=i.name) for i in batch)
+        if first and self.infos:
+            saves.highlighted = 0
+        if done:
+            self._note(f"Enter open, d delete, r rename. Folder: {self.store.folder}" if self.infos
+                       else f"No saved games yet: games are saved after every play, in {self.store.folder}")
+        else:
+            self._note(f"Reading the saves... {len(self.infos)} so far")
+
+    def _failed(self, problem: str) -> None:
+        self._note(problem)
 
     def _current(self) -> SaveInfo | None:
         index = self.query_one("#saves", OptionList).highlighted
@@ -74,10 +121,11 @@ class LoadScreen(Screen):
             return
         if info.damaged:
             self.query_one("#load-note", Static).update(
-                f"[b]{escape(info.name)} cannot be opened:[/b] {escape(info.damaged)}. Press d to delete it.")
+                f"[b]{_safe(info.name)} cannot be opened:[/b] {_safe(info.damaged)}. Press d to delete it.")
             self.app.bell()
             return
-        self.app.resume(info.name)
+        if not self.app.resume(info.name):
+            self.reload()  # found damaged when opened: the list now says so
 
     def action_delete(self) -> None:
         info = self._current()
@@ -90,7 +138,7 @@ class LoadScreen(Screen):
             try:
                 self.store.delete(info.name)
             except SaveError as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(str(exc), severity="error", markup=False)
             self.reload()
 
         self.app.push_screen(_Notice(f"Delete {info.name}?", "The save is removed from disk. This cannot be undone.",
@@ -107,7 +155,7 @@ class LoadScreen(Screen):
             try:
                 self.store.rename(info.name, name)
             except SaveError as exc:
-                self.notify(str(exc), severity="error")
+                self.notify(str(exc), severity="error", markup=False)
             self.reload()
 
         self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename"), done)

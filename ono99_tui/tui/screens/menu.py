@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Center, Vertical
@@ -36,17 +37,28 @@ class MenuScreen(Screen):
         yield Footer(show_command_palette=not self.app.ascii)
 
     def _options(self) -> list[Option]:
-        available = self.app.menu_available()
+        available = self.app.menu_available()  # reads the saves: once per call, so call it once
+        problem = getattr(self.app, "saves_problem", None)
+        if self.is_mounted:
+            self.query_one("#menu-note", Static).update(Text(problem or ""))
         return [Option(label if key in available else f"{label} ({available.get('_why_' + key, 'not yet')})",
                        id=key, disabled=key not in available) for key, label in MENU]
 
+    def on_mount(self) -> None:
+        self.query_one("#menu-note", Static).update(Text(getattr(self.app, "saves_problem", None) or ""))
+        self._just_built = True
+
     def on_screen_resume(self) -> None:
+        if getattr(self, "_just_built", False):  # compose has just read the saves
+            self._just_built = False
+            return
         menu = self.query_one("#menu", OptionList)
-        if [o.disabled for o in menu.options] == [o.disabled for o in self._options()]:
+        options = self._options()
+        if [(o.prompt, o.disabled) for o in menu.options] == [(o.prompt, o.disabled) for o in options]:
             return
         highlighted = menu.highlighted
         menu.clear_options()
-        menu.add_options(self._options())
+        menu.add_options(options)
         menu.highlighted = highlighted if highlighted is not None else 0
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

@@ -7,6 +7,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from rich.markup import escape
+from rich.text import Text
 from textual.widgets import Button, Static
 
 from ...bots import DESCRIPTIONS
@@ -32,20 +33,23 @@ class _Notice(ModalScreen[str]):
     ]
 
     def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),),
-                 escape: str | None = None):
+                 escape: str | None = None, markup: bool = False):
+        """``markup``: the body is Textual markup (only for text the program wrote, with any
+        user text in it escaped); otherwise title, body and labels are shown as plain text."""
         super().__init__()
-        self.title_text, self.body, self.buttons = title, body, buttons
+        self.title_text, self.body, self.buttons, self.markup = title, body, buttons, markup
         self.escape = escape or buttons[0][0]
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
-            box.border_title = self.title_text
+            box.border_title = Text(self.title_text)  # names in titles are text
             # focus stays on the buttons; arrows (one button) and Page keys still scroll
             with VerticalScroll(classes="dialog-scroll", can_focus=False):
-                yield Static(self.body, classes="dialog-body")
+                yield Static(self.body, classes="dialog-body", markup=self.markup)
             with Horizontal(classes="dialog-buttons"):
                 for key, label in self.buttons:
-                    yield Button(label, id=f"btn-{key}", variant="primary" if key == self.buttons[0][0] else "default")
+                    yield Button(Text(label), id=f"btn-{key}",
+                                 variant="primary" if key == self.buttons[0][0] else "default")
 
     def on_mount(self) -> None:
         self.query(Button).first().focus()
@@ -75,8 +79,9 @@ class _Notice(ModalScreen[str]):
 def round_end_text(names, events) -> tuple[str, str]:
     lost = next(e for e in events if e["type"] == "round_lost")
     who = names[lost["seat"]]
-    why = (f"went to {lost['total']}" if lost["reason"] == "bust"
-           else "had no card that could be played")
+    why = {"bust": f"went to {lost['total']}",
+           "play-limit": "had to play when the round reached its play limit (R4.6)"}.get(
+        lost["reason"], "had no card that could be played")
     lines = [f"{who} {why} and {agree(who, 'loses')} round {lost['round']}.", ""]
     for e in events:
         if e["type"] == "tokens":
@@ -118,13 +123,30 @@ class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
     def __init__(self, name: str):
-        # Escape leaves for the menu (the game is saved): it never shows the hand
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
                          (("ok", f"I am {name}"),), escape="menu")
 
+    def action_close(self) -> None:
+        """Escape leaves the table for the menu (it is saved after every play) and never shows the
+        hand: the table's "ready" answer is not given, so nobody is seated."""
+        stack = self.app.screen_stack
+        table = stack[-2] if len(stack) > 1 else None
+        self.app.pop_screen()  # not dismiss(): that would seat the next player
+        if hasattr(table, "action_menu"):
+            table.action_menu()
+
+
+class OutScreen(_Notice):
+    """Every human at the table is out; the bots play on. Watch, hurry, skip, or leave."""
+
+    def __init__(self, who: str):
+        super().__init__("Out of the game", f"{who} out of the game; the computer players play on.",
+                         (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"),
+                          ("menu", "Main menu")), escape="menu")
+
 
 TABLE_KEYS = (
-    ("1-4", "play that card (or click it)"),
+    ("1-9, 0", "play that card (0 is the tenth; or click it)"),
     ("Left/Right", "move between your cards"),
     ("Enter", "play the card with the outline"),
     ("u", "undo your last play (only against bots; the save is marked)"),
@@ -164,7 +186,7 @@ class HelpScreen(_Notice):
     def __init__(self, rules: Rules, label: str, view=None):
         self.view = view
         buttons = (("ok", "Close"),) + ((("reference", "Card reference (r)"),) if view is not None else ())
-        super().__init__("Help", help_text(rules, label), buttons)
+        super().__init__("Help", help_text(rules, label), buttons, markup=True)
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -9,8 +9,6 @@ player's own hand. Everything else (the others' hands and the draw pile) is
 
 from __future__ import annotations
 
-from rich.markup import escape
-
 from ...engine import cards as C
 from ...engine.rules import Rules
 from ...engine.view import PlayerView
@@ -51,7 +49,7 @@ def reference_rows(view: PlayerView) -> list[tuple[str, int, int, int]]:
 
 
 def reference_text(view: PlayerView) -> str:
-    """The reference as plain text (escaped for the Static it goes in)."""
+    """The reference as plain text (the notice shows it as text, never as markup)."""
     rules = view.rules
     points = rules.scoring_mode == "points"
     players = len(view.in_round)
@@ -67,7 +65,7 @@ def reference_text(view: PlayerView) -> str:
     ]
     if rules.count(C.DOUBLE):
         lines.append("Double Play: " + "; ".join(["the total stays", *double_play_notes(rules)]) + ".")
-    return escape("\n".join(lines))
+    return "\n".join(lines)
 
 
 class CardReferenceScreen(_Notice):

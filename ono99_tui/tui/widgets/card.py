@@ -17,7 +17,6 @@ KIND_CLASS = {C.TEN: "ten", C.MINUS_TEN: "minus", C.HOLD: "helper", C.REVERSE: "
               C.DOUBLE: "helper", C.NINETY_NINE: "ninety-nine"}
 KIND_TEXT = {C.TEN: "+10", C.MINUS_TEN: "-10", C.HOLD: "total stays", C.REVERSE: "flip direction",
              C.DOUBLE: "next plays 2x", C.NINETY_NINE: "can't play"}
-_KINDS = ("number", *sorted(set(KIND_CLASS.values())))
 
 
 class CardWidget(Static, can_focus=True):
@@ -45,11 +44,8 @@ class CardWidget(Static, can_focus=True):
         if card is None:
             return
         kind = KIND_CLASS.get(card, "number")
-        for name in _KINDS:
-            self.set_class(name == kind, name)
-        self.set_class(reason is not None, "unplayable")
-        self.set_class(busts, "busts")
-        self.set_class(new, "new")
+        flags = [kind] + [name for name, on in (("unplayable", reason is not None), ("busts", busts), ("new", new)) if on]
+        self.set_classes(["card", *flags])  # one restyle, not one per class
         big = C.LABEL[card] if card in C.ADDERS or card == C.NINETY_NINE else C.LABEL[card].upper()
         if card in C.NUMBERS:
             note = f"+{card}"
@@ -63,7 +59,7 @@ class CardWidget(Static, can_focus=True):
             note = f"{note} BUST!"
         text = Text(big, style="bold")
         text.append(f"\n{note}")
-        self.update(text)
+        self.update(text, layout=False)  # a card's size is fixed
         self.border_subtitle = "new" if new else ""
 
     def on_click(self) -> None:

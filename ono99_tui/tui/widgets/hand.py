@@ -95,6 +95,9 @@ class HandPane(Horizontal):
             widget.show(card, reason, busts=mine and reason is None and busts(view, card), new=i in fresh,
                         ninety_nine_playable=playable99)
 
+    def has_safe_card(self) -> bool:
+        return any(w.card is not None and w.reason is None and not w.busts for w in self.cards)
+
     def best_focus(self) -> CardWidget | None:
         """A safe playable card if there is one, else a playable one."""
         shown = [w for w in self.cards if w.card is not None]

@@ -47,12 +47,14 @@ class TablePane(Vertical):
         self.border_title = f"Table {g.dash} round {view.round}"
         self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
         way = g.left if view.direction == 1 else g.right
+        # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
         self.query_one("#direction", Static).update(
-            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"))
-        self.query_one("#double", Static).update(turn_line(view))
-        last = self.query_one("#last", Static)
-        last.update(last_play(view, g))
-        last.set_class(fresh, "fresh")
+            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
+        self.query_one("#double", Static).update(turn_line(view), layout=False)
+        last = last_play(view, g)
+        if fresh:  # the play just made stands out (an inline style: no restyle of the pane)
+            last.stylize("reverse")
+        self.query_one("#last", Static).update(last, layout=False)
 
 
 def turn_line(view: PlayerView) -> Text:
@@ -74,8 +76,16 @@ class ScorePane(Static):
         super().__init__(**kwargs)
         self.glyphs, self.kinds = glyphs, kinds
 
+    _view: PlayerView | None = None
+
+    def on_resize(self) -> None:
+        if self._view is not None:
+            self.show(self._view)  # names get the room there is
+
     def show(self, view: PlayerView) -> None:
+        self._view = view
         g = self.glyphs
+        width = max(9, min(24, self.content_size.width - 31)) if self.content_size.width else 9
         rules = view.rules
         tokens = rules.scoring_mode == "tokens"
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
@@ -97,6 +107,6 @@ class ScorePane(Static):
             if s:
                 text.append("\n")
             text.append(f"{turn} ")
-            text.append(f"{name[:9]:<9}", style="bold" if view.current == s else "")
+            text.append(f"{name[:width]:<{width}}", style="bold" if view.current == s else "")
             text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
-        self.update(text)
+        self.update(text, layout=False)  # one row per seat: the pane's size never changes

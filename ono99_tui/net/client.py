@@ -1,0 +1,135 @@
+"""The client side of the protocol: connect, say hello, send and receive messages.
+
+Used by `ono99 join`, the tests and the benchmark. Messages are plain dicts as in
+docs/protocol.md; ``state`` views can be turned back into PlayerViews with
+protocol.view_from_dict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections import deque
+
+from .protocol import MAX_SERVER_LINE, VERSION, LineBuffer, ProtocolError, decode, encode
+
+
+class ServerError(Exception):
+    """The server refused something; ``code`` says what kind of refusal (docs/protocol.md)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Disconnected(ConnectionError):
+    pass
+
+
+def split_address(text: str, default_port: int) -> tuple[str, int]:
+    """'host', 'host:port', '[::1]:port' -> (host, port); ValueError says what is wrong."""
+    host, port = text, default_port
+    if text.startswith("["):
+        end = text.find("]")
+        if end < 0:
+            raise ValueError(f"{text!r}: an IPv6 address goes in brackets, like [::1]:7099")
+        host, rest = text[1:end], text[end + 1:]
+        if rest:
+            if not rest.startswith(":"):
+                raise ValueError(f"{text!r}: expected :PORT after the address")
+            port = rest[1:]
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    if not host:
+        raise ValueError(f"{text!r}: no host name")
+    try:
+        port = int(port)
+    except ValueError:
+        raise ValueError(f"{text!r}: the port must be a number") from None
+    if not 0 < port < 65536:
+        raise ValueError(f"{text!r}: the port must be 1 to 65535")
+    return host, port
+
+
+class Client:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.reader, self.writer = reader, writer
+        self._lines = LineBuffer(MAX_SERVER_LINE)
+        self._pending: deque[dict] = deque()
+        self._ids = itertools.count(1)
+        self.welcome: dict | None = None
+
+    @classmethod
+    async def connect(cls, host: str, port: int, name: str, password: str | None = None,
+                      token: str | None = None, timeout: float = 10.0) -> "Client":
+        """Connect and say hello; ServerError if the server refuses (version, password, name)."""
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
+        client = cls(reader, writer)
+        hello = {"type": "hello", "version": VERSION, "name": name}
+        if password is not None:
+            hello["password"] = password
+        if token is not None:
+            hello["token"] = token
+        try:
+            reply = await asyncio.wait_for(client.request(hello), timeout)
+        except BaseException:
+            client.close()
+            raise
+        if reply.get("version") != VERSION:
+            client.close()
+            raise ServerError("version", f"the server speaks protocol version {reply.get('version')}, "
+                              f"this client {VERSION}: use the same ono99 version on both sides")
+        client.welcome = reply
+        return client
+
+    def send(self, message: dict) -> None:
+        self.writer.write(encode(message))
+
+    async def recv(self) -> dict:
+        """The next message from the server; Disconnected when the connection ends."""
+        if self._pending:
+            return self._pending.popleft()
+        return await self._read_one()
+
+    async def request(self, message: dict) -> dict:
+        """Send ``message`` and wait for its reply (other messages meanwhile stay queued for recv);
+        an error reply is raised as ServerError."""
+        msg_id = next(self._ids)
+        self.send({**message, "id": msg_id})
+        held: list[dict] = []
+        try:
+            while True:
+                if self._pending:
+                    reply = self._pending.popleft()
+                else:
+                    reply = await self._read_one()
+                if reply.get("re") == msg_id or (reply["type"] == "error" and reply.get("code") in
+                                                 ("version", "auth", "server_full")):
+                    if reply["type"] == "error":
+                        raise ServerError(reply.get("code", "error"), reply.get("message", "refused"))
+                    return reply
+                held.append(reply)
+        finally:
+            self._pending.extendleft(reversed(held))
+
+    async def _read_one(self) -> dict:
+        while not self._pending:
+            data = await self.reader.read(65536)
+            if not data:
+                raise Disconnected("the server closed the connection")
+            for line in self._lines.feed(data):
+                if line is None:
+                    raise ProtocolError("too_long", "the server sent a line too long to read")
+                if line.strip():
+                    self._pending.append(decode(line))
+        return self._pending.popleft()
+
+    def close(self) -> None:
+        self.writer.close()
+
+    async def aclose(self) -> None:
+        self.writer.close()
+        try:
+            await self.writer.wait_closed()
+        except (ConnectionError, OSError):
+            pass

@@ -1,0 +1,569 @@
+"""`ono99 serve`: one asyncio process owning every table (docs/protocol.md).
+
+Rules are applied only by each table's TableSession; this module moves
+messages. Every seat is told only what its TableSession subscription gives it
+(its own view and redacted events), errors go to the connection that caused
+them, and bots decide on a worker thread so a slow decision stalls no table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import logging
+import secrets
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from .. import __version__
+from ..bots.levels import Bot
+from ..engine.game import GameSetupError, check_names
+from ..engine.rules import RulesError, rules_from_dict
+from ..table import IllegalMove, NotYourTurn, SeatError, StalePlay, TableError
+from ..table.seats import bot_seed
+from .protocol import MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
+from .tables import HostedTable, LobbyError, Seat
+
+log = logging.getLogger("ono99.server")
+
+RESUME_EVENTS = 400  # events sent to a seat that (re)joins a game in progress
+STAND_IN_LEVEL = "medium"  # plays for an absent player once the turn timer runs out
+MAX_WRITE_BUFFER = 1 << 20  # a client this far behind is not reading: it is dropped
+
+
+@dataclass
+class ServerConfig:
+    host: str = "127.0.0.1"
+    port: int = 7099
+    password: str | None = None
+    turn_timer: float = 30.0  # seconds an absent player's turn waits before a bot plays it
+    bot_delay: float = 0.0  # seconds a bot "thinks" at least, so people can follow
+    max_tables: int = 200
+    max_connections: int = 1000
+    rate: float = 50.0  # messages per second a connection may send, on average...
+    burst: int = 100  # ...with bursts up to this many
+    seed: int | None = None  # tables are seeded from this (tests); None: random
+    save: bool = False  # autosave hosted games into the saves folder
+
+
+class Refused(Exception):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+class Connection:
+    def __init__(self, server: "Server", reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        self.server, self.reader, self.writer = server, reader, writer
+        self.name: str | None = None
+        self.table: HostedTable | None = None
+        self.seat: int | None = None  # None with a table: watching
+        self.sub = None
+        self.closed = False
+        self._tokens = float(server.config.burst)
+        self._last = time.monotonic()
+        self._flood_told = False
+
+    def send(self, message: dict) -> None:
+        if self.closed:
+            return
+        transport = self.writer.transport
+        if transport.is_closing():
+            return
+        if transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
+            self.close()
+            return
+        self.writer.write(encode(message))
+
+    def error(self, code: str, message: str, re=None) -> None:
+        out = {"type": "error", "code": code, "message": message}
+        if re is not None:
+            out["re"] = re
+        self.send(out)
+
+    def allow(self) -> bool:
+        """Token bucket: a flood is refused (one error per flood), never queued."""
+        now = time.monotonic()
+        cfg = self.server.config
+        self._tokens = min(cfg.burst, self._tokens + (now - self._last) * cfg.rate)
+        self._last = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            self._flood_told = False
+            return True
+        if not self._flood_told:
+            self._flood_told = True
+            self.error("flood", f"too many messages: at most {cfg.rate:g} a second; the rest are dropped")
+        return False
+
+    def close(self) -> None:
+        if not self.closed:
+            self.closed = True
+            self.writer.close()
+
+
+class Server:
+    def __init__(self, config: ServerConfig | None = None):
+        self.config = config or ServerConfig()
+        self.tables: dict[int, HostedTable] = {}
+        self.tokens: dict[str, tuple[HostedTable, int]] = {}
+        self.connections: set[Connection] = set()
+        self._next_id = 1
+        self._server: asyncio.base_events.Server | None = None
+        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="ono99-bot")
+        self._drivers: dict[int, asyncio.Task] = {}
+        self._wake: dict[int, asyncio.Event] = {}
+        self.port: int | None = None
+        self._handlers: set[asyncio.Task] = set()
+
+    # -- lifecycle ---------------------------------------------------------------------
+    async def start(self) -> int:
+        self._server = await asyncio.start_server(self._serve, self.config.host, self.config.port,
+                                                  limit=MAX_LINE)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self.port
+
+    async def serve_forever(self) -> None:
+        assert self._server is not None
+        async with self._server:
+            await self._server.serve_forever()
+
+    async def close(self, message: str = "the server is shutting down") -> None:
+        """Tell everyone, save every table, stop."""
+        for conn in list(self.connections):
+            conn.send({"type": "closing", "message": message})
+            conn.close()
+        if self._server is not None:
+            self._server.close()
+        for task in self._drivers.values():
+            task.cancel()
+        for task in list(self._drivers.values()):
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):
+                pass
+        if self._handlers:  # their connections are closed: they end by themselves
+            await asyncio.wait(list(self._handlers), timeout=5)
+        for table in self.tables.values():
+            if table.session is not None:
+                table.session.close()
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- one connection -----------------------------------------------------------------
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = Connection(self, reader, writer)
+        if len(self.connections) >= self.config.max_connections:
+            conn.error("server_full", "server full: try again later")
+            conn.close()
+            return
+        self.connections.add(conn)
+        self._handlers.add(asyncio.current_task())
+        lines = LineBuffer(MAX_LINE)
+        try:
+            while not conn.closed:
+                data = await reader.read(65536)
+                if not data:
+                    break
+                for line in lines.feed(data):
+                    if conn.closed:
+                        break
+                    if not conn.allow():
+                        continue
+                    if line is None:
+                        conn.error("too_long", f"a line may hold at most {MAX_LINE} bytes; it was dropped")
+                        continue
+                    if not line.strip():
+                        continue
+                    self._handle_line(conn, line)
+                await writer.drain()
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        finally:
+            self._handlers.discard(asyncio.current_task())
+            self._gone(conn)
+            conn.close()
+
+    def _handle_line(self, conn: Connection, line: bytes) -> None:
+        re = None
+        try:
+            message = parse(line)
+            re = message.get("id")
+            if conn.name is None and message["type"] not in ("hello", "ping"):
+                raise Refused("hello_first", "say hello first: {\"type\": \"hello\", \"version\": "
+                              f"{VERSION}, \"name\": \"...\"}}")
+            handler = getattr(self, "_on_" + message["type"])
+            reply = handler(conn, message)
+        except ProtocolError as exc:
+            conn.error(exc.code, str(exc), re)
+            return
+        except (Refused, LobbyError) as exc:
+            conn.error(exc.code, str(exc), re)
+            return
+        except Exception:  # a bug: this connection is told, the server and its tables go on
+            log.exception("handling a message from %s", conn.name)
+            conn.error("internal", "the server could not handle that message", re)
+            return
+        if reply is not None:
+            if re is not None:
+                reply["re"] = re
+            conn.send(reply)
+
+    # -- handshake ---------------------------------------------------------------------
+    def _on_ping(self, conn, msg) -> dict:
+        return {"type": "pong"}
+
+    def _on_hello(self, conn: Connection, msg) -> dict | None:
+        if conn.name is not None:
+            raise Refused("bad_message", "hello was already said on this connection")
+        if msg["version"] != VERSION:
+            conn.error("version", f"this server speaks protocol version {VERSION}, the client "
+                       f"version {msg['version']}: use the same ono99 version on both sides "
+                       f"(the server runs ono99 {__version__})", msg.get("id"))
+            conn.close()
+            return None
+        password = self.config.password
+        if password is not None and not hmac.compare_digest(msg.get("password", "").encode(), password.encode()):
+            conn.error("auth", "wrong password for this server" if "password" in msg
+                       else "this server needs a password (--password)", msg.get("id"))
+            conn.close()
+            return None
+        try:
+            check_names([msg["name"], msg["name"] + "'"])
+        except GameSetupError:
+            raise Refused("bad_name", "a name is 1 to 23 printable characters") from None
+        conn.name = msg["name"]
+        welcome = {"type": "welcome", "version": VERSION, "server": f"ono99 {__version__}", "name": conn.name}
+        token = msg.get("token")
+        if token is not None:
+            found = self.tokens.get(token)
+            if found is None:
+                welcome["resumed"] = False
+            else:
+                conn.send(welcome | {"resumed": True} | ({"re": msg["id"]} if "id" in msg else {}))
+                self._take_seat(conn, *found)
+                return None
+        return welcome
+
+    # -- lobby ------------------------------------------------------------------------------
+    def _on_tables(self, conn, msg) -> dict:
+        return {"type": "tables", "tables": [t.public() for t in self.tables.values()]}
+
+    def _on_create(self, conn, msg) -> dict:
+        if len(self.tables) >= self.config.max_tables:
+            raise Refused("server_full", f"server full: {self.config.max_tables} tables already")
+        rules, label = self._rules(msg.get("rules"))
+        seats = msg.get("seats", 4)
+        most = min(8, rules.max_players())
+        if not 2 <= seats <= most:
+            raise Refused("bad_message", f"create: seats must be 2 to {most} with these rules, not {seats}")
+        table_id = self._next_id
+        self._next_id += 1
+        name = msg.get("name") or f"Table {table_id}"
+        if not name.isprintable():
+            raise Refused("bad_message", "create: a table name is printable text")
+        self.tables[table_id] = HostedTable(table_id, name, rules, label, [Seat() for _ in range(seats)],
+                                            creator=conn)
+        return {"type": "ok", "table": table_id}
+
+    def _rules(self, spec):
+        from ..store.rule_presets import all_presets, resolve
+
+        if spec is None:
+            spec = "standard"
+        if isinstance(spec, str):
+            names = [p.name for p in all_presets()]
+            # only a preset by name: a client never names a file on the server
+            if spec not in names:
+                raise Refused("bad_rules", f"no rules preset {spec[:40]!r} on this server; presets: {', '.join(names)}"
+                              " (or send the rules table itself)")
+            try:
+                return resolve(spec)
+            except RulesError as exc:
+                raise Refused("bad_rules", str(exc)) from None
+        try:
+            return rules_from_dict(spec, "rules"), "custom"
+        except RulesError as exc:
+            raise Refused("bad_rules", "; ".join(str(p) for p in exc.problems)[:1000]) from None
+
+    def _table(self, table_id: int) -> HostedTable:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise Refused("no_table", f"there is no table {table_id}")
+        return table
+
+    def _seated(self, conn) -> HostedTable:
+        if conn.table is None or conn.seat is None:
+            raise Refused("not_seated", "sit at a table first")
+        return conn.table
+
+    def _on_sit(self, conn: Connection, msg) -> dict | None:
+        if conn.table is not None:
+            raise Refused("already_seated", f"you are already at table {conn.table.id}: stand first")
+        table = self._table(msg["table"])
+        seat, token = table.sit(conn.name, msg.get("seat"))
+        self.tokens[token] = (table, seat)
+        self._take_seat(conn, table, seat, reply={"type": "ok", "table": table.id, "seat": seat, "token": token,
+                                                  **({"re": msg["id"]} if "id" in msg else {})})
+        return None
+
+    def _on_watch(self, conn: Connection, msg) -> dict | None:
+        if conn.table is not None:
+            raise Refused("already_seated", f"you are already at table {conn.table.id}: stand first")
+        table = self._table(msg["table"])
+        conn.table, conn.seat = table, None
+        table.watchers.add(conn)
+        out = {"type": "ok", "table": table.id}
+        if "id" in msg:
+            out["re"] = msg["id"]
+        conn.send(out)
+        self._lobby_changed(table)
+        if table.started:
+            self._subscribe(conn)
+        return None
+
+    def _take_seat(self, conn: Connection, table: HostedTable, seat: int, reply: dict | None = None) -> None:
+        old = table.seats[seat].conn
+        if old is not None and old is not conn:
+            old.send({"type": "kicked", "message": "you joined this seat from somewhere else"})
+            self._leave(old)
+            old.close()
+        if conn.table is not None:
+            self._leave(conn)
+        table.seats[seat].conn = conn
+        conn.table, conn.seat = table, seat
+        if reply is not None:
+            conn.send(reply)
+        self._lobby_changed(table)
+        if table.started:
+            self._subscribe(conn)
+            self._wake_table(table)
+
+    def _on_stand(self, conn: Connection, msg) -> dict:
+        if conn.table is None:
+            raise Refused("not_seated", "you are not at a table")
+        table = conn.table
+        if conn.seat is not None and not table.started:
+            seat = table.seats[conn.seat]
+            self.tokens.pop(seat.token, None)
+            table.seats[conn.seat] = Seat()
+        self._leave(conn)
+        self._forget_if_done(table)
+        return {"type": "ok"}
+
+    def _on_bots(self, conn, msg) -> dict:
+        table = self._seated(conn)
+        added = table.fill_bots(msg.get("level", "medium"), msg.get("count"))
+        self._lobby_changed(table)
+        return {"type": "ok", "added": added}
+
+    def _on_start(self, conn, msg) -> dict | None:
+        table = self._seated(conn)
+        seed = secrets.randbits(32) if self.config.seed is None else self.config.seed * 1000 + table.id
+        try:
+            session = table.start(seed, msg.get("dealer"))
+        except SeatError as exc:
+            raise Refused("bad_seats", str(exc)) from None
+        if self.config.save:
+            self._attach_save(table)
+        self._lobby_changed(table)
+        for c in table.connections():
+            self._subscribe(c)
+        self._wake[table.id] = asyncio.Event()
+        self._drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table, session))
+        return {"type": "ok", "re": msg["id"]} if "id" in msg else {"type": "ok"}
+
+    def _attach_save(self, table: HostedTable) -> None:
+        from ..store.saves import SaveError, SaveStore
+        from ..store.session import SaveSession
+
+        try:
+            store = SaveStore()
+            notice = table.session.attach_save(SaveSession(store, store.new_name(), table.session.seats,
+                                                           table.rules_label))
+        except (SaveError, OSError) as exc:
+            notice = f"Not saving: {exc}"
+        if notice:
+            for c in table.connections():
+                c.send({"type": "notice", "message": notice})
+
+    # -- the game ------------------------------------------------------------------------------
+    def _on_play(self, conn: Connection, msg) -> dict:
+        table = self._seated(conn)
+        session = table.session
+        if session is None:
+            raise Refused("not_started", "the game has not started")
+        seq, card = msg["seq"], msg["card"]
+        plays = session.game.plays
+        if 0 <= seq < len(plays) and plays[seq] == (conn.seat, card):
+            return {"type": "ok", "seq": session.seq, "duplicate": True}  # a retry of a play already made
+        try:
+            session.submit(conn.seat, card, seq)
+        except StalePlay as exc:
+            raise Refused("stale", str(exc)) from None
+        except NotYourTurn as exc:
+            raise Refused("not_your_turn", str(exc)) from None
+        except IllegalMove as exc:
+            raise Refused("illegal", str(exc)) from None
+        except TableError as exc:
+            raise Refused("refused", str(exc)) from None
+        self._wake_table(table)
+        return {"type": "ok", "seq": session.seq}
+
+    def _on_undo(self, conn: Connection, msg) -> dict:
+        table = self._seated(conn)
+        if table.session is None:
+            raise Refused("not_started", "the game has not started")
+        try:
+            table.session.undo(conn.seat)
+        except TableError as exc:
+            raise Refused("refused", str(exc)) from None
+        self._wake_table(table)
+        return {"type": "ok", "seq": table.session.seq}
+
+    def _subscribe(self, conn: Connection) -> None:
+        table, seat = conn.table, conn.seat
+        session = table.session
+        if conn.sub is not None:
+            session.unsubscribe(conn.sub)
+
+        def changed(update, conn=conn, table=table):
+            if update.undone:
+                self._send_full(conn, table)
+                return
+            conn.send({"type": "state", "table": table.id, "seat": update.seat, "seq": session.seq,
+                       "view": view_to_dict(update.view), "events": update.events, "full": False})
+            for notice in update.notices:
+                conn.send({"type": "notice", "message": notice})
+
+        conn.sub = session.subscribe(changed, seat)
+        self._send_full(conn, table)
+
+    def _send_full(self, conn: Connection, table: HostedTable) -> None:
+        session = table.session
+        since = max(0, len(session.game.events) - RESUME_EVENTS)
+        conn.send({"type": "state", "table": table.id, "seat": conn.seat, "seq": session.seq,
+                   "view": view_to_dict(session.view_for(conn.seat)),
+                   "events": session.events_for(conn.seat, since), "full": True})
+
+    def _wake_table(self, table: HostedTable) -> None:
+        event = self._wake.get(table.id)
+        if event is not None:
+            event.set()
+
+    async def _drive(self, table: HostedTable, session) -> None:
+        """The table's clock: bots move, and absent players' turns are played after the timer."""
+        loop = asyncio.get_running_loop()
+        wake = self._wake[table.id]
+        stand_ins: dict[int, Bot] = {}
+        deadline: tuple[int, float] | None = None  # (seq, when) an absent player's turn times out
+        while not session.over:
+            wake.clear()
+            seat = session.current
+            if session.is_bot(seat):
+                if self.config.bot_delay:
+                    await asyncio.sleep(self.config.bot_delay)
+                seat, seq, decide = session.bot_job()
+                card = await loop.run_in_executor(self._executor, decide)
+                self._submit_quietly(session, seat, card, seq)
+                continue
+            if table.seats[seat].conn is None:
+                if deadline is None or deadline[0] != session.seq:
+                    deadline = (session.seq, loop.time() + self.config.turn_timer)
+                left = deadline[1] - loop.time()
+                if left <= 0:
+                    bot = stand_ins.get(seat)
+                    if bot is None:
+                        bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
+                    view, seq = session.view_for(seat), session.seq
+                    card = await loop.run_in_executor(self._executor, bot.choose, view)
+                    self._submit_quietly(session, seat, card, seq)
+                    continue
+                try:
+                    await asyncio.wait_for(wake.wait(), left)
+                except TimeoutError:
+                    pass
+                continue
+            await wake.wait()
+        self._forget_if_done(table)
+
+    def _submit_quietly(self, session, seat: int, card: str, seq: int) -> None:
+        try:
+            session.submit(seat, card, seq)
+        except TableError:
+            pass  # the table moved on while the bot thought (an undo, or the player came back and played)
+
+    # -- leaving ----------------------------------------------------------------------------------
+    def _leave(self, conn: Connection) -> None:
+        table = conn.table
+        if table is None:
+            return
+        if conn.sub is not None and table.session is not None:
+            table.session.unsubscribe(conn.sub)
+        conn.sub = None
+        if conn.seat is not None and table.seats[conn.seat].conn is conn:
+            table.seats[conn.seat].conn = None
+        table.watchers.discard(conn)
+        conn.table, conn.seat = None, None
+        self._lobby_changed(table)
+        self._wake_table(table)
+
+    def _gone(self, conn: Connection) -> None:
+        self.connections.discard(conn)
+        for made in [t for t in self.tables.values() if t.creator is conn]:
+            made.creator = None
+            if not made.started and not made.connections() and all(s.empty for s in made.seats):
+                self._remove(made)
+        table = conn.table
+        if table is None:
+            return
+        if conn.seat is not None and not table.started and table.seats[conn.seat].conn is conn:
+            self.tokens.pop(table.seats[conn.seat].token, None)
+            table.seats[conn.seat] = Seat()  # a seat in a lobby is only kept while its player is there
+        self._leave(conn)
+        self._forget_if_done(table)
+
+    def _forget_if_done(self, table: HostedTable) -> None:
+        """A table nobody is at any more is removed once its game is over, or its lobby was left."""
+        if table.connections() or (table.started and not table.session.over):
+            return
+        if not table.started and all(s.empty for s in table.seats):
+            return  # a new table waits for its first player (and goes with its creator)
+        self._remove(table)
+
+    def _remove(self, table: HostedTable) -> None:
+        self.tables.pop(table.id, None)
+        for seat in table.seats:
+            self.tokens.pop(seat.token, None)
+        self._drivers.pop(table.id, None)
+        self._wake.pop(table.id, None)
+        if table.session is not None:
+            table.session.close()
+
+    def _lobby_changed(self, table: HostedTable) -> None:
+        info = {"type": "table", "table": table.public()}
+        for c in table.connections():
+            c.send(info | {"seat": c.seat})
+
+
+async def run(config: ServerConfig, ready=None) -> None:
+    """Serve until cancelled or SIGTERM/SIGINT; then tell players and save."""
+    import signal
+
+    server = Server(config)
+    port = await server.start()
+    if ready is not None:
+        ready(port)
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            loop.add_signal_handler(sig, stop.set)
+        except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
+            pass
+    serving = loop.create_task(server.serve_forever())
+    try:
+        await stop.wait()
+    finally:
+        serving.cancel()
+        await server.close()

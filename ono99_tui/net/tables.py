@@ -1,0 +1,125 @@
+"""A hosted table: its lobby seats (who sits where, connected or not) and, once
+started, the TableSession that runs the game. No sockets here."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+
+from ..bots.levels import LEVELS
+from ..engine.game import GameSetupError
+from ..engine.record import SeatSpec
+from ..engine.rules import Rules
+from ..table import TableSession
+from ..table.seats import bot_names
+
+
+@dataclass
+class Seat:
+    name: str | None = None  # None: empty
+    player: str | None = None  # "human" or "bot:LEVEL"
+    token: str | None = None  # a human seat's key for coming back
+    conn: object | None = None  # the connection playing this seat now, if any
+
+    @property
+    def empty(self) -> bool:
+        return self.player is None
+
+    @property
+    def is_bot(self) -> bool:
+        return bool(self.player) and self.player.startswith("bot:")
+
+    def public(self) -> dict:
+        return {"name": self.name, "player": self.player,
+                "connected": self.is_bot or self.conn is not None}
+
+
+@dataclass
+class HostedTable:
+    id: int
+    name: str
+    rules: Rules
+    rules_label: str
+    seats: list[Seat]
+    session: TableSession | None = None
+    watchers: set = field(default_factory=set)
+    creator: object | None = None  # the connection that made it, while it is connected
+
+    @property
+    def started(self) -> bool:
+        return self.session is not None
+
+    def public(self) -> dict:
+        """What anyone in the lobby may know about the table."""
+        return {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
+                "seats": [s.public() for s in self.seats], "started": self.started,
+                "over": self.started and self.session.over, "watchers": len(self.watchers)}
+
+    def connections(self) -> list:
+        return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)
+
+    def seat_of_name(self, name: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if s.name == name:
+                return i
+        return None
+
+    def sit(self, name: str, seat: int | None) -> tuple[int, str]:
+        """A human sits (before the start); returns (seat, token). Raises LobbyError."""
+        if self.started:
+            raise LobbyError("started", "the game has started: only its players may come back (with their token)")
+        if self.seat_of_name(name) is not None:
+            raise LobbyError("name_taken", f"someone called {name!r} already sits at this table; "
+                             "connect with another --name")
+        if seat is None:
+            free = [i for i, s in enumerate(self.seats) if s.empty]
+            if not free:
+                raise LobbyError("table_full", f"table {self.id} is full")
+            seat = free[0]
+        if not 0 <= seat < len(self.seats):
+            raise LobbyError("no_seat", f"table {self.id} has seats 0 to {len(self.seats) - 1}, not {seat}")
+        if not self.seats[seat].empty:
+            raise LobbyError("seat_taken", f"seat {seat} is taken")
+        token = secrets.token_urlsafe(18)
+        self.seats[seat] = Seat(name, "human", token)
+        return seat, token
+
+    def fill_bots(self, level: str, count: int | None) -> int:
+        if self.started:
+            raise LobbyError("started", "the game has started")
+        if level not in LEVELS:
+            raise LobbyError("bad_level", f"unknown bot level {level[:20]!r}; levels are {', '.join(LEVELS)}")
+        free = [i for i, s in enumerate(self.seats) if s.empty]
+        if count is not None:
+            if count < 1:
+                raise LobbyError("bad_message", "bots: count must be at least 1")
+            free = free[:count]
+        taken = {s.name for s in self.seats if s.name}
+        names = [n for n in bot_names([level] * (len(self.seats) + len(taken))) if n not in taken]
+        for i, name in zip(free, names):
+            self.seats[i] = Seat(name, f"bot:{level}")
+        return len(free)
+
+    def start(self, seed: int, dealer: int | None = None) -> TableSession:
+        if self.started:
+            raise LobbyError("started", "the game has already started")
+        empty = [str(i) for i, s in enumerate(self.seats) if s.empty]
+        if empty:
+            raise LobbyError("seats_empty", f"seat {', '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty: "
+                             "someone must sit there, or fill the empty seats with bots")
+        if dealer is not None and not 0 <= dealer < len(self.seats):
+            raise LobbyError("no_seat", f"start: dealer must be a seat, 0 to {len(self.seats) - 1}")
+        if dealer is None and self.rules.dealer_first == "agree":
+            dealer = 0  # the rules leave it to the table: the first seat deals unless start names another
+        try:
+            self.session = TableSession([SeatSpec(s.name, s.player) for s in self.seats], self.rules, seed,
+                                        first_dealer=dealer)
+        except GameSetupError as exc:
+            raise LobbyError("bad_seats", str(exc)) from None
+        return self.session
+
+
+class LobbyError(ValueError):
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code

@@ -1,0 +1,111 @@
+"""A save's journal, NAME.toml.journal: the plays made since the record was last written.
+
+Autosave appends one line per play (a few dozen bytes, one write and one fdatasync),
+so its cost does not grow with the game; the record itself is rewritten ("folded")
+only at round ends, on undo and on leaving the table. The first line names the
+record it continues (the record's meta.journal), so a journal left over from
+before a fold, or from another game of the same name, is ignored instead of
+replayed twice. A line cut short by a crash is ignored too: at most the play in
+flight is lost.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..engine.record import Record
+
+MAGIC = "ono99-journal 1"
+MAX_BYTES = 4 * 1024 * 1024  # a journal never holds more than one round or a few hundred plays
+
+
+def journal_path(save_path: Path) -> Path:
+    return Path(save_path).with_name(Path(save_path).name + ".journal")
+
+
+def new_id() -> str:
+    return secrets.token_hex(8)
+
+
+class JournalWriter:
+    """The open journal of one save, for appending."""
+
+    def __init__(self, path: Path, journal_id: str):
+        self.path, self.id = Path(path), journal_id
+        tmp = self.path.with_name(f".{self.path.name}.{journal_id}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, f"{MAGIC} {journal_id}\n".encode())
+            os.replace(tmp, self.path)  # a whole new journal or the old one, never a mix
+        except BaseException:
+            os.close(fd)
+            tmp.unlink(missing_ok=True)
+            raise
+        self.fd: int | None = fd
+        os.lseek(fd, 0, os.SEEK_END)
+        self.lines = 0
+
+    def append(self, plays: list[tuple[int, int, str, str]]) -> None:
+        """(play number, round, seat name, card) for each new play, made durable before returning."""
+        data = "".join(json.dumps(list(p), ensure_ascii=False) + "\n" for p in plays).encode("utf-8")
+        os.write(self.fd, data)  # one write: a kill leaves whole lines or none (a cut line is ignored)
+        os.fdatasync(self.fd) if hasattr(os, "fdatasync") else os.fsync(self.fd)
+        self.lines += len(plays)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+def apply_journal(record: "Record", save_path: Path) -> int:
+    """Add the journal's plays that follow the record to it; the number added.
+
+    Only a journal whose id matches the record's meta.journal counts, and only its
+    unbroken run of plays numbered from the record's last play on."""
+    wanted = record.meta.get("journal")
+    path = journal_path(save_path)
+    if not isinstance(wanted, str):
+        return 0
+    try:
+        st = os.stat(path)
+        if not _is_regular(st) or st.st_size > MAX_BYTES:
+            return 0
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)
+    except OSError:
+        return 0
+    lines = raw.decode("utf-8", "replace").split("\n")
+    if not lines or lines[0] != f"{MAGIC} {wanted}":
+        return 0
+    names = set(record.names)
+    count = record.play_count
+    added = 0
+    for line in lines[1:-1]:  # the last piece has no newline: empty, or a line cut short
+        try:
+            n, round_no, name, card = json.loads(line)
+        except (ValueError, TypeError):
+            break
+        if not (isinstance(n, int) and isinstance(round_no, int) and name in names and isinstance(card, str)):
+            break
+        if n <= count:
+            continue
+        if n != count + 1 or round_no < len(record.rounds) or round_no > len(record.rounds) + 50:
+            break
+        while len(record.rounds) < round_no:
+            record.rounds.append([])
+        record.rounds[-1].append((name, card))
+        count += 1
+        added += 1
+    return added
+
+
+def _is_regular(st: os.stat_result) -> bool:
+    import stat
+
+    return stat.S_ISREG(st.st_mode)

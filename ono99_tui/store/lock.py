@@ -1,0 +1,130 @@
+"""A save's lock: NAME.toml.lock, held with flock by the ono99 that has the save open.
+
+The kernel holds the lock for the open file and drops it when that process ends,
+however it ends, so there are no stale locks to guess about (an empty file, a
+reused PID, a file from another host are all just files nobody holds). Taking
+it is one atomic call: two processes can never both get it. The file's text,
+"pid@host", is only for the message saying who has it.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no flock; see _acquire_by_pid
+    fcntl = None
+
+
+class Lock:
+    def __init__(self, save_path: Path):
+        self.path = Path(save_path).with_name(Path(save_path).name + ".lock")
+        self.mine = False
+        self._fd: int | None = None
+
+    def owner(self) -> str:
+        try:
+            with open(self.path, "rb") as fh:
+                text = fh.read(200).decode("utf-8", "replace").strip()
+        except OSError:
+            return "unknown"
+        return "".join(c for c in text if c.isprintable()) or "unknown"
+
+    def held_by_other(self) -> bool:
+        """Whether another process holds it now (tried, never waited for)."""
+        if self.mine:
+            return False
+        if fcntl is None:  # pragma: no cover
+            return self._held_by_pid()
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True  # cannot even look: assume it is in use
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)  # closing drops the lock we may just have taken
+        return False
+
+    def acquire(self) -> bool:
+        """Take the lock; False when another process has it. OSError when the folder is unusable."""
+        if self.mine:
+            return True
+        if fcntl is None:  # pragma: no cover
+            return self._acquire_by_pid()
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(5):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
+                return False
+            except OSError:
+                os.close(fd)
+                raise
+            try:
+                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:  # the holder released (and removed) it between our open and our flock
+                os.close(fd)
+                continue
+            try:
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()}@{socket.gethostname()}\n".encode())
+            except OSError:
+                pass  # the lock holds without its note (a full disk): only the message loses the owner
+            self._fd, self.mine = fd, True
+            return True
+        return False
+
+    def release(self) -> None:
+        if not self.mine:
+            return
+        self.mine = False
+        try:
+            self.path.unlink(missing_ok=True)  # removed while still held, so nobody takes a dead file
+        except OSError:
+            pass
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    # -- without flock (Windows): the old "pid@host" file, taken with O_EXCL ----------------
+    def _held_by_pid(self) -> bool:  # pragma: no cover
+        if not self.path.exists():
+            return False
+        pid_s, _, host = self.owner().partition("@")
+        if host == socket.gethostname() and pid_s.isdigit():
+            try:
+                os.kill(int(pid_s), 0)
+            except ProcessLookupError:
+                return False
+            except OSError:
+                return True
+            return int(pid_s) != os.getpid()
+        return True
+
+    def _acquire_by_pid(self) -> bool:  # pragma: no cover
+        if self._held_by_pid():
+            return False
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.unlink(missing_ok=True)
+        try:
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w") as fh:
+            fh.write(f"{os.getpid()}@{socket.gethostname()}\n")
+        self.mine = True
+        return True

@@ -1,0 +1,104 @@
+"""Shared by the network tests: a live server on loopback, recording clients, random players."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+
+from ono99_tui.net.client import Client
+from ono99_tui.net.protocol import view_from_dict
+from ono99_tui.net.server import Server, ServerConfig
+
+HOST = "127.0.0.1"  # loopback only, always
+
+
+@contextlib.asynccontextmanager
+async def serving(**config):
+    config.setdefault("seed", 1)
+    # test clients play as fast as the loop goes: no flood limit unless a test asks for one
+    config.setdefault("rate", 1e9)
+    config.setdefault("burst", 10**9)
+    server = Server(ServerConfig(host=HOST, port=0, **config))
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+class _Tap:
+    """A StreamReader stand-in that keeps every byte read."""
+
+    def __init__(self, reader, sink: bytearray):
+        self._reader, self._sink = reader, sink
+
+    async def read(self, n: int = -1) -> bytes:
+        data = await self._reader.read(n)
+        self._sink += data
+        return data
+
+
+class RecordingClient(Client):
+    """A client that keeps every byte the server sent it, from the first."""
+
+    def __init__(self, reader, writer):
+        self.received = bytearray()
+        super().__init__(_Tap(reader, self.received), writer)
+
+
+async def connect(server: Server, name: str, cls=RecordingClient, **kw) -> Client:
+    return await cls.connect(HOST, server.port, name, **kw)
+
+
+async def play_randomly(client: Client, rng: random.Random, seat: int, max_messages: int = 100_000,
+                        on_turn=None) -> tuple[dict, list[dict]]:
+    """Play random legal cards whenever it is this seat's turn, until the game is over.
+    Returns (the last state, every message seen)."""
+    seen = []
+    for _ in range(max_messages):
+        msg = await client.recv()
+        seen.append(msg)
+        if msg["type"] != "state":
+            continue
+        view = view_from_dict(msg["view"])
+        if view.over:
+            return msg, seen
+        if view.my_turn and view.seat == seat:
+            if on_turn is not None:
+                await on_turn(client, msg, view)
+            client.send({"type": "play", "card": rng.choice(view.legal_plays()), "seq": msg["seq"]})
+    raise AssertionError("the game did not end")
+
+
+async def table_with(server: Server, names: list[str], bots: int = 0, rules=None, level: str = "random",
+                     start: bool = True, **create) -> tuple[int, list[Client], list[int], list[str]]:
+    """A table with a client per name (in seat order) and ``bots`` bot seats; started."""
+    clients = [await connect(server, n) for n in names]
+    msg = {"type": "create", "seats": len(names) + bots, **create}
+    if rules is not None:
+        msg["rules"] = rules
+    table = (await clients[0].request(msg))["table"]
+    seats, tokens = [], []
+    for c in clients:
+        reply = await c.request({"type": "sit", "table": table})
+        seats.append(reply["seat"])
+        tokens.append(reply["token"])
+    if bots:
+        await clients[0].request({"type": "bots", "level": level})
+    if start:
+        await clients[0].request({"type": "start"})
+    return table, clients, seats, tokens
+
+
+async def wait_for(client: Client, predicate, limit: int = 10_000) -> dict:
+    for _ in range(limit):
+        msg = await client.recv()
+        if predicate(msg):
+            return msg
+    raise AssertionError("no such message")
+
+
+def run(coro, timeout: float = 20):
+    """Run a coroutine with a safety net: a hung test fails instead of hanging the suite."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))

@@ -1,0 +1,174 @@
+"""The table server end to end on loopback: protocol clients and server-side bots play
+whole games, records replay to the same result, seats survive a dropped connection."""
+
+import asyncio
+import random
+
+import pytest
+
+from ono99_tui.engine.record import Record
+from ono99_tui.net.client import Client, Disconnected, ServerError
+from ono99_tui.net.protocol import VERSION, view_from_dict
+
+from .netplay import HOST, connect, play_randomly, run, serving, table_with, wait_for
+
+SHORT = {"scoring": {"tokens": 1, "extra_life": False}}
+
+
+def replays_to_same_result(server, table_id):
+    session = server.tables[table_id].session
+    game = session.game
+    record = Record.loads(Record.from_game(game, session.seats).to_toml())
+    again = record.replay()
+    assert again.plays == game.plays and again.winner == game.winner and again.standings() == game.standings()
+    return game
+
+
+def test_clients_and_bots_play_whole_games_and_every_record_replays_to_the_same_result():
+    """Several tables at once (R1-R9 applied by the server's sessions): three clients and a bot,
+    two clients and two bots, a heads-up; each client sees the game end with the real winner."""
+    async def main():
+        async with serving() as server:
+            layouts = [(["Ann", "Bob", "Cy"], 1, "medium"), (["Dee", "Eve"], 2, "easy"), (["Fay", "Gus"], 0, "random")]
+            games = []
+            for names, bots, level in layouts:
+                table, clients, seats, _ = await table_with(server, names, bots, rules=SHORT, level=level)
+                games.append((table, clients, seats))
+            plays = [play_randomly(c, random.Random(i), seat)
+                     for table, clients, seats in games for i, (c, seat) in enumerate(zip(clients, seats))]
+            finals = await asyncio.gather(*plays)
+            k = 0
+            for table, clients, seats in games:
+                game = replays_to_same_result(server, table)
+                assert game.over
+                for _ in clients:
+                    last, _seen = finals[k]
+                    k += 1
+                    assert last["view"]["winner"] == game.winner and last["seq"] == len(game.plays)
+    run(main())
+
+
+def test_a_retried_play_is_acknowledged_once_and_a_stale_one_refused():
+    async def main():
+        async with serving() as server:
+            table, (a, b), seats, _ = await table_with(server, ["Ann", "Bob"], rules=SHORT)
+            state = await wait_for(a, lambda m: m["type"] == "state")
+            view = view_from_dict(state["view"])
+            mover = a if view.current == seats[0] else b
+            if mover is b:
+                state = await wait_for(b, lambda m: m["type"] == "state")
+                view = view_from_dict(state["view"])
+            card = view.legal_plays()[0]
+            first = await mover.request({"type": "play", "card": card, "seq": state["seq"]})
+            again = await mover.request({"type": "play", "card": card, "seq": state["seq"]})
+            assert first["seq"] == again["seq"] == state["seq"] + 1 and again["duplicate"]
+            assert len(server.tables[table].session.game.plays) == state["seq"] + 1
+            with pytest.raises(ServerError) as stale:
+                await mover.request({"type": "play", "card": card, "seq": state["seq"] - 1 + 5})
+            assert stale.value.code == "stale"
+    run(main())
+
+
+def test_a_dropped_player_reconnects_to_exactly_their_hand_and_kicks_the_older_connection():
+    async def main():
+        async with serving() as server:
+            table, (a, b), seats, tokens = await table_with(server, ["Ann", "Bob"], bots=1, rules=SHORT)
+            await wait_for(a, lambda m: m["type"] == "state")
+            await a.aclose()
+            lobby = await wait_for(b, lambda m: m["type"] == "table" and not m["table"]["seats"][seats[0]]["connected"])
+            assert lobby["table"]["seats"][seats[0]]["name"] == "Ann"
+            back = await connect(server, "Ann", token=tokens[0])
+            assert back.welcome["resumed"]
+            state = await wait_for(back, lambda m: m["type"] == "state" and m["full"])
+            game = server.tables[table].session.game
+            assert tuple(state["view"]["hand"]) == tuple(game.hands[seats[0]]) and state["seat"] == seats[0]
+            # the same token from somewhere else takes the seat; the older connection is told and closed
+            again = await connect(server, "Ann", token=tokens[0])
+            kicked = await wait_for(back, lambda m: m["type"] == "kicked")
+            assert "somewhere else" in kicked["message"]
+            with pytest.raises(Disconnected):
+                while True:
+                    await back.recv()
+            state = await wait_for(again, lambda m: m["type"] == "state" and m["full"])
+            assert tuple(state["view"]["hand"]) == tuple(server.tables[table].session.game.hands[seats[0]])
+    run(main())
+
+
+def test_an_absent_players_turns_are_played_by_a_bot_after_the_turn_timer():
+    async def main():
+        async with serving(turn_timer=0.01) as server:
+            table, (a, b), seats, _ = await table_with(server, ["Ann", "Bob"], rules=SHORT)
+            await b.aclose()
+            last, seen = await play_randomly(a, random.Random(1), seats[0])
+            assert last["view"]["over"]
+            game = server.tables[table].session.game
+            assert any(s == seats[1] for s, _ in game.plays)  # Bob's turns were played for him
+            lobbies = [m for m in seen if m["type"] == "table"]
+            assert lobbies and not lobbies[-1]["table"]["seats"][seats[1]]["connected"]
+    run(main())
+
+
+def test_wrong_password_and_other_protocol_versions_are_refused_with_a_clear_error():
+    async def main():
+        async with serving(password="s3cret") as server:
+            with pytest.raises(ServerError, match="wrong password") as exc:
+                await connect(server, "Ann", password="nope")
+            assert exc.value.code == "auth"
+            with pytest.raises(ServerError, match="needs a password"):
+                await connect(server, "Ann")
+            ok = await connect(server, "Ann", password="s3cret")
+            assert ok.welcome["version"] == VERSION
+            reader, writer = await asyncio.open_connection(HOST, server.port)
+            writer.write(b'{"type":"hello","version":99,"name":"Old"}\n')
+            raw = Client(reader, writer)
+            reply = await raw.recv()
+            assert reply["code"] == "version" and "version 1" in reply["message"] and "99" in reply["message"]
+            with pytest.raises(Disconnected):
+                await raw.recv()
+    run(main())
+
+
+def test_lobby_refusals_say_what_is_wrong():
+    async def main():
+        async with serving() as server:
+            a = await connect(server, "Ann")
+            for rules, words in [({"target": "high"}, "target"), ({"colour": 1}, "unknown key"),
+                                 ("../../etc/passwd", "no rules preset"), ("standard.toml", "no rules preset")]:
+                with pytest.raises(ServerError, match=words) as exc:
+                    await a.request({"type": "create", "rules": rules})
+                assert exc.value.code == "bad_rules"
+            with pytest.raises(ServerError, match="seats must be 2 to 8"):
+                await a.request({"type": "create", "seats": 9})
+            table = (await a.request({"type": "create", "seats": 3, "rules": "points"}))["table"]
+            with pytest.raises(ServerError, match="sit at a table first"):
+                await a.request({"type": "start"})
+            await a.request({"type": "sit", "table": table})
+            with pytest.raises(ServerError, match="seat 1, 2 are empty"):
+                await a.request({"type": "start"})
+            b = await connect(server, "Ann")
+            with pytest.raises(ServerError, match="already sits"):
+                await b.request({"type": "sit", "table": table})
+            with pytest.raises(ServerError, match="unknown bot level"):
+                await a.request({"type": "bots", "level": "genius"})
+            assert (await a.request({"type": "bots", "level": "hard", "count": 1}))["added"] == 1
+            listing = (await b.request({"type": "tables"}))["tables"]
+            assert listing[0]["rules"] == "points" and [s["player"] for s in listing[0]["seats"]] == \
+                ["human", "bot:hard", None]
+            with pytest.raises(ServerError, match="no table 99"):
+                await b.request({"type": "sit", "table": 99})
+    run(main())
+
+
+def test_a_spectator_watches_a_bot_game_to_the_end_without_any_hand():
+    async def main():
+        async with serving() as server:
+            a = await connect(server, "Ann")
+            table = (await a.request({"type": "create", "seats": 3, "rules": SHORT}))["table"]
+            await a.request({"type": "sit", "table": table})
+            await a.request({"type": "bots", "level": "random"})
+            watcher = await connect(server, "Wes")
+            await watcher.request({"type": "watch", "table": table})
+            await a.request({"type": "stand"})  # a bot table plays on without the person who set it up
+            b = await connect(server, "Bo")
+            assert (await b.request({"type": "tables"}))["tables"][0]["id"] == table
+    run(main())

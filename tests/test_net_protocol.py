@@ -1,0 +1,109 @@
+"""The wire format: framing with a size limit, checked messages with specific errors, views
+round-trip; and `ono99 serve` as a user starts and stops it."""
+
+import json
+import re
+import os
+import signal
+import subprocess
+import sys
+import asyncio
+
+import pytest
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.net.client import Client, split_address
+from ono99_tui.net.protocol import (MAX_LINE, LineBuffer, ProtocolError, encode, parse, view_from_dict,
+                                    view_to_dict)
+from ono99_tui.table import TableSession
+
+from .cli import ono99
+
+
+def test_lines_are_split_and_an_oversized_one_is_refused_once_without_being_held():
+    buf = LineBuffer(limit=10)
+    assert buf.feed(b'{"a":1}\n{"b"') == [b'{"a":1}']
+    assert buf.feed(b':2}\n') == [b'{"b":2}']
+    assert buf.feed(b"x" * 25) == [None]  # refused as soon as it passes the limit
+    assert buf.feed(b"x" * 1000) == [] and len(buf._buf) == 0
+    assert buf.feed(b"xx\nok\n") == [b"ok"]
+    assert buf.feed(b"y" * 11 + b"\nfine\n") == [None, b"fine"]
+
+
+@pytest.mark.parametrize("line, code, words", [
+    (b"{", "bad_json", "not JSON"),
+    (b"[1]", "bad_message", "JSON object"),
+    (b'{"type": 3}', "bad_message", "\"type\""),
+    (b'{"type": "dance"}', "unknown_type", "unknown message type 'dance'; types are hello"),
+    (b'{"type": "sit"}', "bad_message", "sit: missing 'table'"),
+    (b'{"type": "sit", "table": "1"}', "bad_message", "sit: 'table' must be an integer"),
+    (b'{"type": "sit", "table": true}', "bad_message", "'table' must be an integer"),
+    (b'{"type": "play", "card": "5", "seq": 1, "force": 1}', "bad_message", "unknown field 'force' (fields: card, seq)"),
+    (b'{"type": "hello", "version": 1, "name": "' + b"n" * 300 + b'"}', "bad_message", "longer than"),
+    (b'{"type": "sit", "table": 99999999999}', "bad_message", "out of range"),
+    (b"\xff\xfe", "bad_json", "UTF-8"),
+    (b"x" * (MAX_LINE + 1), "too_long", "at most"),
+])
+def test_a_bad_message_gets_a_specific_error(line, code, words):
+    with pytest.raises(ProtocolError, match=re.escape(words)) as exc:
+        parse(line)
+    assert exc.value.code == code
+
+
+def test_what_goes_on_the_wire_is_ascii_json_without_control_characters():
+    wire = encode({"type": "table", "name": "\x1b[2J[@click=app.quit]ü"})
+    assert wire.endswith(b"\n") and b"\x1b" not in wire and wire.isascii()
+    assert json.loads(wire)["name"] == "\x1b[2J[@click=app.quit]ü"
+
+
+def test_a_view_survives_the_round_trip():
+    table = TableSession([SeatSpec("A"), SeatSpec("B", "bot:easy")], seed=3)
+    view = table.view_for(0)
+    assert view_from_dict(json.loads(encode(view_to_dict(view)))) == view
+    with pytest.raises(ProtocolError, match="cannot be read"):
+        view_from_dict({"seat": 0})
+
+
+@pytest.mark.parametrize("text, expected", [("example.org", ("example.org", 7099)), ("h:1234", ("h", 1234)),
+                                            ("[::1]:9", ("::1", 9)), ("[::1]", ("::1", 7099))])
+def test_addresses(text, expected):
+    assert split_address(text, 7099) == expected
+
+
+@pytest.mark.parametrize("text, words", [("h:x", "must be a number"), ("h:70000", "1 to 65535"), (":5", "no host"),
+                                         ("[::1", "brackets")])
+def test_bad_addresses_say_what_is_wrong(text, words):
+    with pytest.raises(ValueError, match=words):
+        split_address(text, 7099)
+
+
+def test_serve_listens_on_loopback_and_a_sigterm_tells_players_and_stops(tmp_path):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--port", "0", "--no-save"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert "listening on 127.0.0.1:" in line, line + proc.stderr.read()
+        port = int(line.split("127.0.0.1:")[1].split()[0])
+
+        async def visit():
+            c = await Client.connect("127.0.0.1", port, "Ann")
+            assert (await c.request({"type": "ping"}))["type"] == "pong"
+            proc.send_signal(signal.SIGTERM)
+            return await c.recv()
+
+        closing = asyncio.run(asyncio.wait_for(visit(), 20))
+        assert closing["type"] == "closing" and "shutting down" in closing["message"]
+        assert proc.wait(timeout=20) == 0
+        assert "Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_serve_refuses_bad_options_in_one_line():
+    for args, words in [(["--port", "70000"], "--port must be 0 to 65535"),
+                        (["--turn-timer", "-1"], "--turn-timer must be 0 or more")]:
+        proc = ono99("serve", *args)
+        assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -1,0 +1,484 @@
+"""The save store under faults and at scale (issues 14 and 15): locks, stale locks, odd files in
+saves/, write errors, retrying after a failure, leftover temp files, device names, the journal,
+the listing's summary and index, resume replaying once, older record versions."""
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ono99_tui import cli
+from ono99_tui.engine import Game
+from ono99_tui.engine.record import Record
+from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store import saves as saves_mod
+from ono99_tui.store.journal import journal_path
+from ono99_tui.store.lock import Lock
+from ono99_tui.store.saves import SaveError, SaveStore, check_name
+from ono99_tui.store.session import SaveSession
+from tests.cli import ono99
+from tests.test_saves import SEATS, played, save
+
+
+@pytest.fixture
+def store(private_dirs):
+    return SaveStore()
+
+
+def run_cli(capsys, *args):
+    code = cli.main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+# -- locks (issue 15 items 3 and 4) -------------------------------------------------------------
+
+LOCKER = r"""
+import sys, time
+from pathlib import Path
+from ono99_tui.store.lock import Lock
+go = float(sys.argv[2])
+while time.time() < go:
+    pass
+lock = Lock(Path(sys.argv[1]))
+print("got" if lock.acquire() else "refused", flush=True)
+time.sleep(1.5)
+"""
+
+
+def test_only_one_of_many_simultaneous_openers_gets_the_lock(store):
+    """Issue 15.3: check-delete-create let 23 of 300 openers in together; flock lets exactly one."""
+    save(store)
+    go = time.time() + 1.0
+    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, str(store.path("friday")), str(go)],
+                              stdout=subprocess.PIPE, text=True) for _ in range(8)]
+    results = [p.communicate(timeout=30)[0].strip() for p in procs]
+    assert sorted(results) == ["got"] + ["refused"] * 7
+
+
+@pytest.mark.parametrize("content", ["", "12345@some-other-host\n", "garbage\x00", None])
+def test_a_lock_file_nobody_holds_is_taken_over(store, content):
+    """Issue 15.4: an empty lock (full disk), another host's, a reused live PID: none is held, so none
+    keeps the save read-only or stops `saves delete`."""
+    save(store)
+    lock_path = store.path("friday").with_name("friday.toml.lock")
+    lock_path.write_text(content if content is not None else f"{os.getppid()}@{socket.gethostname()}\n")
+    session = SaveSession(store, "friday", SEATS, "standard")
+    assert session.open() is None and not session.read_only
+    session.close()
+    lock_path.write_text(content or "")
+    store.delete("friday")
+    assert store.names() == []
+
+
+def test_a_held_lock_names_its_owner_and_refuses_delete_and_rename(store):
+    save(store)
+    lock = Lock(store.path("friday"))
+    assert lock.acquire()
+    try:
+        holder = subprocess.run([sys.executable, "-c", (
+            "from pathlib import Path; from ono99_tui.store.lock import Lock;"
+            f"l = Lock(Path({str(store.path('friday'))!r})); print(l.held_by_other(), l.acquire())")],
+            capture_output=True, text=True, timeout=30)
+        assert holder.stdout.split() == ["True", "False"]
+        code = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "delete", "friday"],
+                              capture_output=True, text=True, timeout=60)
+        assert code.returncode == 2 and f"{os.getpid()}@" in code.stderr and "close it there first" in code.stderr
+    finally:
+        lock.release()
+    assert not lock.path.exists()
+
+
+# -- odd files in saves/ (issue 15 item 10) ---------------------------------------------------------
+
+def test_a_dangling_symlink_is_listed_as_damaged_not_a_crash(store, capsys):
+    save(store, "good")
+    os.symlink(store.folder / "nowhere.toml", store.folder / "ghost.toml")
+    infos = {i.name: i for i in store.listing()}
+    assert infos["good"].damaged is None
+    assert "does not exist" in infos["ghost"].damaged
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert code == 0 and "ghost  [damaged]" in out
+    store.delete("ghost")
+    assert not os.path.lexists(store.folder / "ghost.toml")
+
+
+def test_a_save_deleted_while_the_folder_is_being_listed_is_skipped(store, monkeypatch):
+    save(store, "stays")
+    save(store, "goes")
+    real_scandir = os.scandir
+
+    class Vanishing:
+        def __init__(self, folder):
+            self.entries = list(real_scandir(folder))
+            (Path(folder) / "goes.toml").unlink()  # another ono99 deletes it after the scan
+
+        def __enter__(self):
+            return iter(self.entries)
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(saves_mod.os, "scandir", Vanishing)
+    assert [i.name for i in store.listing()] == ["stays"]
+
+
+def test_a_fifo_in_saves_is_listed_as_not_a_file_and_never_opened(store):
+    save(store, "good")
+    os.mkfifo(store.folder / "pipe.toml")
+    infos = {i.name: i for i in store.listing()}  # would hang if it were opened
+    assert infos["pipe"].damaged == "not a regular file"
+    with pytest.raises(SaveError, match="not a regular file"):
+        store.load("pipe")
+
+
+def test_an_unreadable_saves_folder_is_reported_as_such(private_dirs, capsys):
+    """Issue 15.13: not "No saved games"."""
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "saves").write_text("a file where the folder should be")
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert code == 2 and "cannot read the saves folder" in err and "No saved games" not in out
+    code, out, err = run_cli(capsys, "resume")
+    assert code == 2 and "cannot read the saves folder" in err
+
+
+async def test_the_menu_says_the_saves_folder_cannot_be_read(private_dirs):
+    from ono99_tui.tui.app import Ono99App
+
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "saves").write_text("not a folder")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        prompts = [str(o.prompt) for o in app.screen.query_one("#menu").options]
+        assert "Load... (cannot read the saves folder)" in prompts
+        assert "cannot read the saves folder" in str(app.screen.query_one("#menu-note").render())
+
+
+# -- write errors (issue 15 item 11) -----------------------------------------------------------------
+
+def test_delete_and_import_on_an_unwritable_folder_exit_2_with_a_message(store, monkeypatch, capsys, tmp_path):
+    save(store)
+    source = tmp_path / "in.toml"
+    source.write_text(store.path("friday").read_text())
+    monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: (_ for _ in ()).throw(
+        PermissionError(13, "Permission denied")))
+    code, out, err = run_cli(capsys, "saves", "delete", "friday")
+    assert code == 2 and "cannot delete" in err and "Permission denied" in err
+    monkeypatch.undo()
+    monkeypatch.setattr("ono99_tui.store.atomic.tempfile.mkstemp",
+                        lambda **kw: (_ for _ in ()).throw(PermissionError(13, "Permission denied")))
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert code == 2 and "cannot save to" in err and "Permission denied" in err
+
+
+async def test_load_screen_delete_and_rename_failures_are_notices_not_crashes(store, monkeypatch):
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.load import LoadScreen
+
+    save(store, "friday")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("load")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, LoadScreen)
+        monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: (_ for _ in ()).throw(
+            PermissionError(13, "Permission denied")))
+        monkeypatch.setattr(saves_mod.os, "replace", lambda a, b: (_ for _ in ()).throw(
+            PermissionError(13, "Permission denied")))
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        await pilot.press("r")
+        await pilot.pause()
+        from textual.widgets import Input
+
+        app.screen.query_one(Input).value = "renamed"
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, LoadScreen)
+        messages = [str(n.message) for n in app._notifications]
+        assert any("cannot delete" in m for m in messages) and any("cannot rename" in m for m in messages)
+    monkeypatch.undo()
+    assert store.names() == ["friday"]
+
+
+def test_saving_is_retried_after_a_failure_and_says_when_it_works_again(store, monkeypatch):
+    """Issue 15.11: one failed save no longer turns saving off for the rest of the game."""
+    game = played(10)
+    session = SaveSession(store, "retry", SEATS, "standard")
+    assert session.open() is None
+    assert session.save(game) is None
+    real = saves_mod.write_atomic
+    monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    monkeypatch.setattr("ono99_tui.store.journal.os.write", lambda *a: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    game = played(14)  # a new game object: the session rewrites the record
+    warning = session.save(game)
+    assert warning and "No space left" in warning and "tried again" in warning
+    assert session.failed
+    assert session.save(played(15)) is None  # said once
+    monkeypatch.setattr(saves_mod, "write_atomic", real)
+    monkeypatch.undo()
+    later = played(18)
+    assert "Saving again" in session.save(later)
+    assert session.failed is None
+    session.close()
+    assert store.load("retry").play_count == 18
+
+
+def test_temp_files_left_by_a_kill_are_removed(store):
+    save(store, "friday")
+    old = store.folder / ".friday.toml.abc123.tmp"
+    other = store.folder / ".other.toml.zz.tmp"
+    fresh = store.folder / ".other.toml.new.tmp"
+    for p in (old, other, fresh):
+        p.write_text("half a save")
+    past = time.time() - 3600
+    os.utime(other, (past, past))
+    store.listing()
+    assert not other.exists() and fresh.exists()  # a young one may be another ono99's write in progress
+    assert old.exists()
+    session = SaveSession(store, "friday", SEATS, "standard")
+    session.open()  # its own temps: nobody else writes a locked save
+    assert not old.exists()
+    session.close()
+
+
+@pytest.mark.parametrize("name", ["CON", "nul", "Aux", "LPT1", "com9", "prn "])
+def test_windows_device_names_are_refused(name):
+    with pytest.raises(SaveError, match="device name"):
+        check_name(name)
+
+
+def test_names_that_merely_start_like_devices_are_fine():
+    assert check_name("console") == "console" and check_name("LPT10") == "LPT10"
+
+
+# -- the journal (issue 14: autosave cost independent of the game's length) --------------------------
+
+def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(store):
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    rng = random.Random(4)
+    session = SaveSession(store, "long", SEATS, "standard")
+    session.open()
+    session.save(game)
+    path = store.path("long")
+    writes = 0
+    last = path.stat().st_mtime_ns
+    round_no = game.round_no
+    while not game.over and len(game.plays) < 80:
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+        mtime = path.stat().st_mtime_ns
+        if mtime != last:
+            writes += 1
+            assert game.round_no != round_no or game.over  # the record is rewritten at round ends only
+            last = mtime
+        round_no = game.round_no
+        assert store.load("long").play_count == len(game.plays)  # nothing acknowledged is missing
+    assert journal_path(path).exists() and Record.load(path).play_count < len(game.plays)
+    session.close()
+    assert not journal_path(path).exists()
+    assert Record.load(path).play_count == len(game.plays)  # folded: the file alone is the whole game
+
+
+def test_a_journal_from_before_the_last_write_is_ignored(store):
+    """Undo rewrites the record with fewer plays; a journal left from before must not bring them back."""
+    game = played(30)
+    session = SaveSession(store, "undo", SEATS, "standard")
+    session.open()
+    session.save(game)
+    stale = journal_path(store.path("undo")).read_bytes()
+    from ono99_tui.store.session import rebuild
+
+    back = rebuild(game, 20)
+    session.undo_used = True
+    session.save(back)
+    journal_path(store.path("undo")).write_bytes(stale + b'[21, 1, "You", "7"]\n')
+    assert store.load("undo").play_count == 20
+
+
+def test_a_line_cut_short_in_the_journal_loses_only_that_play(store):
+    g = Game([s.name for s in SEATS], DEFAULT, 3)
+    rng = random.Random(3)
+    session = SaveSession(store, "cut", SEATS, "standard")
+    session.open()
+    session.save(g)
+    for _ in range(4):
+        g.play(rng.choice(g.legal_plays()))
+        session.save(g)
+    assert g.round_no == 1, "the plays must stay in round 1 for this test"
+    jp = journal_path(store.path("cut"))
+    assert jp.read_text().count("\n") == 5  # the header and one line per play
+    jp.write_bytes(jp.read_bytes() + b'[5, 1, "B')  # the play in flight when the power went
+    assert store.load("cut").play_count == 4
+
+
+JOURNAL_CHILD = r"""
+import random, sys
+from ono99_tui.engine import Game
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store.saves import SaveStore
+from ono99_tui.store.session import SaveSession
+seats = [SeatSpec("A"), SeatSpec("B", "bot:easy"), SeatSpec("C", "bot:easy"), SeatSpec("D", "bot:easy")]
+seed = int(sys.argv[1])
+rng = random.Random(seed)
+g = Game([s.name for s in seats], DEFAULT, seed)
+session = SaveSession(SaveStore(), "victim", seats, "standard")
+session.open()
+session.save(g)
+while not g.over:
+    g.play(rng.choice(g.legal_plays()))
+    session.save(g)
+    sys.stdout.write(f"{len(g.plays)}\n"); sys.stdout.flush()
+"""
+
+
+def test_sigkill_during_journaled_autosave_never_loses_more_than_the_play_in_flight(store):
+    """The kill test through the table's own path: journal appends and folds, killed at random."""
+    rng = random.Random(2)
+    for attempt in range(60):
+        proc = subprocess.Popen([sys.executable, "-c", JOURNAL_CHILD, str(attempt % 7)],
+                                stdout=subprocess.PIPE, text=True)
+        first = proc.stdout.readline()
+        acked = int(first) if first.strip() else 0
+        deadline = time.monotonic() + rng.uniform(0.0, 0.08)
+        while time.monotonic() < deadline:
+            time.sleep(0.001)
+        os.kill(proc.pid, signal.SIGKILL)
+        lines = [ln for ln in proc.stdout.read().splitlines() if ln.strip().isdigit()]
+        proc.wait()
+        if lines:
+            acked = int(lines[-1])
+        record = store.load("victim")
+        assert record.play_count >= acked, (attempt, record.play_count, acked)
+        store.delete("victim")
+
+
+# -- listing from the summary; saves check; older versions ----------------------------------------------
+
+def test_listing_reads_the_summary_not_the_plays(store, monkeypatch):
+    save(store, "a", plays=40)
+    save(store, "b", plays=12, seed=5)
+    monkeypatch.setattr(Record, "replay", lambda *a, **k: pytest.fail("listing replayed a save"))
+    infos = {i.name: i for i in store.listing()}
+    assert infos["a"].round >= 1 and "You" in infos["a"].players and "token" in infos["a"].scores
+
+
+def test_the_index_is_used_while_current_and_refreshed_when_a_save_changes(store, monkeypatch):
+    save(store, "a", plays=10)
+    first = store.listing()
+    assert (store.folder / ".index.json").exists()
+    calls = []
+    real = saves_mod._fill
+    monkeypatch.setattr(saves_mod, "_fill", lambda *a: calls.append(a[0].name) or real(*a))
+    assert [i.round for i in store.listing()] == [first[0].round]
+    assert calls == []
+    g = save(store, "a", plays=60)
+    time.sleep(0.01)
+    info = store.listing()[0]
+    assert calls == ["a"] and info.round == g.round_no
+
+
+def test_a_hand_edited_save_is_replayed_to_list_it(store):
+    """The digest no longer matches: the summary is not trusted, the plays are."""
+    save(store, "edited", plays=30)
+    path = store.path("edited")
+    text = path.read_text().replace("round = ", "round = 9")
+    path.write_text(text)
+    info = store.listing()[0]
+    assert info.damaged is None and info.round < 9
+
+
+def test_a_save_found_damaged_when_opened_is_listed_as_damaged(store, monkeypatch):
+    save(store, "sly", plays=20)
+    from ono99_tui.engine.record import RecordError
+
+    monkeypatch.setattr(Record, "replay", lambda *a, **k: (_ for _ in ()).throw(RecordError("play 3: bad")))
+    assert store.listing()[0].damaged is None  # the summary looked fine
+    with pytest.raises(SaveError, match="play 3: bad"):
+        store.load("sly")
+    assert store.listing()[0].damaged == "play 3: bad"
+
+
+def test_saves_check_replays_every_save_and_names_the_damaged_ones(store, capsys):
+    save(store, "good")
+    save(store, "bad", plays=20)
+    path = store.path("bad")
+    lines = path.read_text().splitlines()
+    i = max(k for k, ln in enumerate(lines) if ln.strip().startswith('"'))
+    lines[i] = '    "You: 99",'
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(capsys, "saves", "check")
+    assert code == 2
+    assert "good: ok" in out and "bad: damaged: play" in out and "1 ok, 1 damaged" in out
+
+
+def test_a_version_1_save_opens_lists_and_is_upgraded_when_next_written(store):
+    g = played(25)
+    record = Record.from_game(g, SEATS, {"rules": "standard", "finished": False})
+    doc = record.to_dict()
+    doc["version"] = 1
+    doc.pop("summary")
+    import tomli_w
+
+    store.folder.mkdir(parents=True)
+    store.path("old").write_text("# an ono99 1.0 save\n" + tomli_w.dumps(doc))
+    info = store.listing()[0]
+    assert info.damaged is None and info.round == g.round_no
+    loaded, game = store.open_game("old")
+    assert game.plays == g.plays
+    session = SaveSession(store, "old", SEATS, "standard")
+    session.open()
+    session.save(game)
+    session.close()
+    text = store.path("old").read_text()
+    assert "version = 2" in text and "[summary]" in text
+
+
+def test_resume_replays_the_save_once_and_keeps_only_the_last_rounds_events(store, monkeypatch):
+    g = played(200, seed=6)
+    store.write("long", Record.from_game(g, SEATS, {"rules": "standard"}))
+    calls = []
+    real = Record.replay
+
+    def counting(self, *a, **k):
+        calls.append(1)
+        return real(self, *a, **k)
+
+    monkeypatch.setattr(Record, "replay", counting)
+    record, game = store.open_game("long", events_from_round=-1)
+    assert len(calls) == 1 and game.plays == g.plays
+    rounds = {e["round"] for e in game.events if e["type"] == "play"}
+    assert rounds == {game.round_no - 1, game.round_no} or rounds == {game.round_no}
+
+
+def test_winner_is_named_as_winner_not_as_a_bare_zero(store, capsys, tmp_path):
+    """Issue 12 words: `saves list`/`replay` showed the winner as "Bo 0"."""
+    rules = DEFAULT
+    g = Game([s.name for s in SEATS], rules, 2)
+    rng = random.Random(2)
+    while not g.over:
+        g.play(rng.choice(g.legal_plays()))
+    store.write("done", Record.from_game(g, SEATS, {"rules": "standard", "finished": True}))
+    winner = g.names[g.winner]
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert f"finished, {winner} won" in out and f"{winner} won (" in out
+    assert f"{winner} {g.tokens[g.winner]}," not in out and not out.rstrip().endswith(f"{winner} 0")
+    code, out, err = run_cli(capsys, "replay", str(store.path("done")))
+    assert code == 0 and f"{winner} won (" in out
