@@ -48,12 +48,12 @@ def read_record(path: Path) -> str:
 
 
 def read_save(path: Path) -> str:
-    """As the app does: the list (every save's summary), the menu's peek, then opening it."""
+    """As the app does: the list (every save's summary), the menu's Continue, then opening it."""
     store = SaveStore(path.parent)
     infos = store.listing()
-    store.peek_unfinished(path.stem)
+    store.latest_unfinished()
     try:
-        store.load(path.stem)
+        store.open_game(path.stem)
     except SaveError:
         return "clean"
     return "clean" if any(i.damaged for i in infos) else "ok"

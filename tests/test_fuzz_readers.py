@@ -16,22 +16,12 @@ EXAMPLES = int(os.environ.get("ONO99_FUZZ_EXAMPLES", "40"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
-# What store/saves.py (the saves work, not this file's) still does with a save that is a
-# special file or holds an over-long number: listed here so the rest runs; see issue 15.
-SAVES_PENDING = {"special: fifo": "skip", "special: dangling": "xfail", "special: /dev/zero": "skip",
-                 "special: /dev/urandom": "skip", "huge integer": "xfail"}
-
 
 def read(kind, folder, data: bytes):
     fresh(folder)
     path = folder / file_name(kind)
     path.write_bytes(data)
-    try:
-        outcome = READERS[kind](path)
-    except ValueError as exc:
-        if kind == "save" and "integer string conversion" in str(exc):
-            pytest.xfail("store/saves.py peek_unfinished parses saves with tomllib directly (saves work)")
-        raise
+    outcome = READERS[kind](path)
     assert outcome in ("ok", "clean")
     if kind != "stats" or outcome == "clean":
         assert path.read_bytes() == data  # reading never changes (or loses) the file
@@ -61,12 +51,7 @@ def test_random_toml_like_text_is_read_or_refused_cleanly(kind, parts, tmp_path)
 def _structural_cases():
     for kind in KINDS:
         for label, writer in structural(sample(kind), random.Random(1), big=False):
-            marks = []
-            if kind == "save" and label in SAVES_PENDING:
-                why = "store/saves.py still reads saves without the safe reader (saves work, not issue 15's readers)"
-                marks = [pytest.mark.skip(reason=why + "; a FIFO hangs, a device eats memory")] if SAVES_PENDING[label] == "skip" \
-                    else [pytest.mark.xfail(reason=why, strict=False)]
-            yield pytest.param(kind, label, writer, id=f"{kind}-{label}", marks=marks)
+            yield pytest.param(kind, label, writer, id=f"{kind}-{label}")
 
 
 @pytest.mark.parametrize("kind,label,writer", list(_structural_cases()))
