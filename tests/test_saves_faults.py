@@ -540,3 +540,30 @@ def test_save_as_from_a_read_only_save_copies_it_and_leaves_the_other_ono99s_sav
         child.kill()
         child.wait()
     assert not holder.mine
+
+
+def test_without_flock_the_lock_falls_back_to_a_pid_file(store, monkeypatch):
+    """Some network file systems refuse flock: saving must not stop, and an empty lock is nobody's."""
+    import errno
+
+    from ono99_tui.store import lock as lock_mod
+
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(lock_mod.fcntl, "flock", no_flock)
+    save(store)
+    lock_path = store.path("friday").with_name("friday.toml.lock")
+    lock_path.write_text("")
+    session = SaveSession(store, "friday", SEATS, "standard")
+    assert session.open() is None and not session.read_only
+    assert lock_path.read_text().startswith(f"{os.getpid()}@")
+    session.close()
+    assert not lock_path.exists()
+    lock_path.write_text(f"1@{socket.gethostname()}-elsewhere\n")
+    other = SaveSession(store, "friday", SEATS, "standard")
+    message = other.open()
+    assert "1@" in message and other.read_only  # another host's: cannot be checked, so kept...
+    assert f"delete {lock_path}" in message  # ...and the player is told exactly what to do
+    with pytest.raises(SaveError, match="if no ono99 has it open, delete"):
+        store.delete("friday")

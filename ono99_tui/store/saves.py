@@ -315,7 +315,7 @@ class SaveStore:
             raise SaveError(f"no save named {name!r}")
         lock = Lock(path)
         if lock.held_by_other():
-            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); close it there first")
+            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
         self.delete_owned(name)
 
     def delete_owned(self, name: str) -> None:
@@ -339,7 +339,7 @@ class SaveStore:
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
         lock = Lock(src)
         if lock.held_by_other():
-            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); close it there first")
+            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
         self._move(src, dst)
 
     def _move(self, src: Path, dst: Path) -> None:
