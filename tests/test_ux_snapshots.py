@@ -81,3 +81,20 @@ def test_statistics_bots_faced_one_a_line(snap_compare, private_dirs):
         "[players.Ann.faced.medium]\ngames = 1\nwins = 0\n"
         "[players.Ben]\ngames = 1\nwins = 0\nrounds_lost = 4\n[players.Ben.faced.medium]\ngames = 1\nwins = 0\n")
     assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("stats"))
+
+
+def test_menu_ascii_no_color(snap_compare, monkeypatch):
+    """The highlighted entry is reversed; entries that cannot be chosen now are dim italic and say why."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(ascii=True), terminal_size=SIZE)
+
+
+def test_house_rules_buttons_ascii_no_color(snap_compare, monkeypatch):
+    """Save as has focus (reversed), Save is disabled for a shipped preset (dim italic)."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    async def go(pilot):
+        pilot.app.menu_choice("rules")
+        await pilot.pause()
+        pilot.app.screen.query_one("#save-as").focus()
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
