@@ -412,6 +412,69 @@ def cmd_serve(args) -> int:
     return 0
 
 
+def _run_join(args, plan) -> int:
+    try:
+        from .net.join import build_app
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise UserError(f"the game screen cannot start: {exc}") from None
+    app = build_app(args, plan)
+    app.run()
+    if app.failure:
+        raise UserError(app.failure)
+    return 0
+
+
+def cmd_join(args) -> int:
+    from .engine.game import GameSetupError, check_names
+    from .net.client import split_address
+    from .net.join import JoinPlan
+
+    try:
+        host, port = split_address(args.address, DEFAULT_PORT)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        check_names([args.name, args.name + "'"])
+    except GameSetupError:
+        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+    from .net.join import probe
+
+    plan = JoinPlan(host, port, args.name, args.password, args.table)
+    probe(plan)
+    return _run_join(args, plan)
+
+
+def cmd_host(args) -> int:
+    from .engine.rules import RulesError
+    from .net.join import JoinPlan
+    from .store.rule_presets import all_presets, resolve
+
+    config = _server_config(args)
+    name = args.name
+    try:
+        rules, label = resolve(args.rules)
+    except RulesError as exc:
+        raise UserError(f"--rules: {exc}") from None
+    most = min(8, rules.max_players())
+    if not 2 <= args.seats <= most:
+        raise UserError(f"--seats must be 2 to {most} with these rules, got {args.seats}")
+    # a preset goes by name; a file's rules go as a table (the server never reads a client's path)
+    spec = label if label in {p.name for p in all_presets()} else rules.to_dict()
+    import socket
+
+    try:  # a port in use is a one-line error before the screen starts
+        with socket.create_server((config.host, config.port)):
+            pass
+    except OSError as exc:
+        raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+    shown = "localhost" if config.host in ("127.0.0.1", "::1") else config.host
+    hint = f"Others join with: ono99 join {shown}:{config.port} --name NAME"
+    plan = JoinPlan("127.0.0.1" if config.host in ("0.0.0.0", "") else config.host if config.host != "::" else "::1",
+                    config.port, name, config.password, create={"rules": spec, "seats": args.seats},
+                    serve=config, address_hint=hint)
+    return _run_join(args, plan)
+
+
 def _add_server_options(p, port_help: str) -> None:
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
     p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
@@ -527,6 +590,25 @@ def build_parser() -> argparse.ArgumentParser:
         "pick a table, fill empty seats with bots and play. The protocol is in docs/protocol.md.")
     _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port)")
     p.set_defaults(func=cmd_serve)
+
+    p = sub.add_parser("join", help="sit at a table on an ono99 server (ono99 serve or ono99 host)",
+                       description="Connect to a table server and play at one of its tables on this terminal.")
+    p.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    p.add_argument("--name", required=True, metavar="NAME", help="your name at the table")
+    p.add_argument("--table", type=int, default=None, metavar="N",
+                   help="the table to sit at (default: the one table waiting for players)")
+    p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
+    p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",
+                       description="Start a table server in this process, create a table and sit at it as its "
+                       "first player. Others join with `ono99 join HOST:PORT --name NAME`; press B to fill the "
+                       "empty seats with bots and S to start.")
+    p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
+    p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
+    p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
+    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT})")
+    p.set_defaults(func=cmd_host)
 
     return parser
 

@@ -98,7 +98,7 @@ def stats_lines(players: dict) -> list[str]:
         return ["No finished games yet."]
     lines = [f"{'player':<16} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
     for name, row in sorted(players.items()):
-        name = shorten(name, 16)  # a name from the file: shown, never obeyed
+        name = shorten(name, 24)  # a name from the file: shown, never obeyed; names are at most 24
         games = row.get("games", 0)
         wins = row.get("wins", 0)
         pg = row.get("points_games", 0)

@@ -75,11 +75,14 @@ class GameScreen(Screen):
             self.setup, self.choice = setup, choice
 
     def __init__(self, setup: TableSetup, game: Game | None = None, save_name: str | None = None,
-                 undo_used: bool = False):
+                 undo_used: bool = False, table=None):
         super().__init__()
         self.setup = setup
-        self.table = TableSession(setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer,
-                                  decks=setup.decks, game=game, undo_used=undo_used)
+        # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`)
+        self.table = table if table is not None else TableSession(
+            setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer, decks=setup.decks, game=game,
+            undo_used=undo_used)
+        self.remote = getattr(self.table, "remote", False)  # the server runs bots, saves, and everyone else
         self.save_name = save_name
         self.kinds = [s.bot_level or "human" for s in setup.seats]
         self.humans = self.table.humans
@@ -119,7 +122,8 @@ class GameScreen(Screen):
     def on_mount(self) -> None:
         self.table.undo_allowed = self.app.settings.undo
         self.table.record_stats = True
-        self._open_save()
+        if not self.remote:
+            self._open_save()
         self.query_one("#top").styles.min_height = self.game.n + 2  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
@@ -228,6 +232,8 @@ class GameScreen(Screen):
         else:
             self._write_log(update.events)
         self._draw(fresh=bool(update.events))
+        if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
+            self._after_play(update.events)
 
     # -- flow -------------------------------------------------------------------------
     def advance(self) -> None:
@@ -253,7 +259,7 @@ class GameScreen(Screen):
                 self.set_timer(delay, self._start_bot)
             else:  # Textual timers cannot take 0
                 self.call_later(self._start_bot)
-        elif seat != self.viewer:
+        elif seat != self.viewer and not self.remote:
             self.busy = True
             self.viewer = None  # hide the hand that was on screen before anyone else sits down
             self._draw()
@@ -296,6 +302,10 @@ class GameScreen(Screen):
 
     def _play(self, seat: int, card: str, seq: int | None = None) -> None:
         events = self.table.submit(seat, card, seq)
+        if not self.remote:  # a remote play's events come back as an update
+            self._after_play(events)
+
+    def _after_play(self, events: list[dict]) -> None:
         if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
             view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))

@@ -1,0 +1,241 @@
+"""`ono99 join` and `ono99 host`: the local table screen, driven through the protocol.
+
+The app connects (and, hosting, first starts a server in its own event loop), sits at a
+table, shows who is there until the game starts, then opens the same GameScreen a local
+game uses, given a RemoteTable instead of a TableSession.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from ..text import visible
+from ..tui.app import Ono99App
+from .client import Client, ServerError
+from .remote import RemoteTable
+
+
+@dataclass
+class JoinPlan:
+    host: str
+    port: int
+    name: str
+    password: str | None = None
+    table: int | None = None  # None: the one table waiting for players
+    create: dict | None = None  # hosting: {"rules": ..., "seats": N}
+    serve: object | None = None  # hosting: a ServerConfig to run in this process
+    address_hint: str = ""  # hosting: what the others type to join
+
+
+class LobbyScreen(Screen):
+    """Waiting at a table: who sits where and who is connected, until the game starts."""
+
+    BINDINGS = [Binding("b", "bots", "Fill with bots"), Binding("s", "start", "Start"),
+                Binding("escape", "app.quit", "Leave")]
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon=self.app.glyphs.icon)
+        yield Static("Connecting...", id="lobby", markup=False)
+        yield Footer()
+
+    def show(self, table: dict, seat: int | None, hint: str) -> None:
+        text = Text()
+        text.append(f"{visible(table['name'])}  (rules: {visible(table['rules'])})\n\n", style="bold")
+        for i, s in enumerate(table["seats"]):
+            if s["player"] is None:
+                who, state = "(empty)", ""
+            elif s["player"].startswith("bot:"):
+                who, state = visible(s["name"]), f"bot ({s['player'][4:]})"
+            else:
+                who, state = visible(s["name"]), "connected" if s["connected"] else "away"
+            you = "  <- you" if i == seat else ""
+            text.append(f"  {i + 1}. {who:<24} {state}{you}\n")
+        text.append("\nB fills the empty seats with bots; S starts the game once every seat is taken.\n")
+        if hint:
+            text.append(hint + "\n")
+        self.query_one("#lobby", Static).update(text)
+
+    def on_screen_resume(self) -> None:
+        if self.app.remote is not None:  # back from the table (Menu): leaving the table leaves ono99 join
+            self.app.exit(return_code=0)
+
+    def action_bots(self) -> None:
+        self.app.lobby_request({"type": "bots"})
+
+    def action_start(self) -> None:
+        self.app.lobby_request({"type": "start"})
+
+
+class JoinApp(Ono99App):
+    def __init__(self, plan: JoinPlan, **kw):
+        super().__init__(**kw)
+        self.plan = plan
+        self.failure: str | None = None  # why we stopped, for the command line
+        self.client: Client | None = None
+        self.remote: RemoteTable | None = None
+        self.server = None
+        self.seat: int | None = None
+        self.table_id: int | None = None
+        self._table: dict | None = None
+
+    def get_default_screen(self) -> Screen:
+        return LobbyScreen()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        self.run_worker(self._connect(), exclusive=True, group="net")
+
+    def fail(self, why: str) -> None:
+        self.failure = why
+        self.exit(return_code=2)
+
+    async def _connect(self) -> None:
+        plan = self.plan
+        try:
+            if plan.serve is not None:
+                from .server import Server
+
+                self.server = Server(plan.serve)
+                plan.port = await self.server.start()
+            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password)
+            if plan.create is not None:
+                plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
+            elif plan.table is None:
+                plan.table = await self._choose_table()
+                if plan.table is None:
+                    return
+            reply = await self.client.request({"type": "sit", "table": plan.table})
+        except ServerError as exc:
+            self.fail(str(exc))
+            return
+        except (OSError, TimeoutError) as exc:
+            self.fail(f"cannot connect to {plan.host}:{plan.port}: {getattr(exc, 'strerror', None) or exc}")
+            return
+        self.seat, self.table_id = reply["seat"], reply["table"]
+        await self._wait_for_start()
+
+    async def _choose_table(self) -> int | None:
+        try:
+            return await choose_table(self.client, self.plan)
+        except ServerError as exc:
+            self.fail(str(exc))
+            return None
+
+    async def _wait_for_start(self) -> None:
+        while True:
+            try:
+                msg = await self.client.recv()
+            except (ConnectionError, ValueError) as exc:
+                self.fail(f"the connection to the server ended: {exc}")
+                return
+            kind = msg["type"]
+            if kind == "table":
+                self._table = msg["table"]
+                self._show_lobby()
+            elif kind == "error":
+                self.notify(msg["message"], severity="warning", timeout=8)
+            elif kind in ("kicked", "closing"):
+                self.fail(msg["message"])
+                return
+            elif kind == "state":
+                self._open_table(msg)
+                return
+
+    def _show_lobby(self) -> None:
+        screen = self.screen
+        if isinstance(screen, LobbyScreen) and self._table is not None:
+            screen.show(self._table, self.seat, self.plan.address_hint)
+
+    def lobby_request(self, message: dict) -> None:
+        if self.client is not None and self.remote is None:
+            self.client.send(message)
+
+    def _open_table(self, state: dict) -> None:
+        from ..tui.screens.game import GameScreen
+        from ..tui.setup import TableSetup
+
+        remote = self.remote = RemoteTable(self.client, self.table_id, self.seat, state)
+        remote.lobby = self._table
+        remote.on_lost = self._lost
+        setup = TableSetup(remote.seats, remote.view.rules, visible(self._table["rules"]) if self._table else "")
+        remote.start()
+        self.push_screen(GameScreen(setup, table=remote))
+
+    def _lost(self, why: str) -> None:
+        if self.remote is not None and self.remote.over:
+            return
+        self.fail(why)
+
+    def on_game_screen_finished(self, message) -> None:
+        self.exit(return_code=0)
+
+    async def action_quit(self) -> None:
+        self.exit(return_code=0)
+
+    async def on_unmount(self) -> None:
+        if self.remote is not None:
+            self.remote.close()
+        elif self.client is not None:
+            self.client.close()
+        if self.server is not None:
+            await self.server.close("the host left")
+
+
+async def choose_table(client: Client, plan: JoinPlan) -> int:
+    """The one table waiting for players; ServerError (code "choose") when there is none or several."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    open_ = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    if len(open_) == 1:
+        return open_[0]["id"]
+    if not open_:
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
+                          "(ask the host to start one with: ono99 host)")
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({sum(s['player'] is None for s in t['seats'])} "
+                       "seats free)" for t in open_)
+    raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
+
+
+def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
+    """Before the screen starts: can we connect, say hello and find the table? Raises UserError
+    with one clear line if not (the terminal is still a plain terminal then)."""
+    import asyncio
+
+    from ..errors import UserError
+
+    async def check():
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, timeout=timeout)
+        try:
+            if plan.table is None:
+                plan.table = await choose_table(client, plan)
+        finally:
+            await client.aclose()
+
+    try:
+        asyncio.run(asyncio.wait_for(check(), timeout))
+    except ServerError as exc:
+        raise UserError(str(exc)) from None
+    except (OSError, TimeoutError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or "no answer"
+        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why}") from None
+
+
+def build_app(args, plan: JoinPlan) -> JoinApp:
+    """The app for `ono99 join`/`ono99 host`, with the player's settings and --ascii."""
+    import os
+
+    from ..errors import UserError
+    from ..store.settings import load_settings
+    from ..tui.glyphs import choose_ascii
+
+    settings, notices = load_settings()
+    try:
+        ascii = choose_ascii("ascii" if getattr(args, "ascii", False) else None, os.environ, settings.ascii)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    return JoinApp(plan, ascii=ascii, settings=settings, notices=notices)

@@ -1,0 +1,135 @@
+"""Issue 15 item 1: names, rule labels and keys that look like Textual markup ("[/]",
+"[@click=app.quit]") are shown as text on every screen, and never crash or act."""
+
+import html
+import re
+
+import pytest
+from textual.widgets import Input
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import load_rules_text
+from ono99_tui.store.saves import SaveStore
+from ono99_tui.store.settings import Settings
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.modals import GameOverScreen
+from ono99_tui.tui.screens.new_game import SeatRow
+from ono99_tui.tui.setup import TableSetup
+from ono99_tui.tui.widgets.card import CardWidget
+
+CLOSE = "[/]"
+CLICK = "[@click=app.quit]"
+SHORT = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+
+
+def screen_text(app) -> str:
+    """What the terminal shows, as text (from the app's own screenshot)."""
+    svg = app.export_screenshot()
+    lines = re.findall(r"<text[^>]*>(.*?)</text>", svg)
+    return html.unescape("".join(re.sub(r"<[^>]+>", "", line) for line in lines)).replace("\xa0", " ")
+
+
+async def test_the_table_shows_markup_names_as_text_and_plays_to_the_end():
+    seats = [SeatSpec(CLOSE), SeatSpec(CLICK, "bot:easy"), SeatSpec("[b]", "bot:easy")]
+    app = Ono99App(bot_delay=0, seed=11)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.start_game(TableSetup(seats, SHORT, CLOSE, seed=11))
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        shown = screen_text(app)
+        assert CLOSE in shown and CLICK in shown
+        await pilot.press("question_mark")  # Help shows the rules label "[/]"
+        await pilot.pause()
+        assert CLOSE in screen_text(app)
+        await pilot.press("escape")
+        for _ in range(3000):
+            screen = app.screen
+            if isinstance(screen, GameOverScreen):
+                break
+            if not isinstance(screen, GameScreen):  # round end, pass, out: the first button goes on
+                await pilot.press("enter")
+            elif screen._human_may_play():
+                playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+                await pilot.press(str(playable[0]))
+            else:
+                await pilot.pause(0.01)
+        assert isinstance(app.screen, GameOverScreen)
+        assert app.is_running  # "[@click=app.quit]" was shown, not obeyed
+
+
+async def test_new_game_shows_a_markup_name_in_its_error_as_text():
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        rows = list(app.screen.query(SeatRow))
+        for row in rows[:2]:
+            row.query_one(Input).value = CLOSE
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        error = str(app.screen.query_one("#form-error").render())
+        assert f"{CLOSE} appears more than once" in error
+
+
+async def test_settings_shows_a_markup_name_error_as_text(private_dirs):
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600, settings=Settings(player_name=CLICK))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = SettingsScreen(app.settings)
+        app.push_screen(screen)
+        await pilot.pause()
+        screen.query_one("#player_name", Input).value = CLICK + "\x1b[31m"
+        screen.action_save()
+        await pilot.pause()
+        error = str(screen.query_one("#form-error").render())
+        assert "Not saved:" in error and CLICK in error and "\x1b" not in error
+
+
+async def test_statistics_show_markup_names_as_text(private_dirs):
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text('[players."[/]"]\ngames = 2\nwins = 1\n[players."[@click=app.quit]"]\ngames = 1\n')
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("stats")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert CLOSE in shown and "[@click=app.quit]" in shown
+
+
+async def test_the_rules_screen_shows_a_markup_preset_as_text(private_dirs):
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True)
+    (folder / "[b]mine.toml").write_text("# [/] my rules \x1b[31m\ntarget = 50\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "[b]mine" in shown
+
+
+async def test_the_load_screen_shows_markup_from_a_save_as_text(private_dirs):
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.record import Record
+
+    g = Game([CLOSE, "Bo"], seed=2, record_events=False)
+    g.play(g.legal_plays()[0])
+    SaveStore().write("marked", Record.from_game(g, [SeatSpec(CLOSE), SeatSpec("Bo", "bot:easy")],
+                                                 {"rules": CLOSE}))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.menu_choice("load")
+        await pilot.pause()
+        assert CLOSE in screen_text(app)
+        assert app.is_running
+
+
+@pytest.mark.parametrize("name", [CLOSE, CLICK, "[b]x[/b]"])
+def test_markup_names_are_valid_names(name):
+    from ono99_tui.engine.game import normalise_name
+
+    assert normalise_name(name) == name  # a name is text: markup-looking names are allowed, and shown as such

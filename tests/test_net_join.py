@@ -1,0 +1,122 @@
+"""`ono99 host`/`ono99 join`: the local table screen, driven through the protocol. A host app
+(server in its own loop) and a protocol client play a whole game at one table."""
+
+import random
+
+from ono99_tui.net.client import Client
+from ono99_tui.net.join import JoinApp, JoinPlan
+from ono99_tui.net.server import ServerConfig
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.widgets.hand import HandPane
+
+from .cli import ono99
+from .netplay import HOST, play_randomly
+
+SHORT = {"scoring": {"tokens": 1, "extra_life": False}}
+
+
+async def until(pilot, condition, what: str, steps: int = 500):
+    for _ in range(steps):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError(f"never happened: {what}")
+
+
+async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 3}, serve=config, address_hint="join me")
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        assert "join me" in str(app.screen.query_one("#lobby").render())
+        guest = await Client.connect(HOST, plan.port, "Bob")
+        seat = (await guest.request({"type": "sit", "table": app.table_id}))["seat"]
+        await pilot.press("b")  # the third seat: a bot
+        await until(pilot, lambda: any(s["player"] == "bot:medium" for s in app._table["seats"]), "bot seated")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        screen = app.screen
+        session = app.server.tables[app.table_id].session
+        assert screen.remote and screen.viewer == app.seat
+        shown = [c.card for c in screen.query_one(HandPane).cards if c.card]
+        assert sorted(shown) == sorted(session.game.hands[app.seat])
+        guest_game = pilot.app.run_worker(play_randomly(guest, random.Random(2), seat))
+        plays = 0
+        while not session.over and plays < 400:
+            if session.current == app.seat and not screen.busy and session.seq == screen.table.seq \
+                    and app.screen is screen:
+                legal = session.game.legal_plays()
+                cards = screen.query_one(HandPane).cards
+                index = next(i for i, c in enumerate(cards, 1) if c.card in legal and not c.busts) \
+                    if any(c.card in legal and not c.busts for c in cards) else \
+                    next(i for i, c in enumerate(cards, 1) if c.card in legal)
+                before = session.seq
+                await pilot.press(str(index))
+                if cards[index - 1].busts:
+                    await pilot.press(str(index))  # confirm the bust
+                await until(pilot, lambda: session.seq > before or app.screen is not screen, "the play arrives")
+                plays += 1
+            elif app.screen is not screen:  # a notice (round over): continue
+                await pilot.press("enter")
+            await pilot.pause(0.01)
+        assert session.over and plays == sum(s == app.seat for s, _ in session.game.plays) > 0
+        await until(pilot, lambda: app.screen is not screen, "the game-over notice")
+        await guest_game.wait()
+
+
+def test_join_says_in_one_line_why_it_cannot_sit_down():
+    proc = ono99("join", "127.0.0.1:1", "--name", "Ann")
+    assert proc.returncode == 2 and "cannot connect to 127.0.0.1:1" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    for args, words in [(["127.0.0.1:x", "--name", "A"], "port must be a number"),
+                        (["127.0.0.1", "--name", "\x1b[2J"], "--name must be 1 to 23 printable")]:
+        proc = ono99("join", *args)
+        assert proc.returncode == 2 and words in proc.stderr, proc.stderr
+
+
+async def test_join_finds_the_one_waiting_table_or_asks_which():
+    from ono99_tui.net.join import choose_table
+    from ono99_tui.net.client import ServerError
+
+    from .netplay import connect, serving
+
+    async with serving() as server:
+        a = await connect(server, "Ann")
+        plan = JoinPlan(HOST, server.port, "Bob")
+        try:
+            await choose_table(a, plan)
+        except ServerError as exc:
+            assert "no table" in str(exc) and "ono99 host" in str(exc)
+        else:
+            raise AssertionError("no table to choose")
+        first = (await a.request({"type": "create", "seats": 2}))["table"]
+        assert await choose_table(a, plan) == first
+        await a.request({"type": "create", "seats": 2, "name": "Second"})
+        try:
+            await choose_table(a, plan)
+        except ServerError as exc:
+            assert "--table N" in str(exc) and "Second" in str(exc)
+        else:
+            raise AssertionError("two tables: the player must choose")
+
+
+def test_the_table_says_when_someone_drops_and_comes_back():
+    from ono99_tui.net.remote import RemoteTable
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.table import TableSession
+
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(client=None, table_id=1, seat=0, first_state=state)
+    told = []
+    remote.subscribe(told.append, 0)
+    seats = lambda bob: {"seats": [{"name": "Ann", "player": "human", "connected": True},  # noqa: E731
+                                   {"name": "Bob", "player": "human", "connected": bob}]}
+    remote.handle({"type": "table", "table": seats(True)})
+    remote.handle({"type": "table", "table": seats(False)})
+    remote.handle({"type": "table", "table": seats(True)})
+    assert [u.notices for u in told] == [["Bob lost the connection; a bot plays their turns until they are back."],
+                                         ["Bob is back."]]
