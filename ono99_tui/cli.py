@@ -382,7 +382,19 @@ def _server_config(args):
         raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
     if args.bot_delay < 0:
         raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
-    return ServerConfig(host=args.bind, port=_port(args.port), password=args.password, turn_timer=args.turn_timer,
+    password = args.password
+    if args.password_file is not None:
+        if password is not None:
+            raise UserError("give --password or --password-file, not both")
+        from .store.readfile import ReadError, read_text
+
+        try:
+            password = read_text(args.password_file, "password file", limit=4096).strip()
+        except ReadError as exc:
+            raise UserError(str(exc)) from None
+        if not password:
+            raise UserError(f"--password-file: {args.password_file} is empty")
+    return ServerConfig(host=args.bind, port=_port(args.port), password=password, turn_timer=args.turn_timer,
                         bot_delay=args.bot_delay, save=not args.no_save)
 
 
@@ -480,6 +492,8 @@ def _add_server_options(p, port_help: str) -> None:
     p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
     p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
+    p.add_argument("--password-file", default=None, metavar="FILE",
+                   help="the password from a file (kept out of the process list)")
     p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
                    help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",

@@ -7,7 +7,6 @@ import contextlib
 import random
 
 from ono99_tui.net.client import Client
-from ono99_tui.net.protocol import view_from_dict
 from ono99_tui.net.server import Server, ServerConfig
 
 HOST = "127.0.0.1"  # loopback only, always
@@ -61,7 +60,7 @@ async def play_randomly(client: Client, rng: random.Random, seat: int, max_messa
         seen.append(msg)
         if msg["type"] != "state":
             continue
-        view = view_from_dict(msg["view"])
+        view = client.view(msg)
         if view.over:
             return msg, seen
         if view.my_turn and view.seat == seat:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.net.client import Client, Disconnected
-from ono99_tui.net.protocol import CLIENT_MESSAGES, MAX_LINE, VERSION, view_from_dict
+from ono99_tui.net.protocol import CLIENT_MESSAGES, MAX_LINE, VERSION
 
 from .netplay import HOST, connect, play_randomly, run, serving, table_with, wait_for
 
@@ -112,11 +112,11 @@ def test_moves_out_of_turn_illegal_replayed_and_stale_are_refused_to_their_sende
             calm = asyncio.create_task(bystanders(server))
             table, (a, b), seats, _ = await table_with(server, ["Eve", "Oz"], rules=SHORT)
             state = await wait_for(a, lambda m: m["type"] == "state")
-            view = view_from_dict(state["view"])
+            view = a.view(state)
             mover, idle = (a, b) if view.current == seats[0] else (b, a)
             if mover is b:
                 state = await wait_for(b, lambda m: m["type"] == "state")
-                view = view_from_dict(state["view"])
+                view = b.view(state)
             seq = state["seq"]
             idle_state = await wait_for(idle, lambda m: m["type"] == "state")
             idle_hand = idle_state["view"]["hand"]

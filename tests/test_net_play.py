@@ -8,7 +8,7 @@ import pytest
 
 from ono99_tui.engine.record import Record
 from ono99_tui.net.client import Client, Disconnected, ServerError
-from ono99_tui.net.protocol import VERSION, view_from_dict
+from ono99_tui.net.protocol import VERSION
 
 from .netplay import HOST, connect, play_randomly, run, serving, table_with, wait_for
 
@@ -53,11 +53,11 @@ def test_a_retried_play_is_acknowledged_once_and_a_stale_one_refused():
         async with serving() as server:
             table, (a, b), seats, _ = await table_with(server, ["Ann", "Bob"], rules=SHORT)
             state = await wait_for(a, lambda m: m["type"] == "state")
-            view = view_from_dict(state["view"])
+            view = a.view(state)
             mover = a if view.current == seats[0] else b
             if mover is b:
                 state = await wait_for(b, lambda m: m["type"] == "state")
-                view = view_from_dict(state["view"])
+                view = b.view(state)
             card = view.legal_plays()[0]
             first = await mover.request({"type": "play", "card": card, "seq": state["seq"]})
             again = await mover.request({"type": "play", "card": card, "seq": state["seq"]})

@@ -58,6 +58,7 @@ def check_stream(data: bytes, seat, game, hands, piles, dealt) -> int:
     windows = {tuple(p[-5:]) for p in piles if len(set(p[-5:])) >= 3}
     windows = [list(w) for w in windows]
     lines = [line for line in data.split(b"\n") if line.strip()]
+    rules = None
     for line in lines:
         msg = json.loads(line)
         for path, value in walk(msg):
@@ -72,7 +73,8 @@ def check_stream(data: bytes, seat, game, hands, piles, dealt) -> int:
                     assert not contains_run(value, window), (path, msg["type"])
         if msg["type"] != "state":
             continue
-        view = view_from_dict(msg["view"])
+        view = view_from_dict(msg["view"], rules)
+        rules = view.rules  # a full state carries the rules; the states after it leave them out
         assert msg["seat"] == seat
         assert list(view.hand) == (hands[msg["seq"]][seat] if seat is not None else [])
         for event in msg["events"]:
@@ -105,7 +107,7 @@ async def one_game(rules, n, seed, n_bots):
                     return
                 if msg["type"] != "state":
                     continue
-                view = view_from_dict(msg["view"])
+                view = client.view(msg)
                 if view.over:
                     return
                 roll = rng.random()

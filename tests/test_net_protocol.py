@@ -62,6 +62,11 @@ def test_a_view_survives_the_round_trip():
     assert view_from_dict(json.loads(encode(view_to_dict(view)))) == view
     with pytest.raises(ProtocolError, match="cannot be read"):
         view_from_dict({"seat": 0})
+    # a state after the first leaves the rules out: they never change during a game
+    lean = json.loads(encode(view_to_dict(view, with_rules=False)))
+    assert "rules" not in lean and view_from_dict(lean, view.rules) == view
+    with pytest.raises(ProtocolError, match="without rules"):
+        view_from_dict(lean)
 
 
 @pytest.mark.parametrize("text, expected", [("example.org", ("example.org", 7099)), ("h:1234", ("h", 1234)),
@@ -106,4 +111,19 @@ def test_serve_refuses_bad_options_in_one_line():
     for args, words in [(["--port", "70000"], "--port must be 0 to 65535"),
                         (["--turn-timer", "-1"], "--turn-timer must be 0 or more")]:
         proc = ono99("serve", *args)
+        assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_the_password_can_come_from_a_file_and_a_bad_one_is_one_line(tmp_path):
+    from ono99_tui.cli import _server_config, build_parser
+
+    pw = tmp_path / "pw"
+    pw.write_text("s3cret\n")
+    args = build_parser().parse_args(["serve", "--password-file", str(pw)])
+    assert _server_config(args).password == "s3cret"
+    (tmp_path / "empty").write_text("\n")
+    for extra, words in [(["--password-file", str(tmp_path / "empty")], "is empty"),
+                         (["--password-file", str(tmp_path / "missing")], "missing"),
+                         (["--password", "x", "--password-file", str(pw)], "not both")]:
+        proc = ono99("serve", *extra)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1

@@ -39,6 +39,12 @@ class SeatSpec:
     name: str
     player: str = "human"  # "human" or "bot:LEVEL"
 
+    def __post_init__(self) -> None:
+        # normalise_name's strip, for every way a seat is made (its other checks run when a
+        # game starts, so a form can still hold an empty name while it is being filled in)
+        if isinstance(self.name, str) and self.name != self.name.strip():
+            object.__setattr__(self, "name", self.name.strip())
+
     @property
     def is_bot(self) -> bool:
         return self.player.startswith("bot:")

@@ -11,7 +11,7 @@ import asyncio
 import itertools
 from collections import deque
 
-from .protocol import MAX_SERVER_LINE, VERSION, LineBuffer, ProtocolError, decode, encode
+from .protocol import MAX_SERVER_LINE, VERSION, LineBuffer, ProtocolError, decode, encode, view_from_dict
 
 
 class ServerError(Exception):
@@ -58,6 +58,7 @@ class Client:
         self._pending: deque[dict] = deque()
         self._ids = itertools.count(1)
         self.welcome: dict | None = None
+        self._rules = None  # the table's, from the last full state (later states leave them out)
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, password: str | None = None,
@@ -81,6 +82,12 @@ class Client:
                               f"this client {VERSION}: use the same ono99 version on both sides")
         client.welcome = reply
         return client
+
+    def view(self, state: dict):
+        """The PlayerView in a "state" message."""
+        view = view_from_dict(state["view"], self._rules)
+        self._rules = view.rules
+        return view
 
     def send(self, message: dict) -> None:
         self.writer.write(encode(message))

@@ -126,11 +126,15 @@ def _rules_from_json(text: str) -> Rules:
 _FIELDS = tuple(f.name for f in fields(PlayerView))
 
 
-def view_to_dict(view: PlayerView) -> dict:
+def view_to_dict(view: PlayerView, with_rules: bool = True) -> dict:
+    """``with_rules=False``: without the rules, which never change during a game (the
+    client keeps them from the last full state); the biggest part of a view otherwise."""
     out = {}
     for name in _FIELDS:
         value = getattr(view, name)
         if name == "rules":
+            if not with_rules:
+                continue
             value = _rules_dict(value)
         elif name == "round_plays":
             value = [[s, c] for s, c in value]
@@ -140,11 +144,17 @@ def view_to_dict(view: PlayerView) -> dict:
     return out
 
 
-def view_from_dict(data: dict) -> PlayerView:
-    """A view the server sent (checked: a bad one is a ProtocolError, not a crash later)."""
+def view_from_dict(data: dict, rules: Rules | None = None) -> PlayerView:
+    """A view the server sent (checked: a bad one is a ProtocolError, not a crash later);
+    ``rules``: the table's, for a view sent without them."""
     try:
         values = dict(data)
-        values["rules"] = _rules_from_json(json.dumps(values["rules"], sort_keys=True))
+        if "rules" in values:
+            values["rules"] = _rules_from_json(json.dumps(values["rules"], sort_keys=True))
+        elif rules is not None:
+            values["rules"] = rules
+        else:
+            raise ValueError("a view without rules, and no full state before it")
         values["round_plays"] = tuple((int(s), str(c)) for s, c in values["round_plays"])
         for name in _FIELDS:
             if isinstance(values[name], list):

@@ -58,7 +58,7 @@ class RemoteTable:
         self.client = client
         self.table_id = table_id
         self.my_seat = seat
-        self.view = view_from_dict(first_state["view"])
+        self.view = client.view(first_state) if client is not None else view_from_dict(first_state["view"])
         self.seq = first_state["seq"]
         self.events: list[dict] = list(first_state["events"])
         self.game = RemoteGame(self)
@@ -162,7 +162,7 @@ class RemoteTable:
         if kind == "state":
             if msg.get("table") != self.table_id:
                 return
-            view = view_from_dict(msg["view"])
+            view = view_from_dict(msg["view"], self.view.rules)
             self.view, self.seq = view, msg["seq"]
             if msg["full"]:
                 self.events = list(msg["events"])

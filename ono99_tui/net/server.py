@@ -432,7 +432,7 @@ class Server:
                 self._send_full(conn, table)
                 return
             conn.send({"type": "state", "table": table.id, "seat": update.seat, "seq": session.seq,
-                       "view": view_to_dict(update.view), "events": update.events, "full": False})
+                       "view": view_to_dict(update.view, with_rules=False), "events": update.events, "full": False})
             for notice in update.notices:
                 conn.send({"type": "notice", "message": notice})
 

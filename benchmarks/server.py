@@ -1,0 +1,127 @@
+"""The table server under load: T tables x C bot clients on loopback, as fast as they go.
+
+The server runs in its own process (`Server` with no flood limit, no bot delay, no saving);
+this process runs every client in one event loop. Each client is a protocol client with an
+easy bot deciding from the view it was sent. Reports moves/s through the server and the move
+round trip (play sent -> its "ok" received, after the states it caused), p50/p99/max, and as
+a baseline the same number of games played straight through TableSession in one process
+(no network), measured in the same run. Target: p99 <= 50 ms on a 2-core machine.
+
+    python benchmarks/server.py [--tables 100] [--clients 4] [--rules standard]
+
+Loopback only (127.0.0.1); every game ends by itself, so the run is bounded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import multiprocessing
+import os
+import statistics
+import time
+
+from ono99_tui.bots.levels import Bot
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.net.client import Client
+from ono99_tui.net.server import ServerConfig, run
+from ono99_tui.store.rule_presets import resolve
+from ono99_tui.table import TableSession
+
+HOST = "127.0.0.1"
+
+
+def serve(queue) -> None:
+    config = ServerConfig(host=HOST, port=0, turn_timer=3600, bot_delay=0, rate=1e9, burst=10**9, seed=1,
+                          max_tables=10_000, max_connections=100_000)
+    asyncio.run(run(config, queue.put))
+
+
+def baseline(n_games: int, clients: int, rules) -> tuple[int, float]:
+    """The same kind of games straight through TableSession: no sockets, no JSON."""
+    t0 = time.perf_counter()
+    moves = 0
+    for i in range(n_games):
+        session = TableSession([SeatSpec(f"P{k}", "bot:easy") for k in range(clients)], rules, seed=1000 + i,
+                               record_events=True)
+        session.play_bots()
+        moves += session.seq
+    return moves, time.perf_counter() - t0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--clients", type=int, default=4, help="bot clients per table (2-8)")
+    parser.add_argument("--rules", default="standard", help="a rules preset name")
+    args = parser.parse_args()
+    rules, label = resolve(args.rules)
+    print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} before the run")
+    queue = multiprocessing.get_context("spawn").Queue()
+    proc = multiprocessing.get_context("spawn").Process(target=serve, args=(queue,), daemon=True)
+    proc.start()
+    try:
+        port = queue.get(timeout=60)
+        moves, elapsed, rtts = asyncio.run(play_all(port, args.tables, args.clients, args.rules))
+    finally:
+        proc.terminate()
+        proc.join(10)
+    base_moves, base_elapsed = baseline(args.tables, args.clients, rules)
+    rtts.sort()
+    q = lambda p: rtts[min(len(rtts) - 1, int(p * len(rtts)))] * 1000  # noqa: E731
+    print(f"through the server: {moves:,} moves in {elapsed:.2f} s = {moves / elapsed:,.0f} moves/s")
+    print(f"move round trip: p50 {q(0.50):.1f} ms, p90 {q(0.90):.1f} ms, p99 {q(0.99):.1f} ms, "
+          f"max {rtts[-1] * 1000:.1f} ms (target p99 <= 50 ms)")
+    print(f"baseline, TableSession in one process: {base_moves:,} moves in {base_elapsed:.2f} s = "
+          f"{base_moves / base_elapsed:,.0f} moves/s")
+    print(f"ratio: the server carries {moves / elapsed / (base_moves / base_elapsed):.2f}x the in-process rate "
+          f"(median round trip {statistics.median(rtts) * 1000:.1f} ms)")
+
+
+async def play_all(port: int, n_tables: int, clients: int, rules: str) -> tuple[int, float, list[float]]:
+    """Seat every client, start every table, and play until every game is over."""
+    rtts: list[float] = []
+    seated = []
+    for i in range(n_tables):
+        host = await Client.connect(HOST, port, f"T{i}P0", timeout=60)
+        table = (await host.request({"type": "create", "rules": rules, "seats": clients}))["table"]
+        await host.request({"type": "sit", "table": table})
+        others = []
+        for k in range(1, clients):
+            c = await Client.connect(HOST, port, f"T{i}P{k}", timeout=60)
+            await c.request({"type": "sit", "table": table})
+            others.append(c)
+        seated.append([host, *others])
+    t0 = time.perf_counter()
+    for clients_ in seated:
+        clients_[0].send({"type": "start"})
+    results = await asyncio.gather(*(drive(c, rtts, seed=i * 10 + k) for i, cs in enumerate(seated)
+                                     for k, c in enumerate(cs)))
+    elapsed = time.perf_counter() - t0
+    return sum(results), elapsed, rtts
+
+
+async def drive(client: Client, rtts: list, seed: int) -> int:
+    bot = Bot("easy", seed)
+    sent: dict[int, float] = {}
+    moves, next_id = 0, 1_000_000
+    while True:
+        msg = await client.recv()
+        kind = msg["type"]
+        if kind == "ok" and msg.get("re") in sent:
+            rtts.append(time.perf_counter() - sent.pop(msg["re"]))
+        elif kind == "state":
+            view = client.view(msg)
+            if view.over:
+                await client.aclose()
+                return moves
+            if view.my_turn:
+                next_id += 1
+                sent[next_id] = time.perf_counter()
+                client.send({"type": "play", "card": bot.choose(view), "seq": msg["seq"], "id": next_id})
+                moves += 1
+
+
+if __name__ == "__main__":
+    main()
