@@ -6,7 +6,8 @@ bad UTF-8, NUL bytes, a FIFO, a folder, /dev/zero, /dev/urandom, /dev/null, a da
 symlink), then random mutations and wrong-typed values of a valid file, and reads each one
 the way the game does (tests/fuzz.py) in a worker process with a time limit and a memory
 cap. Per kind it prints: cases tried / accepted / clean error / traceback / hang / data lost
-(a file the reader changed), and the median time per case against reading the valid sample.
+(a file the reader changed), and the median and slowest time per case, the median against
+reading the valid sample (ratio).
 
     python benchmarks/fuzz_inputs.py                 # 300 cases per kind
     python benchmarks/fuzz_inputs.py --cases 2000 --big --seed 2
@@ -100,6 +101,8 @@ def fuzz_kind(kind: str, cases: int, rng: random.Random, big: bool, worker: Work
         before = snapshot(path)
         outcome, seconds = worker.run(kind, path)
         times.append(seconds)
+        if seconds >= max(times):
+            examples["slowest"] = f"{label} ({1000 * seconds:.0f} ms)"
         after = snapshot(path)
         tally["tried"] += 1
         if outcome in ("ok", "clean"):
@@ -137,11 +140,12 @@ def main() -> int:
     args = parser.parse_args()
     rng = random.Random(args.seed)
     header = f"{'input':<7} {'tried':>6} {'accepted':>8} {'clean error':>11} {'traceback':>9} {'hang':>5} " \
-             f"{'data lost':>9}  {'median ms':>9} {'valid ms':>8} {'ratio':>6}"
+             f"{'data lost':>9}  {'median ms':>9} {'max ms':>8} {'valid ms':>8} {'ratio':>6}"
     print(f"Fuzzing ono99's file readers: seed {args.seed}, {args.cases} cases per kind, "
           f"hang = no answer in {HANG_SECONDS:.0f} s\n")
     print(header)
     worst: dict[str, str] = {}
+    slowest: dict[str, str] = {}
     totals: Counter = Counter()
     with tempfile.TemporaryDirectory(prefix="ono99-fuzz-") as tmp:
         root = Path(tmp)
@@ -150,14 +154,16 @@ def main() -> int:
             base = baseline(kind, worker, root)
             tally, times, examples = fuzz_kind(kind, args.cases, rng, args.big, worker, root)
             totals.update(tally)
+            slowest[kind] = examples.pop("slowest")
             worst.update({f"{kind}: {k}": v for k, v in examples.items()})
             med = statistics.median(times)
             print(f"{kind:<7} {tally['tried']:>6} {tally['accepted']:>8} {tally['clean error']:>11} "
                   f"{tally['traceback']:>9} {tally['hang']:>5} {tally['data lost']:>9}  {1000 * med:>9.2f} "
-                  f"{1000 * base:>8.2f} {med / base if base else 0:>6.2f}")
+                  f"{1000 * max(times):>8.1f} {1000 * base:>8.2f} {med / base if base else 0:>6.2f}")
         worker.close()
     print(f"{'all':<7} {totals['tried']:>6} {totals['accepted']:>8} {totals['clean error']:>11} "
           f"{totals['traceback']:>9} {totals['hang']:>5} {totals['data lost']:>9}")
+    print("\nSlowest case: " + "; ".join(f"{kind}: {what}" for kind, what in slowest.items()))
     if worst:
         print("\nFirst failure of each kind:")
         for what, detail in worst.items():

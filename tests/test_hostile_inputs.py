@@ -10,9 +10,9 @@ import pytest
 from textual.widgets import Input, Static
 
 from ono99_tui.engine.game import Game, GameSetupError, check_names, normalise_name
-from ono99_tui.engine.record import Record, RecordError
+from ono99_tui.engine.record import Record, RecordError, SeatSpec
 from ono99_tui.engine.rules import RulesError, load_rules_file, load_rules_text
-from ono99_tui.store.settings import load_settings
+from ono99_tui.store.settings import Settings, load_settings
 from ono99_tui.store.stats import load_stats, record_game, stats_lines
 from ono99_tui.text import visible
 from ono99_tui.tui.app import Ono99App
@@ -40,13 +40,16 @@ def notices(app) -> list[str]:
 
 def test_names_are_stripped_and_bad_names_refused_with_a_reason():
     assert normalise_name("  You ") == "You"
-    assert check_names([" Ana", "Bo "]) == ["Ana", "Bo"]
+    assert check_names(["Ana", "Bo"]) == ["Ana", "Bo"]
+    with pytest.raises(GameSetupError, match="spaces around it; use 'Ana'"):
+        check_names([" Ana", "Bo"])  # a game never silently renames a seat its record holds
+    assert SeatSpec("  Ana ").name == "Ana"  # every seat is made normalised
     for bad, why in (("   ", "cannot be empty"), ("x" * 25, "too long"), ("a\x1bb", "control"),
                      ("a\nb", "control"), ("\u202eevil", "control")):
         with pytest.raises(GameSetupError, match=why):
             normalise_name(bad)
     with pytest.raises(GameSetupError, match="must differ"):
-        check_names(["Ana", " Ana"])
+        check_names(["Ana", "Ana"])
 
 
 def test_a_settings_name_with_spaces_is_stripped_and_later_saves_load(private_dirs):
@@ -298,3 +301,28 @@ async def test_notices_are_plain_text(private_dirs):
         await pilot.pause()
         assert notices(app)[-1] == "[/] [@click=app.quit]x \\x1b]0;pwned\\x07\\x1b[31m"
         assert app.is_running
+
+
+async def test_a_name_with_spaces_never_makes_the_autosave_unloadable(private_dirs):
+    """Issue 15 item 2: "You " was written as plays "You : 7" and read back as a stranger."""
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.widgets.card import CardWidget
+
+    app = Ono99App(bot_delay=0, seed=4, settings=Settings(player_name=" You "))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        for _ in range(300):
+            if screen._human_may_play():
+                break
+            await pilot.pause(0.01)
+        playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+        await pilot.press(str(playable[0]))
+        await pilot.pause()
+    store = SaveStore()
+    (name,) = store.names()
+    record = store.load(name)
+    assert record.names[0] == "You" and any(n == "You" for r in record.rounds for n, _ in r)

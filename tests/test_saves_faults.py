@@ -2,6 +2,7 @@
 saves/, write errors, retrying after a failure, leftover temp files, device names, the journal,
 the listing's summary and index, resume replaying once, older record versions."""
 
+import json
 import os
 import random
 import signal
@@ -540,3 +541,104 @@ def test_save_as_from_a_read_only_save_copies_it_and_leaves_the_other_ono99s_sav
         child.kill()
         child.wait()
     assert not holder.mine
+
+
+def test_without_flock_the_lock_falls_back_to_a_pid_file(store, monkeypatch):
+    """Some network file systems refuse flock: saving must not stop, and an empty lock is nobody's."""
+    import errno
+
+    from ono99_tui.store import lock as lock_mod
+
+    def no_flock(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(lock_mod.fcntl, "flock", no_flock)
+    save(store)
+    lock_path = store.path("friday").with_name("friday.toml.lock")
+    lock_path.write_text("")
+    session = SaveSession(store, "friday", SEATS, "standard")
+    assert session.open() is None and not session.read_only
+    assert lock_path.read_text().startswith(f"{os.getpid()}@")
+    session.close()
+    assert not lock_path.exists()
+    lock_path.write_text(f"1@{socket.gethostname()}-elsewhere\n")
+    other = SaveSession(store, "friday", SEATS, "standard")
+    message = other.open()
+    assert "1@" in message and other.read_only  # another host's: cannot be checked, so kept...
+    assert f"delete {lock_path}" in message  # ...and the player is told exactly what to do
+    with pytest.raises(SaveError, match="if no ono99 has it open, delete"):
+        store.delete("friday")
+
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=int(os.environ.get("ONO99_FUZZ", 40)), deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_a_damaged_journal_or_index_never_crashes_and_never_adds_a_wrong_play(store, data):
+    """Fuzz of the two new files the store reads: the journal and saves/.index.json."""
+    if not store.path("fuzz").exists():
+        g = Game([s.name for s in SEATS], DEFAULT, 5)
+        rng = random.Random(5)
+        session = SaveSession(store, "fuzz", SEATS, "standard")
+        session.open()
+        session.save(g)
+        for _ in range(6):
+            g.play(rng.choice(g.legal_plays()))
+            session.save(g)
+        session._drop_journal()  # as if killed: the journal stays
+        session.lock.release()
+        store.path("fuzz").with_name("fuzz.toml.journal.good").write_bytes(journal_path(store.path("fuzz")).read_bytes())
+    good = store.path("fuzz").with_name("fuzz.toml.journal.good").read_bytes()
+    raw = bytearray(good)
+    for _ in range(data.draw(st.integers(0, 6))):
+        raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.integers(0, 255))
+    raw = bytes(raw[: data.draw(st.integers(0, len(raw)))]) + data.draw(st.binary(max_size=40))
+    journal_path(store.path("fuzz")).write_bytes(raw)
+    (store.folder / ".index.json").write_bytes(data.draw(st.binary(max_size=200)))
+    try:
+        record = store.load("fuzz")
+    except SaveError:
+        pass  # a journal whose plays break the rules: reported, never a traceback
+    else:
+        assert record.play_count <= 6
+    infos = store.listing()
+    assert [i.name for i in infos] == ["fuzz"] and infos[0].damaged is None
+
+
+def test_a_journal_play_that_breaks_the_rules_ends_the_journal_and_keeps_the_plays_before_it(store):
+    g = Game([s.name for s in SEATS], DEFAULT, 5)
+    rng = random.Random(5)
+    session = SaveSession(store, "bent", SEATS, "standard")
+    session.open()
+    session.save(g)
+    for _ in range(5):
+        g.play(rng.choice(g.legal_plays()))
+        session.save(g)
+    assert g.round_no == 1
+    jp = journal_path(store.path("bent"))
+    lines = jp.read_text().splitlines()
+    n, rnd, name, card = json.loads(lines[3])
+    lines[3] = json.dumps([n, rnd, name, "99" if card != "99" else "hold"])  # not in that hand, or not legal
+    jp.write_text("\n".join(lines) + "\n")
+    record, game = store.open_game("bent")
+    assert game.plays == g.plays[:2] and record.play_count == 2
+    assert store.listing()[0].damaged is None
+
+
+async def test_continue_on_a_save_found_damaged_says_why_and_stops_offering_it(store, monkeypatch):
+    from ono99_tui.engine.record import RecordError
+    from ono99_tui.tui.app import Ono99App
+
+    save(store, "sly", plays=20)
+    monkeypatch.setattr(Record, "replay", lambda *a, **k: (_ for _ in ()).throw(RecordError("play 3: bad")))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MenuScreen"
+        assert any("play 3: bad" in str(n.message) for n in app._notifications)
+        prompts = [str(o.prompt) for o in app.screen.query_one("#menu").options]
+        assert "Continue (no unfinished game)" in prompts

@@ -67,8 +67,13 @@ def normalise_name(name) -> str:
 
 
 def check_names(names) -> list[str]:
-    """The seats' names, normalised (normalise_name), or GameSetupError."""
-    names = [normalise_name(n) for n in names]
+    """The seats' names, or GameSetupError. A name must already be normalised (normalise_name):
+    a game that quietly stripped " Ana" would record plays by a seat its record does not have."""
+    names = list(names)
+    for name in names:
+        norm = normalise_name(name)
+        if norm != name:
+            raise GameSetupError(f"player name {name!r} has spaces around it; use {norm!r}")
     if not MIN_SEATS <= len(names) <= MAX_SEATS:
         raise GameSetupError(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, not {len(names)}")
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)

@@ -39,6 +39,12 @@ class SeatSpec:
     name: str
     player: str = "human"  # "human" or "bot:LEVEL"
 
+    def __post_init__(self) -> None:
+        # normalise_name's strip, for every way a seat is made (its other checks run when a
+        # game starts, so a form can still hold an empty name while it is being filled in)
+        if isinstance(self.name, str) and self.name != self.name.strip():
+            object.__setattr__(self, "name", self.name.strip())
+
     @property
     def is_bot(self) -> bool:
         return self.player.startswith("bot:")
@@ -146,6 +152,15 @@ class Record:
 
     # -- TOML ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
+        doc = self._head_dict()
+        doc["rules"] = self.rules.to_dict()
+        rounds = self._rounds_out()
+        if rounds:
+            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), "plays": [f"{n}: {c}" for n, c in plays]}
+                             for deck, plays in rounds]
+        return doc
+
+    def _head_dict(self) -> dict[str, Any]:
         doc: dict[str, Any] = {"format": FORMAT, "version": VERSION, "seed": self.seed}
         if self.first_dealer is not None:
             doc["first_dealer"] = self.first_dealer
@@ -156,11 +171,6 @@ class Record:
         if self.summary:
             doc["summary"] = self.summary
         doc["seats"] = [{"name": s.name, "player": s.player} for s in self.seats]
-        doc["rules"] = self.rules.to_dict()
-        rounds = self._rounds_out()
-        if rounds:
-            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), "plays": [f"{n}: {c}" for n, c in plays]}
-                             for deck, plays in rounds]
         return doc
 
     def _rounds_out(self) -> list[tuple[tuple[str, ...] | None, list[tuple[str, str]]]]:
@@ -170,10 +180,9 @@ class Record:
     def to_toml(self) -> str:
         """The record as TOML: head (format, seats, meta, summary), rules, rounds, with a digest
         of the whole text on line 2 so a listing can trust the summary without replaying."""
-        doc = self.to_dict()
-        doc.pop("rounds", None)
-        rules = {"rules": doc.pop("rules")}
-        parts = [tomli_w.dumps(doc, multiline_strings=False), "\n", tomli_w.dumps(rules, multiline_strings=False)]
+        rules = {"rules": self.rules.to_dict()}
+        parts = [tomli_w.dumps(self._head_dict(), multiline_strings=False), "\n",
+                 tomli_w.dumps(rules, multiline_strings=False)]
         quoted: dict[tuple[str, str], str] = {}  # each seat/card pair formatted once: saves stay fast when long
         for deck, plays in self._rounds_out():
             parts.append("\n[[rounds]]\n")
@@ -183,9 +192,9 @@ class Record:
             for play in plays:
                 text = quoted.get(play)
                 if text is None:
-                    text = quoted[play] = toml_string(f"{play[0]}: {play[1]}")
+                    text = quoted[play] = f"    {toml_string(f'{play[0]}: {play[1]}')},\n"
                 items.append(text)
-            parts.append("plays = [\n" + "".join(f"    {t},\n" for t in items) + "]\n" if items else "plays = []\n")
+            parts.append("plays = [\n" + "".join(items) + "]\n" if items else "plays = []\n")
         body = "".join(parts)
         return HEAD + DIGEST_KEY + toml_string(digest(HEAD + body)) + "\n" + body
 

@@ -63,46 +63,46 @@ class JournalWriter:
             self.fd = None
 
 
-def apply_journal(record: "Record", save_path: Path) -> int:
-    """Add the journal's plays that follow the record to it; the number added.
+def journal_plays(record: "Record", save_path: Path) -> list[tuple[int, str, str]]:
+    """The journal's plays that follow the record: (round, seat name, card) each.
 
     Only a journal whose id matches the record's meta.journal counts, and only its
-    unbroken run of plays numbered from the record's last play on."""
+    unbroken run of plays numbered from the record's last play on. Whether each is
+    legal is for the engine to say (SaveStore.open_game plays them)."""
     wanted = record.meta.get("journal")
     path = journal_path(save_path)
     if not isinstance(wanted, str):
-        return 0
+        return []
     try:
         st = os.stat(path)
         if not _is_regular(st) or st.st_size > MAX_BYTES:
-            return 0
+            return []
         with open(path, "rb") as fh:
             raw = fh.read(MAX_BYTES + 1)
     except OSError:
-        return 0
+        return []
     lines = raw.decode("utf-8", "replace").split("\n")
     if not lines or lines[0] != f"{MAGIC} {wanted}":
-        return 0
+        return []
     names = set(record.names)
     count = record.play_count
-    added = 0
+    last_round = len(record.rounds)
+    plays = []
     for line in lines[1:-1]:  # the last piece has no newline: empty, or a line cut short
         try:
             n, round_no, name, card = json.loads(line)
-        except (ValueError, TypeError):
+        except (ValueError, TypeError, RecursionError):
             break
-        if not (isinstance(n, int) and isinstance(round_no, int) and name in names and isinstance(card, str)):
+        if not (isinstance(n, int) and isinstance(round_no, int) and isinstance(name, str) and name in names
+                and isinstance(card, str)):
             break
         if n <= count:
             continue
-        if n != count + 1 or round_no < len(record.rounds) or round_no > len(record.rounds) + 50:
+        if n != count + 1 or round_no < last_round:
             break
-        while len(record.rounds) < round_no:
-            record.rounds.append([])
-        record.rounds[-1].append((name, card))
-        count += 1
-        added += 1
-    return added
+        plays.append((round_no, name, card))
+        count, last_round = n, round_no
+    return plays
 
 
 def _is_regular(st: os.stat_result) -> bool:

@@ -24,6 +24,13 @@ class Lock:
         self.path = Path(save_path).with_name(Path(save_path).name + ".lock")
         self.mine = False
         self._fd: int | None = None
+        self.exact = True  # False once flock was unavailable: "held" is then a guess from the file
+
+    def hint(self) -> str:
+        """What to do about a lock another ono99 seems to hold."""
+        if self.exact:
+            return "close it there first"
+        return f"close it there first, or, if no ono99 has it open, delete {self.path}"
 
     def owner(self) -> str:
         try:
@@ -38,6 +45,7 @@ class Lock:
         if self.mine:
             return False
         if fcntl is None:  # pragma: no cover
+            self.exact = False
             return self._held_by_pid()
         try:
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -50,7 +58,8 @@ class Lock:
         except BlockingIOError:
             return True
         except OSError:
-            return False
+            self.exact = False
+            return self._held_by_pid()  # a file system without flock
         finally:
             os.close(fd)  # closing drops the lock we may just have taken
         return False
@@ -60,6 +69,7 @@ class Lock:
         if self.mine:
             return True
         if fcntl is None:  # pragma: no cover
+            self.exact = False
             return self._acquire_by_pid()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(5):
@@ -69,9 +79,10 @@ class Lock:
             except BlockingIOError:
                 os.close(fd)
                 return False
-            except OSError:
+            except OSError:  # a file system without flock (some network mounts): the pid file
                 os.close(fd)
-                raise
+                self.exact = False
+                return self._acquire_by_pid()
             try:
                 same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
@@ -100,11 +111,13 @@ class Lock:
             os.close(self._fd)
             self._fd = None
 
-    # -- without flock (Windows): the old "pid@host" file, taken with O_EXCL ----------------
-    def _held_by_pid(self) -> bool:  # pragma: no cover
+    # -- without flock (Windows, some network file systems): a "pid@host" file ----------------
+    def _held_by_pid(self) -> bool:
         if not self.path.exists():
             return False
         pid_s, _, host = self.owner().partition("@")
+        if not host:
+            return False  # empty or garbled (written on a full disk): nobody's
         if host == socket.gethostname() and pid_s.isdigit():
             try:
                 os.kill(int(pid_s), 0)
@@ -115,7 +128,8 @@ class Lock:
             return int(pid_s) != os.getpid()
         return True
 
-    def _acquire_by_pid(self) -> bool:  # pragma: no cover
+    def _acquire_by_pid(self) -> bool:
+        """Weaker: a dead holder's file is taken over, which two processes could race for."""
         if self._held_by_pid():
             return False
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The engine is imported only when a save must be parsed or replayed: the menu, reading
 # the index, starts without it (benchmarks/saves.py --startup).
 from .atomic import remove_stale_temps, write_atomic
-from .journal import apply_journal, journal_path
+from .journal import journal_path, journal_plays
 from .lock import Lock
 from ..text import visible
 from .paths import saves_dir
@@ -164,11 +164,12 @@ class SaveStore:
             raise SaveError(f"no save named {name!r} in {self.folder}")
         try:
             record = Record.loads(_read_text(path), str(path))
-            apply_journal(record, path)
+            extra = journal_plays(record, path)
             start = events_from_round
             if start is not None and start < 0:
-                start = max(1, len(record.rounds) + start)
+                start = max(1, max(len(record.rounds), extra[-1][0] if extra else 0) + start)
             game = record.replay(record_events=record_events, events_from_round=start)
+            _play_journal(record, game, extra)
         except RecordError as exc:
             reason = _with_source(exc, path)
             self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
@@ -315,7 +316,7 @@ class SaveStore:
             raise SaveError(f"no save named {name!r}")
         lock = Lock(path)
         if lock.held_by_other():
-            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); close it there first")
+            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
         self.delete_owned(name)
 
     def delete_owned(self, name: str) -> None:
@@ -339,7 +340,7 @@ class SaveStore:
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
         lock = Lock(src)
         if lock.held_by_other():
-            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); close it there first")
+            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
         self._move(src, dst)
 
     def _move(self, src: Path, dst: Path) -> None:
@@ -396,6 +397,24 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
         return True
+
+
+def _play_journal(record: "Record", game, plays: list[tuple[int, str, str]]) -> None:
+    """The journal's plays, each checked by the engine like a record's; the first that does
+    not follow (a damaged journal) ends them, and the record keeps every play before it."""
+    from ..engine.record import summary_of
+
+    for round_no, name, card in plays:
+        if game.over or game.round_no != round_no or game.names[game.current] != name:
+            break
+        if card not in game.legal_plays():
+            break
+        game.play(card)
+        while len(record.rounds) < round_no:
+            record.rounds.append([])
+        record.rounds[round_no - 1].append((name, card))
+    if plays:
+        record.summary = summary_of(game)
 
 
 def _read_text(path: Path) -> str:

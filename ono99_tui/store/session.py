@@ -40,13 +40,13 @@ class SaveSession:
                 self.lock = lock
                 remove_stale_temps(self.store.folder, older_than=0.0, prefix=f".{self.name}.toml.")
                 return None
-            owner = lock.owner()
+            owner, hint = lock.owner(), ("" if lock.exact else f" If no ono99 has it open, delete {lock.path}.")
         except (OSError, SaveError) as exc:
             self.failed = f"cannot use the saves folder {self.store.folder}: {getattr(exc, 'strerror', None) or exc}"
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         return (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
-                "so nothing here will be saved over it. Use Save as to keep a copy.")
+                f"so nothing here will be saved over it. Use Save as to keep a copy.{hint}")
 
     def record(self, game: Game) -> Record:
         meta = {"rules": self.rules_label, "finished": game.over, "undo_used": self.undo_used}
