@@ -451,7 +451,10 @@ def cmd_join(args) -> int:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
     from .net.join import probe
 
-    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create)
+    import os
+
+    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create,
+                    token=os.environ.get("ONO99_SEAT_TOKEN") or None)
     probe(plan)
     return _run_join(args, plan)
 
@@ -522,13 +525,15 @@ def cmd_serve_ssh(args) -> int:
     return 0
 
 
-def _add_server_options(p, port_help: str) -> None:
+def _add_server_options(p, port_help: str, password: bool = True) -> None:
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
     p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
-    p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
-    p.add_argument("--password-file", default=None, metavar="FILE",
-                   help="the password from a file (kept out of the process list)")
+    p.set_defaults(password=None, password_file=None)
+    if password:  # (serve-ssh: the SSH keys are the way in)
+        p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
+        p.add_argument("--password-file", default=None, metavar="FILE",
+                       help="the password from a file (kept out of the process list)")
     p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
                    help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
@@ -647,6 +652,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", type=int, default=None, metavar="N",
                    help="the table to sit at (default: the one table waiting for players)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
+    p.epilog = "ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token)."
     p.add_argument("--or-create", action="store_true",
                    help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
     p.set_defaults(func=cmd_join)
@@ -655,7 +661,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Run an SSH server: each SSH session gets the table screen (ono99 join) on its "
                        "own terminal, at tables served by this process. The host key is made on the first run "
                        "and kept in the data folder.")
-    _add_server_options(p, "SSH port to listen on (default 2222)")
+    _add_server_options(p, "SSH port to listen on (default 2222)", password=False)
     p.set_defaults(port=2222)
     p.add_argument("--authorized-keys", default=None, metavar="FILE",
                    help="only these public keys get in (OpenSSH authorized_keys format)")

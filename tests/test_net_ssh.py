@@ -147,3 +147,32 @@ def test_serve_ssh_wants_keys_or_open_and_says_so_in_one_line(tmp_path):
     proc = ono99("serve-ssh", "--authorized-keys", str(tmp_path / "keys"))
     assert proc.returncode == 2 and "--authorized-keys" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+
+
+async def test_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        connect = lambda: asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key],  # noqa: E731
+                                           known_hosts=None, agent_path=None)
+        async with connect() as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            stream = pyte.Stream(screen)
+            await read_screen(p, screen, stream, lambda t: "<- you" in t)
+            p.stdin.write(b"b")
+            await read_screen(p, screen, stream, lambda t: "bot (medium)" in t)
+            p.stdin.write(b"s")
+            await read_screen(p, screen, stream, lambda t: "Your hand" in t)
+        (table,) = g.server.tables.values()
+        seat = table.seats[0]
+        for _ in range(200):  # the dropped session's connection ends on the server too
+            if seat.conn is None:
+                break
+            await asyncio.sleep(0.02)
+        assert seat.conn is None and seat.name == "ann"
+        async with connect() as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            stream = pyte.Stream(screen)
+            await read_screen(p, screen, stream, lambda t: "Your hand" in t)
+            assert table.seats[0].conn is not None and len(g.server.tables) == 1

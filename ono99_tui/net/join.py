@@ -32,6 +32,7 @@ class JoinPlan:
     serve: object | None = None  # hosting: a ServerConfig to run in this process
     address_hint: str = ""  # hosting: what the others type to join
     or_create: bool = False  # no table waiting: make one (and sit at it first)
+    token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -47,6 +48,10 @@ class LobbyScreen(Screen):
         yield Header(icon=self.app.glyphs.icon)
         yield Static("Connecting...", id="lobby", markup=False)
         yield Footer()
+
+    def on_mount(self) -> None:
+        # connect once the lobby is up: the table screen may follow at once (coming back to a seat)
+        self.call_after_refresh(self.app.start_connecting)
 
     def show(self, table: dict, seat: int | None, hint: str) -> None:
         text = Text()
@@ -91,9 +96,9 @@ class JoinApp(Ono99App):
     def get_default_screen(self) -> Screen:
         return LobbyScreen()
 
-    def on_mount(self) -> None:
-        super().on_mount()
-        self.run_worker(self._connect(), exclusive=True, group="net")
+    def start_connecting(self) -> None:
+        if self.client is None and self.failure is None:
+            self.run_worker(self._connect(), exclusive=True, group="net")
 
     def fail(self, why: str) -> None:
         self.failure = why
@@ -107,7 +112,10 @@ class JoinApp(Ono99App):
 
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
-            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password)
+            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=plan.token)
+            if self.client.welcome.get("resumed"):
+                await self._wait_for_start()  # back in our seat: the server sends the table and the state
+                return
             if plan.create is not None:
                 plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
             elif plan.table is None:
@@ -116,7 +124,10 @@ class JoinApp(Ono99App):
                     return
                 if plan.table == NEW_TABLE:
                     plan.table = (await self.client.request({"type": "create"}))["table"]
-            reply = await self.client.request({"type": "sit", "table": plan.table})
+            sit = {"type": "sit", "table": plan.table}
+            if plan.token is not None:
+                sit["token"] = plan.token
+            reply = await self.client.request(sit)
         except ServerError as exc:
             self.fail(str(exc))
             return
@@ -143,6 +154,7 @@ class JoinApp(Ono99App):
             kind = msg["type"]
             if kind == "table":
                 self._table = msg["table"]
+                self.seat, self.table_id = msg["seat"], msg["table"]["id"]
                 self._show_lobby()
             elif kind == "error":
                 self.notify(msg["message"], severity="warning", timeout=8)
@@ -155,7 +167,7 @@ class JoinApp(Ono99App):
 
     def _show_lobby(self) -> None:
         screen = self.screen
-        if isinstance(screen, LobbyScreen) and self._table is not None:
+        if isinstance(screen, LobbyScreen) and screen.is_mounted and self._table is not None:
             screen.show(self._table, self.seat, self.plan.address_hint)
 
     def lobby_request(self, message: dict) -> None:
@@ -231,9 +243,10 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     from ..errors import UserError
 
     async def check():
-        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, timeout=timeout)
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=plan.token,
+                                      timeout=timeout)
         try:
-            if plan.table is None:
+            if plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)
                 plan.table = None if found == NEW_TABLE else found  # made once the screen is up
         finally:

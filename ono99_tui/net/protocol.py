@@ -36,7 +36,7 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
     "hello": {"version": (_INT, True), "name": (_STR, True), "password": (_STR, False), "token": (_STR, False)},
     "tables": {},
     "create": {"rules": ((str, dict), False), "seats": (_INT, False), "name": (_STR, False)},
-    "sit": {"table": (_INT, True), "seat": (_INT, False)},
+    "sit": {"table": (_INT, True), "seat": (_INT, False), "token": (_STR, False)},
     "watch": {"table": (_INT, True)},
     "stand": {},
     "bots": {"level": (_STR, False), "count": (_INT, False)},

@@ -27,6 +27,7 @@ from .tables import HostedTable, LobbyError, Seat
 
 log = logging.getLogger("ono99.server")
 
+MIN_TOKEN = 22  # characters in a seat token a client proposes (as many as the server's own)
 RESUME_EVENTS = 400  # events sent to a seat that (re)joins a game in progress
 STAND_IN_LEVEL = "medium"  # plays for an absent player once the turn timer runs out
 MAX_WRITE_BUFFER = 1 << 20  # a client this far behind is not reading: it is dropped
@@ -301,7 +302,12 @@ class Server:
         if conn.table is not None:
             raise Refused("already_seated", f"you are already at table {conn.table.id}: stand first")
         table = self._table(msg["table"])
-        seat, token = table.sit(conn.name, msg.get("seat"))
+        token = msg.get("token")
+        if token is not None and (len(token) < MIN_TOKEN or token in self.tokens):
+            # a token of the client's own (serve-ssh derives one from the SSH key): long, and unused
+            raise Refused("bad_token", f"sit: a token of your own must be unused and at least {MIN_TOKEN} "
+                          "characters; leave it out to be given one")
+        seat, token = table.sit(conn.name, msg.get("seat"), token)
         self.tokens[token] = (table, seat)
         self._take_seat(conn, table, seat, reply={"type": "ok", "table": table.id, "seat": seat, "token": token,
                                                   **({"re": msg["id"]} if "id" in msg else {})})

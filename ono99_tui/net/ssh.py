@@ -12,8 +12,12 @@ with Ctrl+Z. When the connection drops, its process group is killed.
 from __future__ import annotations
 
 import asyncio
+import base64
 import fcntl
+import hashlib
+import hmac
 import os
+import secrets
 import shutil
 import signal
 import struct
@@ -64,9 +68,11 @@ class _Server(asyncssh.SSHServer):
         self.gate = gate
         self.ip: str | None = None
         self.conn = None
+        self.fingerprint: str | None = None
 
     def connection_made(self, conn) -> None:
         self.conn = conn
+        conn.set_extra_info(ono99_server=self)
         peer = conn.get_extra_info("peername")
         self.ip = peer[0] if peer else "?"
         self.gate.per_ip[self.ip] += 1
@@ -80,6 +86,15 @@ class _Server(asyncssh.SSHServer):
 
     def begin_auth(self, username: str) -> bool:
         return not self.gate.config.open  # --open: no authentication; else a listed key
+
+    def public_key_auth_supported(self) -> bool:
+        return True
+
+    def validate_public_key(self, username: str, key) -> bool:
+        if self.gate.authorized is None or self.gate.authorized.validate(key, self.ip, self.ip) is None:
+            return False
+        self.fingerprint = key.get_fingerprint()  # the seat comes back to the same key
+        return True
 
     def password_auth_supported(self) -> bool:
         return False
@@ -109,14 +124,16 @@ class SSHGate:
         self.sessions = 0
         self.children: set[int] = set()  # process group ids, for the tests and for shutdown
         self._acceptor = None
+        self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
+                           if config.authorized_keys else None)
+        self._secret = secrets.token_bytes(32)  # seat tokens from keys hold for this run only
 
     async def start(self, key: asyncssh.SSHKey) -> int:
         self._acceptor = await asyncssh.create_server(
             lambda: _Server(self), self.config.host, self.config.port, server_host_keys=[key],
             process_factory=self._session, encoding=None, line_editor=False, agent_forwarding=False,
             x11_forwarding=False, allow_scp=False, login_timeout=LOGIN_TIMEOUT, keepalive_interval=60,
-            sftp_factory=None, allow_pty=True,
-            authorized_client_keys=str(self.config.authorized_keys) if self.config.authorized_keys else None)
+            sftp_factory=None, allow_pty=True)
         return self._acceptor.sockets[0].getsockname()[1]
 
     async def close(self) -> None:
@@ -156,6 +173,11 @@ class SSHGate:
         home = tempfile.mkdtemp(prefix="ono99-ssh-")
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": _clean(term, "xterm"),
                "ONO99_CONFIG_DIR": os.path.join(home, "config"), "ONO99_DATA_DIR": os.path.join(home, "data")}
+        owner = process.get_extra_info("ono99_server")
+        if owner is not None and owner.fingerprint:
+            # the same key (and user name) comes back to the same seat: a token only this server can make
+            mac = hmac.new(self._secret, f"{owner.fingerprint}\0{name}".encode(), hashlib.sha256)
+            env["ONO99_SEAT_TOKEN"] = base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
         lang = (process.env or {}).get("LANG")
         if isinstance(lang, (str, bytes)):
             env["LANG"] = _clean(lang, "C.UTF-8")

@@ -64,7 +64,7 @@ class HostedTable:
                 return i
         return None
 
-    def sit(self, name: str, seat: int | None) -> tuple[int, str]:
+    def sit(self, name: str, seat: int | None, token: str | None = None) -> tuple[int, str]:
         """A human sits (before the start); returns (seat, token). Raises LobbyError."""
         if self.started:
             raise LobbyError("started", "the game has started: only its players may come back (with their token)")
@@ -80,7 +80,7 @@ class HostedTable:
             raise LobbyError("no_seat", f"table {self.id} has seats 0 to {len(self.seats) - 1}, not {seat}")
         if not self.seats[seat].empty:
             raise LobbyError("seat_taken", f"seat {seat} is taken")
-        token = secrets.token_urlsafe(18)
+        token = token or secrets.token_urlsafe(18)
         self.seats[seat] = Seat(name, "human", token)
         return seat, token
 
