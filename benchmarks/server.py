@@ -8,6 +8,11 @@ a baseline the same number of games played straight through TableSession in one 
 (no network), measured in the same run. Target: p99 <= 50 ms on a 2-core machine.
 
     python benchmarks/server.py [--tables 100] [--clients 4] [--rules standard]
+    python benchmarks/server.py --ssh 50     # 50 concurrent SSH sessions (serve-ssh)
+
+--ssh N: N SSH sessions with a PTY opened at once on loopback; reports time to first screen
+(the lobby drawn, read with pyte), RSS per session (its `ono99 join` process) and idle CPU
+per session over 5 s, with one session alone as the baseline measured in the same run.
 
 Loopback only (127.0.0.1); every game ends by itself, so the run is bounded.
 """
@@ -49,12 +54,89 @@ def baseline(n_games: int, clients: int, rules) -> tuple[int, float]:
     return moves, time.perf_counter() - t0
 
 
+async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
+    """(seconds to first screen per session, RSS bytes per session, idle CPU share per session)."""
+    import tempfile
+    from pathlib import Path
+
+    import asyncssh
+    import pyte
+
+    from ono99_tui.net.server import Server
+    from ono99_tui.net.ssh import SSHConfig, SSHGate, host_key
+
+    tmp = Path(tempfile.mkdtemp(prefix="ono99-bench-"))
+    key = asyncssh.generate_private_key("ssh-ed25519")
+    (tmp / "keys").write_bytes(key.export_public_key())
+    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0))
+    gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=tmp / "keys", max_per_ip=n + 1,
+                             max_sessions=n + 1), await server.start())
+    port = await gate.start(host_key(tmp / "host_key"))
+
+    async def one(i: int):
+        t0 = time.perf_counter()
+        conn = await asyncssh.connect(HOST, port, username=f"p{i}", client_keys=[key], known_hosts=None,
+                                      agent_path=None)
+        proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+        screen = pyte.Screen(80, 24)
+        stream = pyte.Stream(screen)
+        while "<- you" not in "\n".join(screen.display):
+            data = await asyncio.wait_for(proc.stdout.read(65536), 120)
+            if not data:
+                raise RuntimeError("a session ended before its first screen:\n" + "\n".join(screen.display))
+            stream.feed(data.decode("utf-8", "replace"))
+        return conn, proc, time.perf_counter() - t0
+
+    try:
+        sessions = await asyncio.gather(*(one(i) for i in range(n)))
+        pids = list(gate.children)
+        rss = [_rss(pid) for pid in pids]
+        cpu0 = sum(_cpu(pid) for pid in pids)
+        await asyncio.sleep(5)
+        idle = (sum(_cpu(pid) for pid in pids) - cpu0) / 5 / len(pids)
+        for conn, proc, _ in sessions:
+            conn.close()
+        return [t for _, _, t in sessions], rss, idle
+    finally:
+        await gate.close()
+        await server.close()
+
+
+def _rss(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+
+
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def ssh_main(n: int) -> None:
+    print(f"SSH benchmark: {n} concurrent sessions, {os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f} before the run")
+    alone, _, _ = asyncio.run(ssh_sessions(1))
+    times, rss, idle = asyncio.run(ssh_sessions(n))
+    times.sort()
+    print(f"one session alone: first screen in {alone[0]:.2f} s (baseline)")
+    print(f"{n} at once: first screen p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s "
+          f"({statistics.median(times) / alone[0]:.1f}x the baseline)")
+    print(f"RSS per session (its ono99 join process): median {statistics.median(rss) / 2**20:.0f} MiB, "
+          f"total {sum(rss) / 2**20:,.0f} MiB")
+    print(f"idle CPU per session over 5 s: {idle * 100:.2f}% of a core")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--clients", type=int, default=4, help="bot clients per table (2-8)")
     parser.add_argument("--rules", default="standard", help="a rules preset name")
+    parser.add_argument("--ssh", type=int, default=0, metavar="N", help="measure N concurrent SSH sessions instead")
     args = parser.parse_args()
+    if args.ssh:
+        ssh_main(args.ssh)
+        return
     rules, label = resolve(args.rules)
     print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} before the run")

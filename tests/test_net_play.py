@@ -172,3 +172,21 @@ def test_a_spectator_watches_a_bot_game_to_the_end_without_any_hand():
             b = await connect(server, "Bo")
             assert (await b.request({"type": "tables"}))["tables"][0]["id"] == table
     run(main())
+
+
+def test_a_client_may_sit_with_a_token_of_its_own_if_long_and_unused():
+    async def main():
+        async with serving() as server:
+            a = await connect(server, "Ann")
+            table = (await a.request({"type": "create", "seats": 2}))["table"]
+            with pytest.raises(ServerError, match="at least 22") as exc:
+                await a.request({"type": "sit", "table": table, "token": "short"})
+            assert exc.value.code == "bad_token"
+            mine = "k" * 30
+            assert (await a.request({"type": "sit", "table": table, "token": mine}))["token"] == mine
+            b = await connect(server, "Bob")
+            with pytest.raises(ServerError, match="unused"):
+                await b.request({"type": "sit", "table": table, "token": mine})
+            again = await connect(server, "Ann", token=mine)  # the token brings its owner back
+            assert again.welcome["resumed"]
+    run(main())

@@ -118,16 +118,24 @@ class JoinApp(Ono99App):
                 return
             if plan.create is not None:
                 plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
-            elif plan.table is None:
-                plan.table = await self._choose_table()
-                if plan.table is None:
-                    return
-                if plan.table == NEW_TABLE:
-                    plan.table = (await self.client.request({"type": "create"}))["table"]
-            sit = {"type": "sit", "table": plan.table}
-            if plan.token is not None:
-                sit["token"] = plan.token
-            reply = await self.client.request(sit)
+            if plan.table is not None:
+                candidates = [plan.table]
+            elif plan.or_create:  # every table waiting, in turn (others may fill them first), then a new one
+                candidates = [*await open_tables(self.client), NEW_TABLE]
+            else:
+                candidates = [await choose_table(self.client, plan)]
+            for table in candidates:
+                if table == NEW_TABLE:
+                    table = (await self.client.request({"type": "create"}))["table"]
+                sit = {"type": "sit", "table": table}
+                if plan.token is not None:
+                    sit["token"] = plan.token
+                try:
+                    reply = await self.client.request(sit)
+                    break
+                except ServerError as exc:
+                    if table == candidates[-1] or exc.code not in ("table_full", "started", "no_table"):
+                        raise
         except ServerError as exc:
             self.fail(str(exc))
             return
@@ -136,13 +144,6 @@ class JoinApp(Ono99App):
             return
         self.seat, self.table_id = reply["seat"], reply["table"]
         await self._wait_for_start()
-
-    async def _choose_table(self) -> int | None:
-        try:
-            return await choose_table(self.client, self.plan)
-        except ServerError as exc:
-            self.fail(str(exc))
-            return None
 
     async def _wait_for_start(self) -> None:
         while True:
@@ -219,14 +220,20 @@ class JoinApp(Ono99App):
             await self.server.close("the host left")
 
 
+async def open_tables(client: Client, full: bool = False) -> list:
+    """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    waiting = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    return waiting if full else [t["id"] for t in waiting]
+
+
 async def choose_table(client: Client, plan: JoinPlan) -> int:
     """The one table waiting for players; ServerError (code "choose") when there is none or several."""
-    tables = (await client.request({"type": "tables"}))["tables"]
-    open_ = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    open_ = await open_tables(client, full=True)
     if len(open_) == 1:
         return open_[0]["id"]
-    if not open_ and plan.or_create:
-        return NEW_TABLE
+    if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
+        return open_[0]["id"] if open_ else NEW_TABLE
     if not open_:
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
                           "(ask the host to start one with: ono99 host)")
@@ -248,7 +255,8 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         try:
             if plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)
-                plan.table = None if found == NEW_TABLE else found  # made once the screen is up
+                if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
+                    plan.table = found
         finally:
             await client.aclose()
 
