@@ -285,3 +285,34 @@ async def test_escape_on_pass_the_keyboard_leaves_for_the_menu_and_seats_nobody(
         await pilot.pause()
         assert isinstance(a.screen, MenuScreen) and len(a.screen_stack) == 1
         assert table.viewer is None  # nobody's hand was put on screen on the way out
+
+
+def _screen_text(a) -> str:
+    import html
+    import re
+
+    svg = a.export_screenshot()
+    return "".join(html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", svg))
+
+
+async def test_ascii_keeps_every_dialog_and_form_ascii():
+    """--ascii: not one character outside ASCII on the menu, forms and dialogs (borders included)."""
+    from ono99_tui.tui.screens.save_as import NameScreen
+
+    steps = [
+        ("menu", lambda a: None),
+        ("new game", lambda a: a.menu_choice("new")),
+        ("settings", lambda a: a.menu_choice("settings")),
+        ("house rules", lambda a: a.menu_choice("rules")),
+        ("statistics", lambda a: a.menu_choice("stats")),
+        ("help", lambda a: a.menu_choice("help")),
+        ("save as", lambda a: a.push_screen(NameScreen("Save as", "friday"))),
+        ("game over", lambda a: a.push_screen(_game_over())),
+    ]
+    for what, open_it in steps:
+        a = Ono99App(bot_delay=600, seed=7, ascii=True)
+        async with a.run_test(size=(80, 24)) as pilot:
+            open_it(a)
+            await pilot.pause()
+            odd = sorted({ch for ch in _screen_text(a) if ord(ch) > 127 and ch != "\xa0"})
+            assert not odd, (what, odd)

@@ -98,3 +98,14 @@ def test_house_rules_buttons_ascii_no_color(snap_compare, monkeypatch):
         await pilot.pause()
         pilot.app.screen.query_one("#save-as").focus()
     assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
+
+
+def test_save_as_ascii_no_color(snap_compare, monkeypatch):
+    """The name field has focus: it alone is outlined (ASCII), the Save button below is not."""
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    def go(pilot):
+        from ono99_tui.tui.screens.save_as import NameScreen
+
+        pilot.app.push_screen(NameScreen("Save as", "friday"))
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
