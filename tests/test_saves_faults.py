@@ -626,3 +626,19 @@ def test_a_journal_play_that_breaks_the_rules_ends_the_journal_and_keeps_the_pla
     record, game = store.open_game("bent")
     assert game.plays == g.plays[:2] and record.play_count == 2
     assert store.listing()[0].damaged is None
+
+
+async def test_continue_on_a_save_found_damaged_says_why_and_stops_offering_it(store, monkeypatch):
+    from ono99_tui.engine.record import RecordError
+    from ono99_tui.tui.app import Ono99App
+
+    save(store, "sly", plays=20)
+    monkeypatch.setattr(Record, "replay", lambda *a, **k: (_ for _ in ()).throw(RecordError("play 3: bad")))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "MenuScreen"
+        assert any("play 3: bad" in str(n.message) for n in app._notifications)
+        prompts = [str(o.prompt) for o in app.screen.query_one("#menu").options]
+        assert "Continue (no unfinished game)" in prompts

@@ -159,6 +159,8 @@ class Ono99App(App):
             record, game = SaveStore().open_game(name, events_from_round=-1)
         except SaveError as exc:
             self.notify(str(exc), severity="error", timeout=10, markup=False)
+            if type(self.screen).__name__ == "MenuScreen":
+                self.screen.on_screen_resume()  # Continue no longer offers the damaged save
             return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)

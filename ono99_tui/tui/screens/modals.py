@@ -14,6 +14,7 @@ from ...bots import DESCRIPTIONS
 from ...engine import cards as C
 from ...engine.describe import agree
 from ...engine.rules import Rules
+from ...text import for_markup
 
 
 class _Notice(ModalScreen[str]):
@@ -175,7 +176,7 @@ def help_text(rules: Rules, label: str) -> str:
         "99 cards cannot be played; they cost 20 points in your hand.\n\n"
         f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
         "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
-        f"[b]Rules in force[/b] ({escape(label)}):\n{in_force}\n\n"
+        f"[b]Rules in force[/b] ({for_markup(label)}):\n{in_force}\n\n"  # label: a file or save's
         f"[b]Keys at the table[/b]:\n{keys}\n\n"
         f"[b]Computer players[/b]:\n{bots}"
     )
