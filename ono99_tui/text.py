@@ -40,3 +40,11 @@ def shorten(text: object, limit: int = 60) -> str:
 def quoted(text: object, limit: int = 60) -> str:
     """A value from a file, shown in double quotes, made visible and cut to size."""
     return f'"{shorten(text, limit)}"'
+
+
+def for_markup(text: object) -> str:
+    """Text to put inside a Textual markup string: shown exactly as it is. Every "[" is
+    escaped, not only tag-like ones: rich's and Textual's own ``escape`` leave an unclosed
+    "[" (a name "[Ana", a value "\\x1b[31m") that swallows the rest of the markup and
+    crashes the widget. Control characters are made visible too."""
+    return visible(text, keep_newlines=True).replace("[", "\\[")

@@ -133,3 +133,53 @@ def test_markup_names_are_valid_names(name):
     from ono99_tui.engine.game import normalise_name
 
     assert normalise_name(name) == name  # a name is text: markup-looking names are allowed, and shown as such
+
+
+UNCLOSED = "[31m"  # an unclosed "[": rich's and Textual's escape() leave it, and it swallows later markup
+
+
+def test_for_markup_keeps_any_text_as_is():
+    from textual.content import Content
+
+    from ono99_tui.text import for_markup
+
+    for text in (UNCLOSED, CLOSE, CLICK, "a\\[b]", "x\\", "[[", "\\[/]"):
+        assert Content.from_markup(f"[b]x[/b] {for_markup(text)} [b]y[/b]").plain == f"x {text} y"
+
+
+async def test_help_and_load_show_an_unclosed_bracket_label_from_a_save(private_dirs):
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.record import Record
+
+    g = Game(["Ana", "Bo"], seed=2, record_events=False)
+    g.play(g.legal_plays()[0])
+    label = "\x1b]0;pwned\x07" + UNCLOSED + "red"
+    SaveStore().write("esc", Record.from_game(g, [SeatSpec("Ana"), SeatSpec("Bo", "bot:easy")], {"rules": label}))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.menu_choice("load")
+        await pilot.pause()
+        assert "\\x1b]0;pwned\\x07[31mred" in screen_text(app)
+        app.resume("esc")
+        await pilot.pause()
+        await pilot.press("question_mark")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "\\x1b]0;pwned\\x07[31mred" in shown and "\x1b" not in shown
+        assert app.is_running
+
+
+async def test_the_rules_screen_shows_an_unclosed_bracket_description(private_dirs):
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text(f"# {UNCLOSED} my rules\ntarget = 50\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        from textual.widgets import OptionList
+
+        options = app.screen.query_one("#presets", OptionList)
+        options.highlighted = options.option_count - 1
+        await pilot.pause()
+        assert f"{UNCLOSED} my rules" in screen_text(app)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 
-from rich.markup import escape
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -19,13 +18,13 @@ from textual.widgets.option_list import Option
 from rich.text import Text
 
 from ...store.saves import SaveError, SaveInfo, SaveStore
-from ...text import visible
+from ...text import for_markup
 from .modals import _Notice
 from .save_as import NameScreen
 
 
 def _safe(text: str) -> str:
-    return escape(visible(text))  # from a file: shown as text, never markup or escape sequences
+    return for_markup(text)  # from a file: shown as text, never markup or escape sequences
 
 
 def describe(info: SaveInfo) -> str:

@@ -14,20 +14,23 @@ from ...bots import DESCRIPTIONS
 from ...engine import cards as C
 from ...engine.describe import agree
 from ...engine.rules import Rules
+from ...text import for_markup
 
 
 class _Notice(ModalScreen[str]):
     """A message with a row of buttons.
 
     One button has focus from the start (Enter presses it); arrows and Tab move
-    between the buttons. Escape always means back/close: it answers ``escape``
+    between the buttons (Up/Down scroll instead when the text is longer than the box). Escape always means back/close: it answers ``escape``
     (by default the first button, which callers make the safe one).
     """
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("left,up", "move(-1)", "Previous", show=False),
-        Binding("right,down", "move(1)", "Next", show=False),
+        Binding("left", "move(-1)", "Previous", show=False),
+        Binding("right", "move(1)", "Next", show=False),
+        Binding("up", "move(-1, True)", "Previous", show=False),
+        Binding("down", "move(1, True)", "Next", show=False),
         Binding("pageup", "scroll(-1)", show=False),
         Binding("pagedown", "scroll(1)", show=False),
     ]
@@ -60,10 +63,11 @@ class _Notice(ModalScreen[str]):
     def action_close(self) -> None:
         self.dismiss(self.escape)
 
-    def action_move(self, step: int) -> None:
+    def action_move(self, step: int, vertical: bool = False) -> None:
         buttons = list(self.query(Button))
-        if len(buttons) == 1:  # nothing to move to: the arrows read the text instead
-            self.action_scroll(step, page=False)
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if len(buttons) == 1 or (vertical and body.max_scroll_y > 0):
+            self.action_scroll(step, page=False)  # Up/Down read a text longer than the box
             return
         at = buttons.index(self.focused) if self.focused in buttons else -step
         buttons[(at + step) % len(buttons)].focus()
@@ -172,7 +176,7 @@ def help_text(rules: Rules, label: str) -> str:
         "99 cards cannot be played; they cost 20 points in your hand.\n\n"
         f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
         "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
-        f"[b]Rules in force[/b] ({escape(label)}):\n{in_force}\n\n"
+        f"[b]Rules in force[/b] ({for_markup(label)}):\n{in_force}\n\n"  # label: a file or save's
         f"[b]Keys at the table[/b]:\n{keys}\n\n"
         f"[b]Computer players[/b]:\n{bots}"
     )

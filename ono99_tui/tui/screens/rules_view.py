@@ -8,7 +8,6 @@ Saving writes only the keys that differ from the standard rules.
 
 from __future__ import annotations
 
-from rich.markup import escape as _escape_markup
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,12 +21,12 @@ from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
 from ...store import rule_presets as rp
 from .modals import _Notice
 from .save_as import NameScreen
-from ...text import visible
+from ...text import for_markup, visible
 
 
 def escape(text: object) -> str:
     """Text from a file or the player, for a markup string: shown as is, control characters visible."""
-    return _escape_markup(visible(text, keep_newlines=True))
+    return for_markup(text)
 
 
 def _widget_id(path: str) -> str:
