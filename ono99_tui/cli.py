@@ -121,7 +121,14 @@ def cmd_replay(args) -> int:
         }
         _out(json.dumps(doc, indent=None if args.compact else 1))
         return 0
-    ascii_only = args.ascii
+    import os
+
+    from .tui.glyphs import choose_ascii  # plain Python: no Textual behind it
+
+    try:  # like the game: ASCII where the terminal cannot draw the arrows (TERM=linux, LANG=C)
+        ascii_only = choose_ascii("ascii" if args.ascii else None, os.environ, setting=False)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     names = game.names
     seats = ", ".join(f"{s.name} ({s.player})" for s in record.seats)
     _out(f"O'NO 99: {len(names)} players: {seats}")
@@ -595,7 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="a game record (.toml)")
     p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
-    p.add_argument("--ascii", action="store_true", help="ASCII characters only")
+    p.add_argument("--ascii", action="store_true",
+                   help="ASCII characters only (the default on TERM=linux, vt100, dumb or a non-UTF-8 locale)")
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one)")

@@ -109,3 +109,13 @@ def test_save_as_ascii_no_color(snap_compare, monkeypatch):
 
         pilot.app.push_screen(NameScreen("Save as", "friday"))
     assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
+
+
+def test_card_reference_no_color(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(), terminal_size=SIZE, press=["g", "r"])
+
+
+def test_card_reference_120x40(snap_compare):
+    """A big terminal shows the whole reference without scrolling."""
+    assert snap_compare(app(), terminal_size=(120, 40), press=["g", "r"])

@@ -128,3 +128,20 @@ def test_a_round_lost_at_the_play_limit_says_so():
     title, body = round_end_text(["You", "Bo"], [{"type": "round_lost", "seat": 0, "total": 40,
                                                  "reason": "play-limit", "round": 3}])
     assert "You was" not in body and "play limit (R4.6)" in body and "no card" not in body
+
+
+def test_replay_on_the_linux_console_prints_ascii(tmp_path, monkeypatch):
+    from tests.test_cli_core import _played_record
+
+    _, path = _played_record(tmp_path)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_CTYPE", raising=False)
+    monkeypatch.delenv("ONO99_GLYPHS", raising=False)
+    assert "→" in ono99("replay", str(path)).stdout
+    monkeypatch.setenv("TERM", "linux")
+    out = ono99("replay", str(path))
+    assert out.returncode == 0 and out.stdout.isascii() and "->" in out.stdout
+    monkeypatch.setenv("ONO99_GLYPHS", "unicode")
+    assert "→" in ono99("replay", str(path)).stdout
