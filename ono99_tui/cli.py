@@ -451,7 +451,7 @@ def cmd_join(args) -> int:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
     from .net.join import probe
 
-    plan = JoinPlan(host, port, args.name, args.password, args.table)
+    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create)
     probe(plan)
     return _run_join(args, plan)
 
@@ -485,6 +485,41 @@ def cmd_host(args) -> int:
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)
     return _run_join(args, plan)
+
+
+def cmd_serve_ssh(args) -> int:
+    import asyncio
+
+    from .net import ssh
+    from .store.paths import data_dir
+
+    config = _server_config(args)
+    if not args.open and not args.authorized_keys:
+        raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does)")
+    if args.authorized_keys:
+        try:
+            import asyncssh
+
+            asyncssh.read_authorized_keys(args.authorized_keys)
+        except (OSError, ValueError, asyncssh.KeyImportError) as exc:
+            raise UserError(f"--authorized-keys: {args.authorized_keys}: {getattr(exc, 'strerror', None) or exc}") \
+                from None
+    config.port = 0  # the table server listens on loopback only, on any free port
+    config.host = "127.0.0.1"
+    ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
+                               authorized_keys=args.authorized_keys, open=args.open)
+
+    def ready(port: int, key) -> None:
+        who = "anyone (--open)" if args.open else f"the keys in {args.authorized_keys}"
+        _out(f"ono99 serve-ssh: listening on {args.bind}:{port} for {who}; players: ssh -p {port} NAME@HOST")
+        _out(f"host key: {key.get_fingerprint()}")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(ssh.run(ssh_config, config, ready))
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}") from None
+    return 0
 
 
 def _add_server_options(p, port_help: str) -> None:
@@ -612,7 +647,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", type=int, default=None, metavar="N",
                    help="the table to sit at (default: the one table waiting for players)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
+    p.add_argument("--or-create", action="store_true",
+                   help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("serve-ssh", help="a table server that friends reach with nothing but ssh",
+                       description="Run an SSH server: each SSH session gets the table screen (ono99 join) on its "
+                       "own terminal, at tables served by this process. The host key is made on the first run "
+                       "and kept in the data folder.")
+    _add_server_options(p, "SSH port to listen on (default 2222)")
+    p.set_defaults(port=2222)
+    p.add_argument("--authorized-keys", default=None, metavar="FILE",
+                   help="only these public keys get in (OpenSSH authorized_keys format)")
+    p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
+    p.set_defaults(func=cmd_serve_ssh)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",
                        description="Start a table server in this process, create a table and sit at it as its "

@@ -316,3 +316,17 @@ async def test_ascii_keeps_every_dialog_and_form_ascii():
             await pilot.pause()
             odd = sorted({ch for ch in _screen_text(a) if ord(ch) > 127 and ch != "\xa0"})
             assert not odd, (what, odd)
+
+
+async def test_up_and_down_read_a_long_help_while_left_and_right_pick_the_button():
+    a = app()
+    async with a.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g", "question_mark")
+        await pilot.pause()
+        body = a.screen.query_one(".dialog-scroll")
+        assert body.max_scroll_y > 0 and body.scroll_y == 0
+        await pilot.press("down", "down")
+        await pilot.pause()
+        assert body.scroll_y > 0 and a.focused.id == "btn-ok"
+        await pilot.press("right")
+        assert a.focused.id == "btn-reference"

@@ -31,6 +31,10 @@ class JoinPlan:
     create: dict | None = None  # hosting: {"rules": ..., "seats": N}
     serve: object | None = None  # hosting: a ServerConfig to run in this process
     address_hint: str = ""  # hosting: what the others type to join
+    or_create: bool = False  # no table waiting: make one (and sit at it first)
+
+
+NEW_TABLE = -1  # choose_table's answer when a table is to be made
 
 
 class LobbyScreen(Screen):
@@ -110,6 +114,8 @@ class JoinApp(Ono99App):
                 plan.table = await self._choose_table()
                 if plan.table is None:
                     return
+                if plan.table == NEW_TABLE:
+                    plan.table = (await self.client.request({"type": "create"}))["table"]
             reply = await self.client.request({"type": "sit", "table": plan.table})
         except ServerError as exc:
             self.fail(str(exc))
@@ -172,6 +178,20 @@ class JoinApp(Ono99App):
             return
         self.fail(why)
 
+    # nothing a player does here writes a file where this runs (it may be a server: serve-ssh)
+    NO_FILES = ("Screenshot", "New game", "Quick game")
+
+    def get_system_commands(self, screen):
+        for command in super().get_system_commands(screen):
+            if command.title not in self.NO_FILES:
+                yield command
+
+    def action_screenshot(self, *args, **kwargs) -> None:
+        self.notify("Screenshots are off at a network table.", timeout=4)
+
+    def deliver_screenshot(self, *args, **kwargs) -> None:
+        self.action_screenshot()
+
     def on_game_screen_finished(self, message) -> None:
         self.exit(return_code=0)
 
@@ -193,6 +213,8 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     open_ = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
     if len(open_) == 1:
         return open_[0]["id"]
+    if not open_ and plan.or_create:
+        return NEW_TABLE
     if not open_:
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
                           "(ask the host to start one with: ono99 host)")
@@ -212,7 +234,8 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         client = await Client.connect(plan.host, plan.port, plan.name, plan.password, timeout=timeout)
         try:
             if plan.table is None:
-                plan.table = await choose_table(client, plan)
+                found = await choose_table(client, plan)
+                plan.table = None if found == NEW_TABLE else found  # made once the screen is up
         finally:
             await client.aclose()
 

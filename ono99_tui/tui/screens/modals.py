@@ -21,14 +21,16 @@ class _Notice(ModalScreen[str]):
     """A message with a row of buttons.
 
     One button has focus from the start (Enter presses it); arrows and Tab move
-    between the buttons. Escape always means back/close: it answers ``escape``
+    between the buttons (Up/Down scroll instead when the text is longer than the box). Escape always means back/close: it answers ``escape``
     (by default the first button, which callers make the safe one).
     """
 
     BINDINGS = [
         Binding("escape", "close", "Close"),
-        Binding("left,up", "move(-1)", "Previous", show=False),
-        Binding("right,down", "move(1)", "Next", show=False),
+        Binding("left", "move(-1)", "Previous", show=False),
+        Binding("right", "move(1)", "Next", show=False),
+        Binding("up", "move(-1, True)", "Previous", show=False),
+        Binding("down", "move(1, True)", "Next", show=False),
         Binding("pageup", "scroll(-1)", show=False),
         Binding("pagedown", "scroll(1)", show=False),
     ]
@@ -61,10 +63,11 @@ class _Notice(ModalScreen[str]):
     def action_close(self) -> None:
         self.dismiss(self.escape)
 
-    def action_move(self, step: int) -> None:
+    def action_move(self, step: int, vertical: bool = False) -> None:
         buttons = list(self.query(Button))
-        if len(buttons) == 1:  # nothing to move to: the arrows read the text instead
-            self.action_scroll(step, page=False)
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if len(buttons) == 1 or (vertical and body.max_scroll_y > 0):
+            self.action_scroll(step, page=False)  # Up/Down read a text longer than the box
             return
         at = buttons.index(self.focused) if self.focused in buttons else -step
         buttons[(at + step) % len(buttons)].focus()
