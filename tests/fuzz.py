@@ -1,4 +1,5 @@
-"""Attacks on every file ono99 reads, shared by the hypothesis fuzz (tests/test_fuzz_readers.py)
+"""Attacks on every file ono99 reads (rules, records, saves, config.toml, themes, stats.toml,
+last-setup.toml), shared by the hypothesis fuzz (tests/test_fuzz_readers.py)
 and the long fuzz run (benchmarks/fuzz_inputs.py).
 
 ``READERS[kind](path)`` reads one file the way the game does and returns "ok" (accepted) or
@@ -24,7 +25,7 @@ from ono99_tui.store.saves import SaveError, SaveStore
 from ono99_tui.store.settings import Settings, load_settings, to_toml
 from ono99_tui.store.stats import load_stats, record_game
 
-KINDS = ("rules", "record", "save", "config", "theme", "stats")
+KINDS = ("rules", "record", "save", "config", "theme", "stats", "setup")
 ROOT = Path(__file__).resolve().parents[1]
 SEATS = [SeatSpec("Ana"), SeatSpec("Bo", "bot:medium"), SeatSpec("Cy", "bot:easy")]
 
@@ -83,14 +84,22 @@ def read_stats(path: Path) -> str:
     raise AssertionError("record_game wrote over a statistics file it could not read")
 
 
-READERS = {"rules": read_rules, "record": read_record, "save": read_save, "config": read_config,
+def read_setup(path: Path) -> str:
+    from ono99_tui.store.last_setup import load_last_setup
+
+    setup, problem = load_last_setup(path)
+    return "clean" if problem else "ok"
+
+
+READERS = {"setup": read_setup, "rules": read_rules, "record": read_record, "save": read_save, "config": read_config,
            "theme": read_theme, "stats": read_stats}
 #: Files a reader must never change (reading is not writing); stats may gain a game when valid.
-KEEPS_FILE = {"rules", "record", "save", "config", "theme"}
+KEEPS_FILE = {"rules", "record", "save", "config", "theme", "setup"}
 
 
 def file_name(kind: str) -> str:
-    return {"save": "fuzz.toml", "config": "config.toml", "stats": "stats.toml", "theme": "mine.toml"}.get(
+    return {"save": "fuzz.toml", "config": "config.toml", "stats": "stats.toml", "theme": "mine.toml",
+            "setup": "last-setup.toml"}.get(
         kind, "input.toml")
 
 
@@ -120,6 +129,9 @@ def sample(kind: str) -> str:
         return Record.from_game(g, SEATS, {"rules": "standard", "name": "fuzz"}).to_toml()
     if kind == "config":
         return to_toml(Settings())
+    if kind == "setup":
+        return ('rules = "standard"\ndealer = "rules"\n[[seats]]\nname = "You"\nplayer = "human"\n'
+                '[[seats]]\nname = "Bo"\nplayer = "bot:medium"\n')
     if kind == "theme":
         return (ROOT / "themes" / "ono99-ansi.toml").read_text().replace('"ono99-ansi"', '"mine"')
     players = {"Ana": {"games": 3, "wins": 1, "rounds_lost": 5, "faced": {"medium": {"games": 3, "wins": 1}}}}

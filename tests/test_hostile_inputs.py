@@ -326,3 +326,27 @@ async def test_a_name_with_spaces_never_makes_the_autosave_unloadable(private_di
     (name,) = store.names()
     record = store.load(name)
     assert record.names[0] == "You" and any(n == "You" for r in record.rounds for n, _ in r)
+
+
+def test_the_last_setup_file_is_read_safely(private_dirs):
+    """New game's remembered setup: deep nesting and a FIFO give the defaults and a reason."""
+    import threading
+
+    from ono99_tui.store.last_setup import last_setup_file, load_last_setup
+
+    path = last_setup_file()
+    path.parent.mkdir(parents=True)
+    path.write_text(DEEP)
+    setup, problem = load_last_setup()
+    assert setup is None and "nested too deeply" in problem
+    path.unlink()
+    os.mkfifo(path)
+    result = []
+    reader = threading.Thread(target=lambda: result.append(load_last_setup()), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():
+        with open(path, "w"):
+            pass
+        pytest.fail("reading a FIFO as last-setup.toml blocked")
+    assert result[0][0] is None and "named pipe (FIFO)" in result[0][1]

@@ -20,6 +20,7 @@ from ono99_tui.tui.widgets.card import CardWidget
 
 CLOSE = "[/]"
 CLICK = "[@click=app.quit]"
+UNCLOSED = "[31m"  # an unclosed "[": rich's and Textual's escape() leave it, and it swallows later markup
 SHORT = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
 
 
@@ -31,14 +32,14 @@ def screen_text(app) -> str:
 
 
 async def test_the_table_shows_markup_names_as_text_and_plays_to_the_end():
-    seats = [SeatSpec(CLOSE), SeatSpec(CLICK, "bot:easy"), SeatSpec("[b]", "bot:easy")]
+    seats = [SeatSpec(CLOSE), SeatSpec(CLICK, "bot:easy"), SeatSpec(UNCLOSED, "bot:easy")]
     app = Ono99App(bot_delay=0, seed=11)
     async with app.run_test(size=(100, 30)) as pilot:
         app.start_game(TableSetup(seats, SHORT, CLOSE, seed=11))
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
         shown = screen_text(app)
-        assert CLOSE in shown and CLICK in shown
+        assert CLOSE in shown and CLICK in shown and UNCLOSED in shown
         await pilot.press("question_mark")  # Help shows the rules label "[/]"
         await pilot.pause()
         assert CLOSE in screen_text(app)
@@ -133,9 +134,6 @@ def test_markup_names_are_valid_names(name):
     from ono99_tui.engine.game import normalise_name
 
     assert normalise_name(name) == name  # a name is text: markup-looking names are allowed, and shown as such
-
-
-UNCLOSED = "[31m"  # an unclosed "[": rich's and Textual's escape() leave it, and it swallows later markup
 
 
 def test_for_markup_keeps_any_text_as_is():

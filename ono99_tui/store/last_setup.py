@@ -8,7 +8,6 @@ wrong) and the defaults are used. The seed is never kept: each new game gets a n
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,8 +15,10 @@ import tomli_w
 
 from ..bots import LEVELS
 from ..engine.game import GameSetupError, check_names
+from ..text import visible
 from .atomic import write_atomic
 from .paths import config_dir
+from .readfile import ReadError, load_toml
 
 DEALER_CHOICES = ("rules", "high-card", "random")
 
@@ -61,12 +62,12 @@ def _check(doc: dict) -> LastSetup:
 def load_last_setup(path: Path | None = None) -> tuple[LastSetup | None, str | None]:
     """The remembered setup (None when there is none) and, if the file was damaged, why."""
     path = path or last_setup_file()
-    try:
-        return _check(tomllib.loads(path.read_text(encoding="utf-8"))), None
-    except FileNotFoundError:
-        return None, None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, ValueError) as exc:
-        return None, f"{path}: {getattr(exc, 'strerror', None) or exc}; New game starts from the defaults"
+    try:  # the safe reader: a FIFO, a device or deep nesting here never hangs or crashes New game
+        return _check(load_toml(path, "last setup file")), None
+    except ReadError as exc:
+        return None, None if exc.missing else f"{visible(exc)}; New game starts from the defaults"
+    except ValueError as exc:
+        return None, f"{visible(path)}: {visible(exc)}; New game starts from the defaults"
 
 
 def save_last_setup(setup: LastSetup, path: Path | None = None) -> Path:
