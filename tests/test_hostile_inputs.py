@@ -4,7 +4,6 @@ Items 2, 5-9, 12, 13: each test here failed on the code before the fix.
 """
 
 import os
-import time
 
 import pytest
 from textual.widgets import Input, Static
@@ -199,10 +198,8 @@ def test_a_long_value_is_echoed_cut_short():
 
 def test_many_unknown_keys_are_counted_not_each_matched():
     text = "".join(f"key{i} = 1\n" for i in range(50_000))
-    start = time.perf_counter()
-    with pytest.raises(RulesError) as info:
+    with pytest.raises(RulesError) as info:  # its speed: benchmarks/fuzz_inputs.py ("unknown keys")
         load_rules_text(text, "h.toml")
-    assert time.perf_counter() - start < 30  # was over a minute at 200,000 keys: a hang guard, not a benchmark
     problems = info.value.problems
     assert len(problems) == 21 and problems[-1].message == "and 49,980 more unknown keys"
 
