@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.engine import Game
+from ono99_tui.engine.describe import describe
 from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import DEFAULT, rules_from_dict
 from ono99_tui.engine.view import PlayerView
@@ -214,12 +215,31 @@ def test_every_seat_is_told_only_its_own_hand_and_public_information(table_args,
         for update in updates:
             check_update(update, game, dealt)
         updates.clear()
-    # the whole history, asked for afterwards, is redacted the same way
+    # the whole history, asked for afterwards, is redacted the same way, and every redacted
+    # event still reads as a log line (a reshuffle's count once crashed the table's log)
     for seat in [*range(len(names)), SPECTATOR]:
         for event in table.events_for(seat):
             assert "deck" not in event and "order" not in event and "hands" not in event
             if event["type"] == "draw" and event["seat"] != seat:
                 assert "card" not in event
+            describe(event, names, viewer=None if seat == SPECTATOR else seat)
+            describe(event, names, ascii=True, viewer=None if seat == SPECTATOR else seat)
+
+
+def test_a_reshuffle_reads_as_a_log_line_for_every_seat():
+    """R4.3: the pile runs out in a long round; each seat's log line gives the count, never the order."""
+    tight = rules_from_dict({"scoring": {"tokens": 1, "extra_life": False}})
+    for seed in range(200):
+        table = TableSession([SeatSpec(f"B{i}", "bot:random") for i in range(8)], tight, seed)
+        table.play_bots()
+        shuffles = [e for e in table.events_for(0) if e["type"] == "reshuffle"]
+        if shuffles:
+            break
+    else:
+        pytest.fail("no reshuffle in 200 eight-seat games")
+    full = next(e for e in table.game.events if e["type"] == "reshuffle")
+    line = describe(shuffles[0], table.game.names, viewer=0)
+    assert line == f"The played cards are shuffled into a new draw pile ({len(full['order'])} cards)"
 
 
 def test_a_spectator_sees_no_hand_at_all():
