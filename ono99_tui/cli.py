@@ -549,8 +549,11 @@ def cmd_web(args) -> int:
 
     try:
         asyncio.run(web.run(web_config, config, ready))
-    except OSError as exc:
-        raise UserError(f"cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}") from None
+    except OSError as exc:  # (asyncio's message for a port in use is long: the system's words say it)
+        import os
+
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UserError(f"cannot listen on {args.bind}:{args.port}: {why}") from None
     return 0
 
 
