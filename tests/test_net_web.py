@@ -129,6 +129,12 @@ def _screen_until(driver, *wanted, absent=(), limit=20.0) -> str:
                 f"it shows:\n{text}")
 
 
+def _hand(screen: str) -> list[str]:
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Your hand" in line)
+    return lines[at + 1:at + 5]
+
+
 def _gone(pids, limit=5.0) -> set[int]:
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline and any(_stat(p)[:1] not in ([], ["Z"]) for p in pids):
@@ -145,11 +151,12 @@ def _stat(pid) -> list[str]:
         return []
 
 
-def test_a_headless_browser_tab_plays_and_closing_it_ends_its_process(tmp_path):
+def test_headless_browser_tabs_sit_play_come_back_on_reload_and_closing_one_ends_its_process(tmp_path):
     if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
         pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install chromium chromium-driver)")
     webdriver = pytest.importorskip("selenium.webdriver")
     from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
@@ -185,10 +192,20 @@ def test_a_headless_browser_tab_plays_and_closing_it_ends_its_process(tmp_path):
         assert _gone(first, limit=0) == first
         driver.switch_to.window(driver.window_handles[0])
         _screen_until(driver, "Guest 1", absent=["Ann"])  # before the start, a player who leaves stands up
+        # the game starts; a reload of the tab comes back to the same seat and hand
+        keys = driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
+        keys.send_keys("b")
+        _screen_until(driver, "Medium 3")
+        keys.send_keys("s")
+        hand = _hand(_screen_until(driver, "Your hand", "Your turn"))
+        driver.refresh()
+        assert _hand(_screen_until(driver, "Your hand", "Your turn")) == hand
+        assert _gone(first) == set()
+        (pid,) = web.children()
         os.kill(pid, signal.SIGSTOP)  # a tab that cannot answer "quit" is killed, with its group
         driver.quit()
         driver = None
-        assert _gone(first) == set(), "a stuck tab's ono99 join is still running 5 s after the browser closed"
+        assert _gone({pid}) == set(), "a stuck tab's ono99 join is still running 5 s after the browser closed"
     finally:
         if driver is not None:
             driver.quit()

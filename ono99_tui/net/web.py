@@ -4,14 +4,16 @@ Like serve-ssh: one process runs the table server on loopback and, in front of i
 textual-serve's web server; each browser tab gets its own `ono99 join` process (in its own
 process group, with throwaway config and data folders) that sits at those tables. The page
 hands out a one-use ticket for its websocket, so a tab cannot be opened without the page
-(and, with a password, without passing the page's password prompt). Closing the tab ends
-its process group.
+(and, with a password, without passing the page's password prompt). Each tab keeps a random
+id in its sessionStorage, from which its seat token is made: reloading the tab comes back to
+the same seat and hand. Closing the tab ends its process group.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
 import hmac
 import logging
 import os
@@ -31,6 +33,18 @@ from textual_serve.server import Server, to_int
 
 log = logging.getLogger("ono99.web")
 
+# the tab's id (kept across reloads of that tab only) goes on the websocket's address
+TAB_ID_JS = """<script>(function () {
+  var key = "ono99-tab", id = sessionStorage.getItem(key);
+  if (!id || !/^[0-9a-f]{32}$/.test(id)) {
+    id = Array.from(crypto.getRandomValues(new Uint8Array(16)), function (b) {
+      return (b < 16 ? "0" : "") + b.toString(16); }).join("");
+    sessionStorage.setItem(key, id);
+  }
+  var el = document.getElementById("terminal");
+  el.dataset.sessionWebsocketUrl += "/" + id;
+})();</script>
+"""
 TICKET_TTL = 60.0  # seconds a page has to open its websocket
 KILL_GRACE = 2.0  # seconds from "quit" to SIGHUP, and from SIGHUP to SIGKILL
 
@@ -61,9 +75,9 @@ def check_name(name: str) -> str | None:
 class Tab(AppService):
     """One browser tab: `ono99 join NAME` in its own session and throwaway home."""
 
-    def __init__(self, gate: "WebGate", name: str, **kw):
+    def __init__(self, gate: "WebGate", name: str, token: str | None, **kw):
         super().__init__(gate.command, download_manager=gate.download_manager, **kw)
-        self.gate, self.name = gate, name
+        self.gate, self.name, self.token = gate, name, token
         self.home = tempfile.mkdtemp(prefix="ono99-web-")
 
     @property
@@ -77,6 +91,8 @@ class Tab(AppService):
         env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=home, TERM="xterm-256color",
                    LANG="C.UTF-8", ONO99_GLYPHS="unicode", ONO99_CONFIG_DIR=os.path.join(home, "config"),
                    ONO99_DATA_DIR=os.path.join(home, "data"))
+        if self.token:
+            env["ONO99_SEAT_TOKEN"] = self.token
         return env
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
@@ -127,6 +143,7 @@ class WebGate(Server):
         self.tabs: set[Tab] = set()
         self.guests = 0
         self._tickets: dict[str, tuple[str, float]] = {}
+        self._secret = secrets.token_bytes(32)  # seat tokens from tab ids hold for this run only
 
     async def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024)
@@ -134,6 +151,7 @@ class WebGate(Server):
         app.add_routes([
             web.get("/", self.handle_index, name="index"),
             web.get("/ws/{ticket}", self.handle_websocket, name="websocket"),
+            web.get("/ws/{ticket}/{tab:[0-9a-f]{32}}", self.handle_websocket),
             web.static("/static", self.statics_path, name="static"),
         ])
         return app
@@ -179,6 +197,7 @@ class WebGate(Server):
                    "app_websocket_url": ws, "config": {"static": {"url": base + "/static/"}},
                    "application": {"name": "O'NO 99"}}
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
+        response.text = response.text.replace("</body>", TAB_ID_JS + "</body>", 1)
         response.headers.update({"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
         return response
 
@@ -192,7 +211,12 @@ class WebGate(Server):
         width = max(20, min(to_int(request.query.get("width", "80"), 80), 500))
         height = max(10, min(to_int(request.query.get("height", "24"), 24), 200))
         await websocket.prepare(request)
-        tab = Tab(self, name, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
+        tab_id = request.match_info.get("tab")
+        token = None
+        if tab_id:
+            mac = hmac.new(self._secret, f"web\0{tab_id}".encode(), hashlib.sha256).digest()
+            token = base64.urlsafe_b64encode(mac).decode().rstrip("=")
+        tab = Tab(self, name, token, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
                   close=websocket.close)
         self.tabs.add(tab)
         try:
