@@ -79,10 +79,7 @@ class Tab(AppService):
         super().__init__(gate.command, download_manager=gate.download_manager, **kw)
         self.gate, self.name, self.token = gate, name, token
         self.home = tempfile.mkdtemp(prefix="ono99-web-")
-
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process is not None else None
+        self._stopped = False
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         env = {k: v for k, v in super()._build_environment(width, height).items()
@@ -111,8 +108,10 @@ class Tab(AppService):
 
     async def stop(self) -> None:
         """Ask the app to quit; if it has not within the grace, end its process group."""
+        if self._stopped:  # (once: the tab's end and the server's may both ask)
+            return
+        self._stopped = True
         proc, task = self._process, self._task
-        self._task = None
         if task is not None:
             await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
             if proc is not None and proc.returncode is None:
@@ -239,9 +238,12 @@ class WebGate(Server):
             if message.type != web.WSMsgType.TEXT:
                 continue
             try:
-                kind, data = message.json()
-            except (ValueError, TypeError):
+                envelope = message.json()
+            except ValueError:
                 continue
+            if not isinstance(envelope, list) or not envelope:
+                continue
+            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None  # (["focus"] has no data)
             if kind == "stdin" and isinstance(data, str):
                 now = time.monotonic()
                 tokens = min(cfg.input_burst, tokens + (now - last) * cfg.input_rate)
