@@ -1,6 +1,8 @@
 """`ono99 web`: the command line, the page's gate, and a real headless chromium playing in tabs."""
 
+import asyncio
 import base64
+import json
 import os
 import re
 import signal
@@ -211,3 +213,35 @@ def test_headless_browser_tabs_sit_play_come_back_on_reload_and_closing_one_ends
             driver.quit()
         web.stop()
     assert web.proc.returncode == 0
+
+
+async def test_a_tabs_websocket_survives_junk_and_an_oversized_message_ends_only_that_tab(tmp_path):
+    import aiohttp
+
+    web = Web(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url) as response:
+                page = await response.text()
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+            async with session.ws_connect(ws_url + "?width=100&height=30") as ws:
+                for junk in ("not json", "[]", "{}", "[1, 2]", '["stdin", 5]', '["resize", {"width": "x"}]',
+                             '["resize", [1]]', '["focus"]', '["blur"]', '["stdin", "\\u001b[999;999R"]'):
+                    await ws.send_str(junk)
+                await ws.send_str('["ping", "still here"]')
+                while True:  # the app's output comes as bytes; the answer to the ping as text
+                    message = await asyncio.wait_for(ws.receive(), 10)
+                    if message.type == aiohttp.WSMsgType.TEXT:
+                        break
+                assert json.loads(message.data) == ["pong", "still here"]
+                (pid,) = web.children()
+                await ws.send_str('["stdin", "' + "x" * 100_000 + '"]')  # over the 64 KiB a message may be
+                while not ws.closed and (await asyncio.wait_for(ws.receive(), 10)).type not in (
+                        aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+                    pass
+            assert _gone({pid}) == set()
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # a ticket is good once
+                await session.ws_connect(ws_url)
+            assert refused.value.status == 403
+    finally:
+        web.stop()
