@@ -407,18 +407,11 @@ def _server_config(args):
 
 def cmd_serve(args) -> int:
     import asyncio
-    import ipaddress
 
     from .net import server
 
     config = _server_config(args)
-    try:
-        loopback = ipaddress.ip_address(config.host).is_loopback
-    except ValueError:
-        loopback = config.host == "localhost"
-    if not loopback and config.password is None:
-        print(f"ono99: warning: serving on {config.host} without --password: anyone who can reach this "
-              "port can sit at your tables", file=sys.stderr)
+    _warn_open(config.host, config.password, "sit at your tables")
 
     def ready(port: int) -> None:
         _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; games are saved)")
@@ -530,6 +523,50 @@ def cmd_serve_ssh(args) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}") from None
     return 0
+
+
+def cmd_web(args) -> int:
+    import asyncio
+
+    try:
+        from .net import web
+    except ImportError as exc:  # pragma: no cover - a broken install
+        raise UserError(f"ono99 web cannot start: {exc}") from None
+
+    config = _server_config(args)
+    if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
+        raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
+    web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
+                               public_url=args.public_url.rstrip("/") if args.public_url else None)
+    _warn_open(args.bind, config.password, "play at your tables")
+    config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
+
+    def ready(port: int) -> None:
+        shown = f"[{args.bind}]" if ":" in args.bind else args.bind
+        url = web_config.public_url or f"http://{shown}:{port}"
+        _out(f"ono99 web: open {url}/ in a browser (one seat per tab; Ctrl+C or SIGTERM stops it)")
+        sys.stdout.flush()
+
+    try:
+        asyncio.run(web.run(web_config, config, ready))
+    except OSError as exc:  # (asyncio's message for a port in use is long: the system's words say it)
+        import os
+
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise UserError(f"cannot listen on {args.bind}:{args.port}: {why}") from None
+    return 0
+
+
+def _warn_open(host: str, password, who: str) -> None:
+    import ipaddress
+
+    try:
+        loopback = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = host == "localhost"
+    if not loopback and password is None:
+        print(f"ono99: warning: serving on {host} without --password: anyone who can reach this "
+              f"port can {who}", file=sys.stderr)
 
 
 def _add_server_options(p, port_help: str, password: bool = True) -> None:
@@ -675,6 +712,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these public keys get in (OpenSSH authorized_keys format)")
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
     p.set_defaults(func=cmd_serve_ssh)
+
+    p = sub.add_parser("web", help="play in a browser: each tab gets the table screen (ono99 join)",
+                       description="Serve the table screen to browsers with textual-serve: each tab runs its own "
+                       "ono99 join at tables served by this process. Your name: ?name=NAME at the end of the "
+                       "address, else the user name given at the password prompt, else Guest 1, Guest 2...")
+    _add_server_options(p, "HTTP port to listen on (default 8000; 0: any free port)")
+    p.set_defaults(port=8000)
+    p.add_argument("--public-url", default=None, metavar="URL",
+                   help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
+    p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",
                        description="Start a table server in this process, create a table and sit at it as its "

@@ -1,0 +1,247 @@
+"""`ono99 web`: the command line, the page's gate, and a real headless chromium playing in tabs."""
+
+import asyncio
+import base64
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from .cli import ono99
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+
+
+def test_a_bad_port_or_address_is_one_line_and_exit_2():
+    for args in (["--port", "70000"], ["--port", "-1"], ["--public-url", "example.org"],
+                 ["--password", "a", "--password-file", "f"]):
+        proc = ono99("web", *args, timeout=30)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ono99: "), proc.stderr
+
+
+def test_a_port_in_use_is_a_clear_error():
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = ono99("web", "--port", str(port), timeout=30)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == f"ono99: cannot listen on 127.0.0.1:{port}: Address already in use", proc.stderr
+
+
+def test_beyond_loopback_without_a_password_warns(capsys):
+    from ono99_tui.cli import _warn_open
+
+    _warn_open("127.0.0.1", None, "play")
+    _warn_open("0.0.0.0", "pw", "play")
+    assert capsys.readouterr().err == ""
+    _warn_open("0.0.0.0", None, "play at your tables")
+    assert "without --password" in capsys.readouterr().err
+
+
+class Web:
+    """`ono99 web --port 0` as a subprocess, with its own data and config folders."""
+
+    def __init__(self, tmp_path, *args):
+        env = dict(os.environ, ONO99_DATA_DIR=str(tmp_path / "data"), ONO99_CONFIG_DIR=str(tmp_path / "config"))
+        self.proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "web", "--port", "0", "--bot-delay", "0",
+                                      *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        line = self.proc.stdout.readline()  # the ready line (or EOF if it failed)
+        found = re.search(r"(http://\S+/)", line)
+        if not found:
+            self.stop()
+            pytest.fail(f"ono99 web did not start: {line!r} {self.proc.stderr.read()!r}")
+        self.url = found.group(1)
+
+    def children(self) -> set[int]:
+        """Its live child processes (the tabs' ono99 join), from /proc."""
+        found = set()
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and _stat(int(entry))[1:2] == [str(self.proc.pid)] and _stat(int(entry))[0] != "Z":
+                found.add(int(entry))
+        return found
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+def _get(url, auth=None):
+    request = urllib.request.Request(url)
+    if auth:
+        request.add_header("Authorization", "Basic " + base64.b64encode(auth.encode()).decode())
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def test_the_page_wants_the_password_and_a_websocket_wants_the_pages_ticket(tmp_path):
+    (tmp_path / "pw").write_text("s3cret\n")
+    web = Web(tmp_path, "--password-file", str(tmp_path / "pw"))
+    try:
+        assert _get(web.url)[0] == 401
+        assert _get(web.url, "ann:wrong")[0] == 401
+        status, page = _get(web.url, "ann:s3cret")
+        assert status == 200
+        ticket = re.search(r'data-session-websocket-url="ws://[^"]+/ws/([\w-]+)"', page).group(1)
+        assert _get(web.url + "ws/not-a-ticket")[0] == 403
+        assert _get(web.url + "?name=" + "x" * 40, "ann:s3cret")[0] == 400
+        assert ticket and web.children() == set()  # a page alone starts no process
+    finally:
+        web.stop()
+
+
+# The page draws with xterm.js on a canvas (WebGL or 2D), so the DOM holds no text: a hook set before
+# textual.js runs keeps its terminal object, whose buffer is what the tab shows.
+HOOK = """Object.defineProperty(Object.prototype, 'websocket_url', {configurable: true, set(v) {
+  window.__ono99 = this;
+  Object.defineProperty(this, 'websocket_url', {value: v, writable: true, configurable: true, enumerable: true});
+}});"""
+READ = """const o = window.__ono99;
+if (!o || !o.terminal) { const rows = document.querySelector('.xterm-rows'); return rows ? rows.innerText : ''; }
+const b = o.terminal.buffer.active, rows = [];
+for (let i = 0; i < o.terminal.rows; i++) { const l = b.getLine(i); rows.push(l ? l.translateToString(true) : ''); }
+return rows.join('\\n');"""
+
+
+def _screen_until(driver, *wanted, absent=(), limit=20.0) -> str:
+    deadline, text = time.monotonic() + limit, ""
+    while time.monotonic() < deadline:
+        text = driver.execute_script(READ) or ""
+        if all(w in text for w in wanted) and not any(a in text for a in absent):
+            return text
+        time.sleep(0.1)
+    pytest.fail(f"the browser tab never showed {wanted!r} (without {absent!r}) within {limit:g} s; "
+                f"it shows:\n{text}")
+
+
+def _hand(screen: str) -> list[str]:
+    lines = screen.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Your hand" in line)
+    return lines[at + 1:at + 5]
+
+
+def _gone(pids, limit=5.0) -> set[int]:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline and any(_stat(p)[:1] not in ([], ["Z"]) for p in pids):
+        time.sleep(0.05)
+    return {p for p in pids if _stat(p)[:1] not in ([], ["Z"])}
+
+
+def _stat(pid) -> list[str]:
+    """State, parent pid, ... of a process; [] when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+
+
+def test_headless_browser_tabs_sit_play_come_back_on_reload_and_closing_one_ends_its_process(tmp_path):
+    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+        pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,800", f"--user-data-dir={tmp_path / 'chromium'}"):
+        options.add_argument(arg)
+    web = Web(tmp_path)
+    driver = None
+    try:  # the Debian chromedriver, named: Selenium Manager never looks for (or downloads) one
+        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+        driver.get(web.url)
+        _screen_until(driver, "Guest 1", "<- you", "fills the empty seats with bots")
+        first = web.children()
+        assert len(first) == 1
+        (pid,) = first
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            assert b"\0join\0" in f.read()
+        with open(f"/proc/{pid}/environ", "rb") as f:  # its own throwaway folders, not the server's
+            env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
+        assert not env[b"ONO99_DATA_DIR"].startswith(str(tmp_path).encode())
+        assert os.getpgid(pid) == pid  # a process group of its own, ended as one
+
+        driver.switch_to.new_window("tab")  # a second player, named in the address
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+        driver.get(web.url + "?name=Ann")
+        _screen_until(driver, "Guest 1", "Ann", "<- you")
+        second = web.children() - first
+        assert len(second) == 1
+
+        driver.close()  # closing the tab ends that tab's process, and only that one
+        assert _gone(second) == set(), "the closed tab's ono99 join is still running after 5 s"
+        assert _gone(first, limit=0) == first
+        driver.switch_to.window(driver.window_handles[0])
+        _screen_until(driver, "Guest 1", absent=["Ann"])  # before the start, a player who leaves stands up
+        # the game starts; a reload of the tab comes back to the same seat and hand
+        keys = driver.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
+        keys.send_keys("b")
+        _screen_until(driver, "Medium 3")
+        keys.send_keys("s")
+        hand = _hand(_screen_until(driver, "Your hand", "Your turn"))
+        driver.refresh()
+        assert _hand(_screen_until(driver, "Your hand", "Your turn")) == hand
+        assert _gone(first) == set()
+        (pid,) = web.children()
+        os.kill(pid, signal.SIGSTOP)  # a tab that cannot answer "quit" is killed, with its group
+        driver.quit()
+        driver = None
+        assert _gone({pid}) == set(), "a stuck tab's ono99 join is still running 5 s after the browser closed"
+    finally:
+        if driver is not None:
+            driver.quit()
+        web.stop()
+    assert web.proc.returncode == 0
+
+
+async def test_a_tabs_websocket_survives_junk_and_an_oversized_message_ends_only_that_tab(tmp_path):
+    import aiohttp
+
+    web = Web(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url) as response:
+                page = await response.text()
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+            async with session.ws_connect(ws_url + "?width=100&height=30") as ws:
+                for junk in ("not json", "[]", "{}", "[1, 2]", '["stdin", 5]', '["resize", {"width": "x"}]',
+                             '["resize", [1]]', '["focus"]', '["blur"]', '["stdin", "\\u001b[999;999R"]'):
+                    await ws.send_str(junk)
+                await ws.send_str('["ping", "still here"]')
+                while True:  # the app's output comes as bytes; the answer to the ping as text
+                    message = await asyncio.wait_for(ws.receive(), 10)
+                    if message.type == aiohttp.WSMsgType.TEXT:
+                        break
+                assert json.loads(message.data) == ["pong", "still here"]
+                (pid,) = web.children()
+                await ws.send_str('["stdin", "' + "x" * 100_000 + '"]')  # over the 64 KiB a message may be
+                while not ws.closed and (await asyncio.wait_for(ws.receive(), 10)).type not in (
+                        aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.CLOSING):
+                    pass
+            assert _gone({pid}) == set()
+            with pytest.raises(aiohttp.WSServerHandshakeError) as refused:  # a ticket is good once
+                await session.ws_connect(ws_url)
+            assert refused.value.status == 403
+    finally:
+        web.stop()
