@@ -190,3 +190,34 @@ def test_a_client_may_sit_with_a_token_of_its_own_if_long_and_unused():
             again = await connect(server, "Ann", token=mine)  # the token brings its owner back
             assert again.welcome["resumed"]
     run(main())
+
+
+def test_once_the_timer_ran_out_the_stand_in_plays_at_once_until_the_player_is_back_and_gone_again():
+    """The turn timer runs out once for an absent seat; its later turns are played at once (not
+    after a timer each); once the player comes back and leaves again, the timer applies again."""
+    async def main():
+        async with serving(turn_timer=0.2) as server:
+            table_id, (a, b), seats, tokens = await table_with(server, ["Ann", "Bob"],
+                                                               rules={"scoring": {"tokens": 3, "extra_life": False}})
+            table = server.tables[table_id]
+            await b.aclose()
+            game = lambda: table.session.game  # noqa: E731
+            bobs = lambda: sum(s == seats[1] for s, _ in game().plays)  # noqa: E731
+            phase = {"back": False}
+
+            async def on_turn(client, msg, view):
+                if not phase["back"] and bobs() >= 4:
+                    # four of Bob's turns played for him, and the timer ran out only once
+                    assert table.timeouts == 1 and seats[1] in table.stood_in
+                    phase["back"] = True
+                    back = await connect(server, "Bob", token=tokens[1])
+                    await wait_for(back, lambda m: m["type"] == "state" and m["full"])
+                    assert seats[1] not in table.stood_in
+                    phase["at"] = bobs()
+                    await back.aclose()
+            last, _seen = await play_randomly(a, random.Random(3), seats[0], on_turn=on_turn)
+            assert last["view"]["over"] and phase["back"]
+            if bobs() > phase["at"]:  # Bob had a turn after leaving again: it waited for the timer again
+                assert table.timeouts == 2
+            assert bobs() > phase["at"], "the game ended before Bob's seat was tried again"
+    run(main())

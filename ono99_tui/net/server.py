@@ -337,6 +337,7 @@ class Server:
         if conn.table is not None:
             self._leave(conn)
         table.seats[seat].conn = conn
+        table.stood_in.discard(seat)  # back: should they leave again, the turn timer applies again
         conn.table, conn.seat = table, seat
         if reply is not None:
             conn.send(reply)
@@ -474,21 +475,31 @@ class Server:
                 self._submit_quietly(session, seat, card, seq)
                 continue
             if table.seats[seat].conn is None:
-                if deadline is None or deadline[0] != session.seq:
-                    deadline = (session.seq, loop.time() + self.config.turn_timer)
-                left = deadline[1] - loop.time()
-                if left <= 0:
-                    bot = stand_ins.get(seat)
-                    if bot is None:
-                        bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
-                    view, seq = session.view_for(seat), session.seq
-                    card = await loop.run_in_executor(self._executor, bot.choose, view)
+                if seat not in table.stood_in:
+                    if deadline is None or deadline[0] != session.seq:
+                        deadline = (session.seq, loop.time() + self.config.turn_timer)
+                    left = deadline[1] - loop.time()
+                    if left > 0:
+                        try:
+                            await asyncio.wait_for(wake.wait(), left)
+                        except TimeoutError:
+                            pass
+                        continue
+                    # the timer ran out once: the stand-in plays this seat's turns from now on
+                    table.stood_in.add(seat)
+                    table.timeouts += 1
+                    log.info("table %d: %s is away; a bot plays their turns", table.id, table.seats[seat].name)
+                elif self.config.bot_delay:
+                    await asyncio.sleep(self.config.bot_delay)
+                    if table.seats[seat].conn is not None or session.current != seat:
+                        continue  # they came back (or the table moved on) meanwhile
+                bot = stand_ins.get(seat)
+                if bot is None:
+                    bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
+                view, seq = session.view_for(seat), session.seq
+                card = await loop.run_in_executor(self._executor, bot.choose, view)
+                if table.seats[seat].conn is None:
                     self._submit_quietly(session, seat, card, seq)
-                    continue
-                try:
-                    await asyncio.wait_for(wake.wait(), left)
-                except TimeoutError:
-                    pass
                 continue
             await wake.wait()
         self._forget_if_done(table)
