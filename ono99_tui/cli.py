@@ -401,8 +401,10 @@ def _server_config(args):
             raise UserError(str(exc)) from None
         if not password:
             raise UserError(f"--password-file: {args.password_file} is empty")
+    # `ono99 serve` and `serve-ssh` resume their tables after a restart; `ono99 host` only saves
     return ServerConfig(host=args.bind, port=_port(args.port), password=password, turn_timer=args.turn_timer,
-                        bot_delay=args.bot_delay, save=not args.no_save)
+                        bot_delay=args.bot_delay, save=not args.no_save,
+                        resume=not args.no_save and args.func is not cmd_host)
 
 
 def cmd_serve(args) -> int:
