@@ -519,6 +519,7 @@ def cmd_serve_ssh(args) -> int:
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
+                               seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open)
 
     def ready(port: int, key) -> None:
