@@ -120,3 +120,28 @@ def test_the_table_says_when_someone_drops_and_comes_back():
     remote.handle({"type": "table", "table": seats(True)})
     assert [u.notices for u in told] == [["Bob lost the connection; a bot plays their turns until they are back."],
                                          ["Bob is back."]]
+
+
+async def test_the_scoreboard_shows_who_is_away_during_the_game():
+    from ono99_tui.tui.widgets.panes import ScorePane
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 3}, serve=config)
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        guest = await Client.connect(HOST, plan.port, "[b]Bob")  # a name that looks like markup
+        reply = await guest.request({"type": "sit", "table": app.table_id})
+        await pilot.press("b")
+        await until(pilot, lambda: any(s["player"] == "bot:medium" for s in app._table["seats"]), "bot seated")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        rows = lambda: str(app.screen.query_one(ScorePane).render()).splitlines()  # noqa: E731
+        bob = reply["seat"]
+        assert "[b]Bob" in rows()[bob] and "away" not in "\n".join(rows())
+        await guest.aclose()
+        await until(pilot, lambda: "away" in rows()[bob], "Bob shown away")
+        assert sum("away" in r for r in rows()) == 1  # the bot and Ann are there
+        back = await Client.connect(HOST, plan.port, "[b]Bob", token=reply["token"])
+        await until(pilot, lambda: "away" not in rows()[bob], "Bob shown back")
+        await back.aclose()

@@ -94,6 +94,13 @@ class RemoteTable:
             return [SeatSpec(n) for n in self.view.names]
         return [SeatSpec(s["name"], s["player"] or "human") for s in self.lobby["seats"]]
 
+    @property
+    def away(self) -> set[int]:
+        """The seats whose player is not connected (public: the lobby tells everyone)."""
+        if self.lobby is None:
+            return set()
+        return {i for i, s in enumerate(self.lobby["seats"]) if s["player"] == "human" and not s["connected"]}
+
     def is_bot(self, seat: int) -> bool:
         return False  # the server plays its bots: nothing to schedule here
 
@@ -172,8 +179,8 @@ class RemoteTable:
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
             notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
-            if notices:
-                self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))
+            if notices or (before is not None and _connected(before) != _connected(self.lobby)):
+                self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))  # (redraws who is away)
         elif kind in ("error", "notice"):
             self._tell(SeatUpdate(self.my_seat, self.view, [], [msg.get("message", "")], False))
         elif kind in ("kicked", "closing"):
@@ -182,6 +189,10 @@ class RemoteTable:
     def _tell(self, update: SeatUpdate) -> None:
         for sub in list(self._subs):
             sub.callback(update)
+
+
+def _connected(table: dict) -> list[bool]:
+    return [bool(s["connected"]) for s in table["seats"]]
 
 
 def _comings_and_goings(before: list[dict], after: list[dict]) -> list[str]:
