@@ -407,6 +407,24 @@ def _server_config(args):
                         resume=not args.no_save and args.func is not cmd_host)
 
 
+def _server_log() -> None:
+    """The server's warnings (a table not resumed, saving failing) on stderr, as ono99 says things."""
+    import logging
+
+    class Lower(logging.Formatter):
+        def format(self, record):
+            return f"ono99: {record.levelname.lower()}: {super().format(record)}"
+
+    logger = logging.getLogger("ono99")
+    if any(getattr(h, "ono99", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Lower("%(message)s"))
+    handler.ono99 = True
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
+
+
 def cmd_serve(args) -> int:
     import asyncio
     import ipaddress
@@ -414,6 +432,7 @@ def cmd_serve(args) -> int:
     from .net import server
 
     config = _server_config(args)
+    _server_log()
     try:
         loopback = ipaddress.ip_address(config.host).is_loopback
     except ValueError:
@@ -506,6 +525,7 @@ def cmd_serve_ssh(args) -> int:
     from .store.paths import data_dir
 
     config = _server_config(args)
+    _server_log()
     if not args.open and not args.authorized_keys:
         raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does)")
     if args.authorized_keys:

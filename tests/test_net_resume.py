@@ -116,6 +116,9 @@ def test_a_damaged_or_missing_manifest_or_save_is_a_warning_never_a_crash(caplog
         path.write_text(text)
         assert run(start_and_close()) == {}
         assert any(words in r.getMessage() for r in caplog.records), (words, [r.getMessage() for r in caplog.records])
+        if text in ("{not json", "[]"):  # a damaged manifest is kept aside, not written over
+            aside = path.with_name("tables.json.damaged")
+            assert aside.read_text() == text and str(aside) in caplog.text
     path.unlink()
     path.mkdir()  # not even a file
     caplog.clear()
@@ -134,3 +137,59 @@ def test_a_second_server_on_the_same_data_folder_leaves_the_first_ones_tables_al
     caplog.set_level(logging.WARNING, logger="ono99.server")
     run(main())
     assert any("another ono99 server" in r.getMessage() for r in caplog.records)
+
+
+def test_ono99_serve_stopped_by_sigterm_resumes_its_table_when_started_again():
+    """The real process: SIGTERM saves and writes the manifest; the next `ono99 serve` on the same
+    data folder has the table, and a token brings its player back to the same hand. A damaged
+    manifest is one warning line on stderr, never a traceback."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from ono99_tui.net.client import Client
+
+    def serve():
+        proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--port", "0", "--bot-delay", "0"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        line = proc.stdout.readline()
+        assert "listening on 127.0.0.1:" in line, line + proc.stderr.read()
+        return proc, int(line.split("127.0.0.1:")[1].split()[0])
+
+    def stop(proc) -> str:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+        err = proc.stderr.read()
+        assert "Traceback" not in err, err
+        return err
+
+    async def first(port):
+        a, b = await Client.connect(HOST, port, "Ann"), await Client.connect(HOST, port, "Bob")
+        table = (await a.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
+        tokens = [(await c.request({"type": "sit", "table": table}))["token"] for c in (a, b)]
+        await a.request({"type": "start"})
+        states = await play_some([a, b], [0, 1], random.Random(1), 3)
+        return tokens, [s["view"]["hand"] for s in states], states[0]["seq"]
+
+    async def second(port, tokens):
+        back = await Client.connect(HOST, port, "Bob", token=tokens[1])
+        assert back.welcome["resumed"]
+        return await wait_for(back, lambda m: is_state(m) and m["full"])
+
+    proc, port = serve()
+    try:
+        tokens, hands, seq = run(first(port))
+    finally:
+        stop(proc)
+    proc, port = serve()
+    try:
+        state = run(second(port, tokens))
+        assert state["seq"] == seq and state["view"]["hand"] == hands[1]
+    finally:
+        stop(proc)
+    manifest_path().write_text("{damaged")
+    proc, port = serve()
+    err = stop(proc)
+    assert err.count("\n") == 1 and err.startswith("ono99: warning: not resuming any table:") and "JSON" in err

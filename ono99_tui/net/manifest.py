@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,11 +73,12 @@ def read_manifest(path: Path) -> tuple[list[TableEntry], int]:
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        log.warning("not resuming any table: %s: the server manifest is not valid JSON (%s)", path,
-                    str(exc)[:200])
+        log.warning("not resuming any table: %s: the server manifest is not valid JSON (%s)%s", path,
+                    str(exc)[:200], _set_aside(path))
         return [], 1
     if not isinstance(doc, dict) or doc.get("format") != "ono99-server-tables" or doc.get("version") != VERSION:
-        log.warning("not resuming any table: %s is not an ono99 server manifest of version %d", path, VERSION)
+        log.warning("not resuming any table: %s is not an ono99 server manifest of version %d%s", path, VERSION,
+                    _set_aside(path))
         return [], 1
     next_id = doc.get("next_id")
     if not _is_int(next_id) or next_id < 1:
@@ -99,6 +101,16 @@ def read_manifest(path: Path) -> tuple[list[TableEntry], int]:
         seen_ids.add(entry.id)
         out.append(entry)
     return out, max([next_id, *(t.id + 1 for t in out)])
+
+
+def _set_aside(path: Path) -> str:
+    """Keep a damaged manifest (the next write would replace it) as NAME.damaged; what was done."""
+    aside = path.with_name(path.name + ".damaged")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        return ""
+    return f"; it is kept as {aside}"
 
 
 def _is_int(value) -> bool:

@@ -127,11 +127,12 @@ class Server:
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
-        if self.config.save and self.config.resume:
-            self._resume_tables()
         self._server = await asyncio.start_server(self._serve, self.config.host, self.config.port,
                                                   limit=MAX_LINE)
         self.port = self._server.sockets[0].getsockname()[1]
+        if self.config.save and self.config.resume:
+            # listening (the port was free), but no connection is served before this returns
+            self._resume_tables()
         return self.port
 
     async def serve_forever(self) -> None:
@@ -675,17 +676,18 @@ async def run(config: ServerConfig, ready=None) -> None:
     """Serve until cancelled or SIGTERM/SIGINT; then tell players and save."""
     import signal
 
-    server = Server(config)
-    port = await server.start()
-    if ready is not None:
-        ready(port)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
             pass
+    server = Server(config)
+    port = await server.start()
+    if ready is not None:
+        ready(port)
     serving = loop.create_task(server.serve_forever())
     try:
         await stop.wait()

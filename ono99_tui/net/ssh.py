@@ -363,20 +363,25 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     """The table server on loopback and the SSH gate in front of it, until SIGTERM/SIGINT."""
     from .server import Server
 
-    server = Server(server_config)
-    table_port = await server.start()
-    gate = SSHGate(config, table_port)
-    key = host_key(config.host_key)
-    port = await gate.start(key)
-    if ready is not None:
-        ready(port, key)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover
             pass
+    server = Server(server_config)
+    table_port = await server.start()
+    try:
+        gate = SSHGate(config, table_port)
+        key = host_key(config.host_key)
+        port = await gate.start(key)
+    except BaseException:
+        await server.close()  # (the port is taken): the resumed tables' saves are closed properly
+        raise
+    if ready is not None:
+        ready(port, key)
     try:
         await stop.wait()
     finally:
