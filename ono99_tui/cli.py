@@ -481,8 +481,11 @@ def cmd_join(args) -> int:
 
     import os
 
-    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create,
-                    token=os.environ.get("ONO99_SEAT_TOKEN") or None)
+    from .net.kept_seats import kept_token
+
+    token = os.environ.get("ONO99_SEAT_TOKEN") or None
+    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
+                    comeback=None if token else kept_token(host, port, args.name), keep=token is None)
     probe(plan)
     return _run_join(args, plan)
 

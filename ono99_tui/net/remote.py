@@ -67,7 +67,7 @@ class RemoteTable:
         self.undo_used = False
         self.record_stats = False  # the server's business
         self.save = None
-        self.on_lost: Callable[[str], None] | None = None  # the connection ended (with why)
+        self.on_lost: Callable[[str, str], None] | None = None  # the connection ended (why; "closing", ...)
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
 
@@ -153,16 +153,16 @@ class RemoteTable:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
-        why = "the server closed the connection"
+        why, kind = "the server closed the connection", ""
         try:
             while True:
                 self.handle(await self.client.recv())
         except (Disconnected, ConnectionError, ProtocolError) as exc:
             why = str(exc) or why
         except _Ended as exc:
-            why = str(exc)
+            why, kind = str(exc), exc.kind
         if self.on_lost is not None:
-            self.on_lost(why)
+            self.on_lost(why, kind)
 
     def handle(self, msg: dict) -> None:
         kind = msg["type"]
@@ -184,7 +184,7 @@ class RemoteTable:
         elif kind in ("error", "notice"):
             self._tell(SeatUpdate(self.my_seat, self.view, [], [msg.get("message", "")], False))
         elif kind in ("kicked", "closing"):
-            raise _Ended(msg.get("message", kind))
+            raise _Ended(msg.get("message", kind), kind)
 
     def _tell(self, update: SeatUpdate) -> None:
         for sub in list(self._subs):
@@ -206,7 +206,9 @@ def _comings_and_goings(before: list[dict], after: list[dict]) -> list[str]:
 
 
 class _Ended(Exception):
-    pass
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 __all__ = ["RemoteTable", "RemoteGame", "ServerError"]
