@@ -124,6 +124,7 @@ class Server:
         self._manifest_told: str | None = None  # the last manifest write failure logged
         self._manifest_lock = None  # held while this process keeps the manifest
         self._closing = False
+        self._stopping = False  # close() has begun: the tables' clocks stop
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
@@ -147,13 +148,15 @@ class Server:
             conn.close()
         if self._server is not None:
             self._server.close()
+        # each clock stops at its next step even if a cancel is lost (Python 3.11's wait_for can
+        # swallow one that comes as its wait ends)
+        self._stopping = True
+        for table in list(self.tables.values()):
+            self._wake_table(table)
         for task in self._drivers.values():
             task.cancel()
-        for task in list(self._drivers.values()):
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        if self._drivers:
+            await asyncio.wait(list(self._drivers.values()), timeout=5)
         if self._handlers:  # their connections are closed: they end by themselves
             await asyncio.wait(list(self._handlers), timeout=5)
         for table in self.tables.values():
@@ -570,7 +573,7 @@ class Server:
         wake = self._wake[table.id]
         stand_ins: dict[int, Bot] = {}
         deadline: tuple[int, float] | None = None  # (seq, when) an absent player's turn times out
-        while not session.over:
+        while not session.over and not self._stopping:
             wake.clear()
             seat = session.current
             if session.is_bot(seat):
@@ -581,6 +584,12 @@ class Server:
                 self._submit_quietly(session, seat, card, seq)
                 continue
             if table.seats[seat].conn is None:
+                if not any(s.conn is not None for s in table.seats if not s.is_bot):
+                    # nobody is at the table (a restarted server, everyone dropped): the game waits
+                    # for someone to come back rather than being played out by stand-ins
+                    deadline = None
+                    await wake.wait()
+                    continue
                 if seat not in table.stood_in:
                     if deadline is None or deadline[0] != session.seq:
                         deadline = (session.seq, loop.time() + self.config.turn_timer)
@@ -608,10 +617,14 @@ class Server:
                     self._submit_quietly(session, seat, card, seq)
                 continue
             await wake.wait()
+        if self._stopping:
+            return
         self._write_manifest()  # over: a restart has nothing to resume here
         self._forget_if_done(table)
 
     def _submit_quietly(self, session, seat: int, card: str, seq: int) -> None:
+        if self._stopping:
+            return  # decided while the server stopped: the saved game ends before it
         try:
             session.submit(seat, card, seq)
         except TableError:
