@@ -442,7 +442,7 @@ class Server:
 
     def _resume_tables(self) -> None:
         """Every unfinished table the manifest names, rebuilt from its save with the same seat
-        tokens; nobody is connected yet, so absent players' turn timers run as usual."""
+        tokens. Nobody is connected yet: each table waits for its first player to come back."""
         from ..store.lock import Lock
         from ..store.saves import SaveError, SaveStore
 
@@ -466,6 +466,8 @@ class Server:
             except (SaveError, OSError, ValueError) as exc:
                 log.warning("table %d (%s) not resumed: %s", entry.id, entry.name,
                             getattr(exc, "strerror", None) or exc)
+            except Exception:  # a bug: that table is not resumed, the server starts
+                log.exception("table %d (%s) not resumed", entry.id, entry.name)
         if entries:
             self._write_manifest()  # the tables that could not be resumed are dropped from it
 
