@@ -26,11 +26,12 @@ def keys(tmp_path):
 
 
 class Gate:
-    def __init__(self, tmp_path, authorized, **config):
+    def __init__(self, tmp_path, authorized, server=None, **config):
         self.tmp_path, self.authorized, self.config = tmp_path, authorized, config
+        self.server_config = server or {}
 
     async def __aenter__(self):
-        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0))
+        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, **self.server_config))
         table_port = await self.server.start()
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
                            table_port)
@@ -267,3 +268,30 @@ def test_seat_tokens_from_ssh_keys_outlive_a_restart_through_the_kept_seat_key(t
     assert SSHGate(SSHConfig(), 1).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
     path.write_bytes(b"short")  # damaged: a warning, and a key for this run
     assert len(seat_key(path)) == 32 and "damaged" in caplog.text
+
+
+async def test_after_a_restart_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys):
+    client_key, _, authorized = keys
+    resuming = dict(server={"save": True, "resume": True, "turn_timer": 60}, seat_key=tmp_path / "seat_key")
+
+    async def session(g, *keys_to_press, until):
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None) as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            stream = pyte.Stream(screen)
+            await read_screen(p, screen, stream, lambda t: "<- you" in t or "Your hand" in t)
+            for key, shows in keys_to_press:
+                p.stdin.write(key)
+                await read_screen(p, screen, stream, lambda t: shows in t)
+            return await read_screen(p, screen, stream, until)
+
+    async with Gate(tmp_path, authorized, **resuming) as g:
+        await session(g, (b"b", "bot (medium)"), (b"s", "Your hand"), until=lambda t: "Your hand" in t)
+        (table,) = g.server.tables.values()
+        token, hand = table.seats[0].token, sorted(table.session.game.hands[0])
+    async with Gate(tmp_path, authorized, **resuming) as g:  # the server was restarted
+        (again,) = g.server.tables.values()
+        assert again.seats[0].token == token and again.seats[0].conn is None
+        await session(g, until=lambda t: "Your hand" in t)
+        assert sorted(again.session.game.hands[0]) == hand and len(g.server.tables) == 1
