@@ -401,8 +401,28 @@ def _server_config(args):
             raise UserError(str(exc)) from None
         if not password:
             raise UserError(f"--password-file: {args.password_file} is empty")
+    # `ono99 serve` and `serve-ssh` resume their tables after a restart; `ono99 host` only saves
     return ServerConfig(host=args.bind, port=_port(args.port), password=password, turn_timer=args.turn_timer,
-                        bot_delay=args.bot_delay, save=not args.no_save)
+                        bot_delay=args.bot_delay, save=not args.no_save,
+                        resume=not args.no_save and args.func is not cmd_host)
+
+
+def _server_log() -> None:
+    """The server's warnings (a table not resumed, saving failing) on stderr, as ono99 says things."""
+    import logging
+
+    class Lower(logging.Formatter):
+        def format(self, record):
+            return f"ono99: {record.levelname.lower()}: {super().format(record)}"
+
+    logger = logging.getLogger("ono99")
+    if any(getattr(h, "ono99", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(Lower("%(message)s"))
+    handler.ono99 = True
+    logger.addHandler(handler)
+    logger.setLevel(logging.WARNING)
 
 
 def cmd_serve(args) -> int:
@@ -411,6 +431,7 @@ def cmd_serve(args) -> int:
     from .net import server
 
     config = _server_config(args)
+    _server_log()
     _warn_open(config.host, config.password, "sit at your tables")
 
     def ready(port: int) -> None:
@@ -453,8 +474,11 @@ def cmd_join(args) -> int:
 
     import os
 
-    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create,
-                    token=os.environ.get("ONO99_SEAT_TOKEN") or None)
+    from .net.kept_seats import kept_token
+
+    token = os.environ.get("ONO99_SEAT_TOKEN") or None
+    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
+                    comeback=None if token else kept_token(host, port, args.name), keep=token is None)
     probe(plan)
     return _run_join(args, plan)
 
@@ -497,6 +521,7 @@ def cmd_serve_ssh(args) -> int:
     from .store.paths import data_dir
 
     config = _server_config(args)
+    _server_log()
     if not args.open and not args.authorized_keys:
         raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does)")
     if args.authorized_keys:
@@ -510,6 +535,7 @@ def cmd_serve_ssh(args) -> int:
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
+                               seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open)
 
     def ready(port: int, key) -> None:

@@ -120,3 +120,107 @@ def test_the_table_says_when_someone_drops_and_comes_back():
     remote.handle({"type": "table", "table": seats(True)})
     assert [u.notices for u in told] == [["Bob lost the connection; a bot plays their turns until they are back."],
                                          ["Bob is back."]]
+
+
+async def test_the_scoreboard_shows_who_is_away_during_the_game():
+    from ono99_tui.tui.widgets.panes import ScorePane
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 3}, serve=config)
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        guest = await Client.connect(HOST, plan.port, "[b]Bob")  # a name that looks like markup
+        reply = await guest.request({"type": "sit", "table": app.table_id})
+        await pilot.press("b")
+        await until(pilot, lambda: any(s["player"] == "bot:medium" for s in app._table["seats"]), "bot seated")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        rows = lambda: str(app.screen.query_one(ScorePane).render()).splitlines()  # noqa: E731
+        bob = reply["seat"]
+        assert "[b]Bob" in rows()[bob] and "away" not in "\n".join(rows())
+        await guest.aclose()
+        await until(pilot, lambda: "away" in rows()[bob], "Bob shown away")
+        assert sum("away" in r for r in rows()) == 1  # the bot and Ann are there
+        back = await Client.connect(HOST, plan.port, "[b]Bob", token=reply["token"])
+        await until(pilot, lambda: "away" not in rows()[bob], "Bob shown back")
+        await back.aclose()
+
+
+async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_server_restarts():
+    from ono99_tui.net.kept_seats import kept_token
+    from ono99_tui.net.server import Server
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9,
+                            save=True, resume=True)
+
+    server = Server(config(0))
+    port = await server.start()
+    bob = await Client.connect(HOST, port, "Bob")
+    table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+    await bob.request({"type": "sit", "table": table})
+    app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            assert kept_token(HOST, port, "Ann") == server.tables[table].seats[app.seat].token
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            hand = sorted(server.tables[table].session.game.hands[app.seat])
+            await server.close()  # as on SIGTERM
+            await until(pilot, lambda: app.failure is not None, "told the server stopped")
+            assert "shutting down" in app.failure and "Your seat is kept" in app.failure
+    finally:
+        await server.close()
+    server = Server(config(port))  # started again, on the same address
+    await server.start()
+    try:
+        token = kept_token(HOST, port, "Ann")
+        app = JoinApp(JoinPlan(HOST, port, "Ann", comeback=token, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
+            assert app.client.welcome["resumed"]
+
+            def cards():
+                panes = app.screen.query(HandPane)  # (empty until the screen is composed)
+                return sorted(c.card for pane in panes for c in pane.cards if c.card)
+            await until(pilot, cards, "the hand shown")
+            shown = cards()
+            assert shown == hand == sorted(server.tables[table].session.game.hands[app.seat])
+    finally:
+        await server.close()
+    # a kept token whose seat is gone is forgotten, and the join sits down as usual
+    server = Server(config(0))
+    port2 = await server.start()
+    try:
+        from ono99_tui.net.kept_seats import keep_token
+
+        keep_token(HOST, port2, "Ann", "x" * 24)
+        host = await Client.connect(HOST, port2, "Cy")
+        await host.request({"type": "create", "seats": 2})
+        app = JoinApp(JoinPlan(HOST, port2, "Ann", comeback="x" * 24, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None, "seated")
+            assert not app.client.welcome["resumed"]
+            assert kept_token(HOST, port2, "Ann") == server.tables[app.table_id].seats[app.seat].token
+    finally:
+        await server.close()
+
+
+def test_kept_seats_are_private_and_a_damaged_file_is_only_forgotten():
+    import os
+
+    from ono99_tui.net.kept_seats import forget_token, keep_token, kept_path, kept_token
+
+    keep_token("h", 1, "Ann", "t" * 24)
+    keep_token("h", 2, "Ann", "u" * 24)
+    assert kept_token("h", 1, "Ann") == "t" * 24 and kept_token("h", 1, "Bob") is None
+    assert os.stat(kept_path()).st_mode & 0o077 == 0  # tokens are keys: the owner's alone
+    forget_token("h", 1, "Ann")
+    assert kept_token("h", 1, "Ann") is None and kept_token("h", 2, "Ann") == "u" * 24
+    for junk in (b"{", b"[1, 2]", b'{"seats": [1]}', b"\xff\x00"):
+        kept_path().write_bytes(junk)
+        assert kept_token("h", 2, "Ann") is None
+        keep_token("h", 3, "Ann", "v" * 24)  # and it is written whole again
+        assert kept_token("h", 3, "Ann") == "v" * 24

@@ -190,3 +190,65 @@ def test_a_client_may_sit_with_a_token_of_its_own_if_long_and_unused():
             again = await connect(server, "Ann", token=mine)  # the token brings its owner back
             assert again.welcome["resumed"]
     run(main())
+
+
+def test_once_the_timer_ran_out_the_stand_in_plays_at_once_until_the_player_is_back_and_gone_again():
+    """The turn timer runs out once for an absent seat; its later turns are played at once (not
+    after a timer each); once the player comes back and leaves again, the timer applies again."""
+    async def main():
+        async with serving(turn_timer=0.2) as server:
+            table_id, (a, b), seats, tokens = await table_with(server, ["Ann", "Bob"],
+                                                               rules={"scoring": {"tokens": 3, "extra_life": False}})
+            table = server.tables[table_id]
+            await b.aclose()
+            game = lambda: table.session.game  # noqa: E731
+            bobs = lambda: sum(s == seats[1] for s, _ in game().plays)  # noqa: E731
+            phase = {"back": False}
+
+            async def on_turn(client, msg, view):
+                if not phase["back"] and bobs() >= 4:
+                    # four of Bob's turns played for him, and the timer ran out only once
+                    assert table.timeouts == 1 and seats[1] in table.stood_in
+                    phase["back"] = True
+                    back = await connect(server, "Bob", token=tokens[1])
+                    await wait_for(back, lambda m: m["type"] == "state" and m["full"])
+                    assert seats[1] not in table.stood_in
+                    phase["at"] = bobs()
+                    await back.aclose()
+            last, _seen = await play_randomly(a, random.Random(3), seats[0], on_turn=on_turn)
+            assert last["view"]["over"] and phase["back"]
+            if bobs() > phase["at"]:  # Bob had a turn after leaving again: it waited for the timer again
+                assert table.timeouts == 2
+            assert bobs() > phase["at"], "the game ended before Bob's seat was tried again"
+    run(main())
+
+
+def test_a_table_nobody_is_at_waits_for_its_players_instead_of_being_played_out():
+    async def main():
+        async with serving(turn_timer=0.001) as server:
+            table_id, (a, b), seats, tokens = await table_with(server, ["Ann", "Bob"], bots=1, rules=SHORT)
+            table = server.tables[table_id]
+            await wait_for(a, lambda m: m["type"] == "state")
+            await a.aclose()
+            await b.aclose()
+            for _ in range(500):  # (watchdog) both connections have ended on the server too
+                if all(s.conn is None for s in table.seats):
+                    break
+                await asyncio.sleep(0.01)
+            # the bot plays up to a person's turn, then the table waits
+            for _ in range(500):
+                if table.session.current in seats:
+                    break
+                await asyncio.sleep(0.01)
+            seq = table.session.seq
+            # many turn timers' worth of waiting went by above: none ran out, nothing was played
+            assert table.timeouts == 0
+            back = await connect(server, "Ann", token=tokens[0])
+            state = await wait_for(back, lambda m: m["type"] == "state" and m["full"])
+            assert state["seq"] == seq
+            view = back.view(state)
+            if view.my_turn:
+                back.send({"type": "play", "card": view.legal_plays()[0], "seq": state["seq"]})
+            last, _ = await play_randomly(back, random.Random(1), seats[0])  # and it plays on, Bob stood in for
+            assert last["view"]["over"] and table.timeouts >= 1
+    run(main())

@@ -26,13 +26,15 @@ def keys(tmp_path):
 
 
 class Gate:
-    def __init__(self, tmp_path, authorized):
-        self.tmp_path, self.authorized = tmp_path, authorized
+    def __init__(self, tmp_path, authorized, server=None, **config):
+        self.tmp_path, self.authorized, self.config = tmp_path, authorized, config
+        self.server_config = server or {}
 
     async def __aenter__(self):
-        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0))
+        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, **self.server_config))
         table_port = await self.server.start()
-        self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized), table_port)
+        self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
+                           table_port)
         self.port = await self.gate.start(host_key(self.tmp_path / "host_key"))
         return self
 
@@ -176,3 +178,120 @@ async def test_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys)
             stream = pyte.Stream(screen)
             await read_screen(p, screen, stream, lambda t: "Your hand" in t)
             assert table.seats[0].conn is not None and len(g.server.tables) == 1
+
+
+async def raw(port: int, source: str):
+    """A TCP connection from ``source`` (any 127.x address is this machine) that never logs in;
+    returns once the server has answered with its version line (it has counted the connection)."""
+    reader, writer = await asyncio.open_connection(HOST, port, local_addr=(source, 0))
+    line = await asyncio.wait_for(reader.readline(), 10)
+    assert line.startswith(b"SSH-2.0-")
+    return reader, writer
+
+
+async def refused(reader) -> bytes:
+    """Everything the server sends until it closes the connection (bounded)."""
+    data = b""
+    for _ in range(100):
+        chunk = await asyncio.wait_for(reader.read(4096), 10)
+        if not chunk:
+            return data
+        data += chunk
+    raise AssertionError("the server never closed the connection")
+
+
+async def test_connections_past_the_per_address_cap_are_refused_before_any_login(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, max_per_ip=2) as g:
+        held = [await raw(g.port, "127.0.0.2") for _ in range(2)]  # two that never log in
+        assert g.gate.per_ip["127.0.0.2"] == 2
+        reader, writer = await raw(g.port, "127.0.0.2")
+        assert b"server full" in await refused(reader)  # told why, in the SSH disconnect message
+        writer.close()
+        with pytest.raises(asyncssh.DisconnectError, match="server full"):  # a real client is told too
+            await asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                   agent_path=None, local_addr=("127.0.0.2", 0))
+        # another address still gets in, and logs in
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None, local_addr=("127.0.0.3", 0)) as conn:
+            assert conn.get_extra_info("server_version").startswith("SSH-2.0-")
+        for _, w in held:
+            w.close()
+        for _ in range(500):  # (watchdog) the closed connections are uncounted as they end
+            if not g.gate.per_ip.get("127.0.0.2"):
+                break
+            await asyncio.sleep(0.01)
+        assert not g.gate.per_ip.get("127.0.0.2")
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None, local_addr=("127.0.0.2", 0)):
+            pass  # room again from that address
+
+
+async def test_connections_past_the_global_cap_are_refused_whoever_they_are_from(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, max_per_ip=10, max_connections=3) as g:
+        held = [await raw(g.port, f"127.0.0.{i}") for i in (2, 3, 4)]
+        assert g.gate.total == 3
+        reader, writer = await raw(g.port, "127.0.0.5")
+        assert b"server full" in await refused(reader)
+        writer.close()
+        with pytest.raises(asyncssh.DisconnectError, match="server full"):
+            await asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                   agent_path=None, local_addr=("127.0.0.6", 0))
+        assert not g.gate.children and g.gate.sessions == 0  # nothing ran for them
+        for _, w in held:
+            w.close()
+
+
+async def test_one_game_per_connection(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None) as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            await read_screen(p, screen, pyte.Stream(screen), lambda t: "<- you" in t)
+            second = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            err = await asyncio.wait_for(second.stderr.read(), 10)
+            assert b"one game per connection" in err and len(g.gate.children) == 1
+
+
+def test_seat_tokens_from_ssh_keys_outlive_a_restart_through_the_kept_seat_key(tmp_path, caplog):
+    from ono99_tui.net.ssh import seat_key
+
+    path = tmp_path / "data" / "ssh_seat_key"
+    first = SSHGate(SSHConfig(seat_key=path), 1)
+    again = SSHGate(SSHConfig(seat_key=path), 1)  # a restarted server
+    assert first.seat_token("SHA256:abc", "ann") == again.seat_token("SHA256:abc", "ann")
+    assert first.seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "bob")
+    assert os.stat(path).st_mode & 0o077 == 0  # the owner's alone
+    assert SSHGate(SSHConfig(), 1).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
+    path.write_bytes(b"short")  # damaged: a warning, and a key for this run
+    assert len(seat_key(path)) == 32 and "damaged" in caplog.text
+
+
+async def test_after_a_restart_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys):
+    client_key, _, authorized = keys
+    resuming = dict(server={"save": True, "resume": True, "turn_timer": 60}, seat_key=tmp_path / "seat_key")
+
+    async def session(g, *keys_to_press, until):
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None) as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            stream = pyte.Stream(screen)
+            await read_screen(p, screen, stream, lambda t: "<- you" in t or "Your hand" in t)
+            for key, shows in keys_to_press:
+                p.stdin.write(key)
+                await read_screen(p, screen, stream, lambda t: shows in t)
+            return await read_screen(p, screen, stream, until)
+
+    async with Gate(tmp_path, authorized, **resuming) as g:
+        await session(g, (b"b", "bot (medium)"), (b"s", "Your hand"), until=lambda t: "Your hand" in t)
+        (table,) = g.server.tables.values()
+        token, hand = table.seats[0].token, sorted(table.session.game.hands[0])
+    async with Gate(tmp_path, authorized, **resuming) as g:  # the server was restarted
+        (again,) = g.server.tables.values()
+        assert again.seats[0].token == token and again.seats[0].conn is None
+        await session(g, until=lambda t: "Your hand" in t)
+        assert sorted(again.session.game.hands[0]) == hand and len(g.server.tables) == 1

@@ -33,6 +33,8 @@ class JoinPlan:
     address_hint: str = ""  # hosting: what the others type to join
     or_create: bool = False  # no table waiting: make one (and sit at it first)
     token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
+    comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
+    keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -112,10 +114,13 @@ class JoinApp(Ono99App):
 
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
-            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=plan.token)
+            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                               token=plan.token or plan.comeback)
             if self.client.welcome.get("resumed"):
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
+            if plan.comeback is not None and plan.token is None:
+                self._forget()  # that seat is gone (its game ended)
             if plan.create is not None:
                 plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
             if plan.table is not None:
@@ -143,7 +148,23 @@ class JoinApp(Ono99App):
             self.fail(f"cannot connect to {plan.host}:{plan.port}: {getattr(exc, 'strerror', None) or exc}")
             return
         self.seat, self.table_id = reply["seat"], reply["table"]
+        if plan.keep:
+            from .kept_seats import keep_token
+
+            keep_token(plan.host, plan.port, plan.name, reply["token"])
         await self._wait_for_start()
+
+    def _forget(self) -> None:
+        if self.plan.keep:
+            from .kept_seats import forget_token
+
+            forget_token(self.plan.host, self.plan.port, self.plan.name)
+
+    def _seat_kept(self, why: str, kind: str) -> str:
+        """Why the connection ended, and, when the server stopped mid-game, how to come back."""
+        if kind == "closing" and self.plan.keep and self.remote is not None and not self.remote.over:
+            return f"{why}. Your seat is kept: run the same ono99 join once the server is back."
+        return why
 
     async def _wait_for_start(self) -> None:
         while True:
@@ -158,7 +179,7 @@ class JoinApp(Ono99App):
                 self.seat, self.table_id = msg["seat"], msg["table"]["id"]
                 self._show_lobby()
             elif kind == "error":
-                self.notify(msg["message"], severity="warning", timeout=8)
+                self.notify(msg["message"], severity="warning", timeout=8, markup=False)
             elif kind in ("kicked", "closing"):
                 self.fail(msg["message"])
                 return
@@ -186,10 +207,10 @@ class JoinApp(Ono99App):
         remote.start()
         self.push_screen(GameScreen(setup, table=remote))
 
-    def _lost(self, why: str) -> None:
+    def _lost(self, why: str, kind: str = "") -> None:
         if self.remote is not None and self.remote.over:
             return
-        self.fail(why)
+        self.fail(self._seat_kept(why, kind))
 
     # nothing a player does here writes a file where this runs (it may be a server: serve-ssh)
     NO_FILES = ("Screenshot", "New game", "Quick game")
@@ -212,6 +233,8 @@ class JoinApp(Ono99App):
         self.exit(return_code=0)
 
     async def on_unmount(self) -> None:
+        if self.remote is not None and self.remote.over:
+            self._forget()  # nothing to come back to
         if self.remote is not None:
             self.remote.close()
         elif self.client is not None:
@@ -250,8 +273,8 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     from ..errors import UserError
 
     async def check():
-        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=plan.token,
-                                      timeout=timeout)
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                      token=plan.token or plan.comeback, timeout=timeout)
         try:
             if plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)

@@ -67,7 +67,7 @@ class RemoteTable:
         self.undo_used = False
         self.record_stats = False  # the server's business
         self.save = None
-        self.on_lost: Callable[[str], None] | None = None  # the connection ended (with why)
+        self.on_lost: Callable[[str, str], None] | None = None  # the connection ended (why; "closing", ...)
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
 
@@ -93,6 +93,13 @@ class RemoteTable:
         if self.lobby is None:
             return [SeatSpec(n) for n in self.view.names]
         return [SeatSpec(s["name"], s["player"] or "human") for s in self.lobby["seats"]]
+
+    @property
+    def away(self) -> set[int]:
+        """The seats whose player is not connected (public: the lobby tells everyone)."""
+        if self.lobby is None:
+            return set()
+        return {i for i, s in enumerate(self.lobby["seats"]) if s["player"] == "human" and not s["connected"]}
 
     def is_bot(self, seat: int) -> bool:
         return False  # the server plays its bots: nothing to schedule here
@@ -146,16 +153,16 @@ class RemoteTable:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
-        why = "the server closed the connection"
+        why, kind = "the server closed the connection", ""
         try:
             while True:
                 self.handle(await self.client.recv())
         except (Disconnected, ConnectionError, ProtocolError) as exc:
             why = str(exc) or why
         except _Ended as exc:
-            why = str(exc)
+            why, kind = str(exc), exc.kind
         if self.on_lost is not None:
-            self.on_lost(why)
+            self.on_lost(why, kind)
 
     def handle(self, msg: dict) -> None:
         kind = msg["type"]
@@ -172,16 +179,20 @@ class RemoteTable:
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
             notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
-            if notices:
-                self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))
+            if notices or (before is not None and _connected(before) != _connected(self.lobby)):
+                self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))  # (redraws who is away)
         elif kind in ("error", "notice"):
             self._tell(SeatUpdate(self.my_seat, self.view, [], [msg.get("message", "")], False))
         elif kind in ("kicked", "closing"):
-            raise _Ended(msg.get("message", kind))
+            raise _Ended(msg.get("message", kind), kind)
 
     def _tell(self, update: SeatUpdate) -> None:
         for sub in list(self._subs):
             sub.callback(update)
+
+
+def _connected(table: dict) -> list[bool]:
+    return [bool(s["connected"]) for s in table["seats"]]
 
 
 def _comings_and_goings(before: list[dict], after: list[dict]) -> list[str]:
@@ -195,7 +206,9 @@ def _comings_and_goings(before: list[dict], after: list[dict]) -> list[str]:
 
 
 class _Ended(Exception):
-    pass
+    def __init__(self, message: str, kind: str):
+        super().__init__(message)
+        self.kind = kind
 
 
 __all__ = ["RemoteTable", "RemoteGame", "ServerError"]

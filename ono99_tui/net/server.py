@@ -15,6 +15,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 from .. import __version__
 from ..bots.levels import Bot
@@ -23,6 +24,7 @@ from ..engine.rules import RulesError, rules_from_dict
 from ..table import IllegalMove, NotYourTurn, SeatError, StalePlay, TableError
 from ..table.seats import bot_seed
 from .protocol import MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
+from .manifest import SeatEntry, TableEntry, manifest_path, read_manifest, write_manifest
 from .tables import HostedTable, LobbyError, Seat
 
 log = logging.getLogger("ono99.server")
@@ -46,6 +48,8 @@ class ServerConfig:
     burst: int = 100  # ...with bursts up to this many
     seed: int | None = None  # tables are seeded from this (tests); None: random
     save: bool = False  # autosave hosted games into the saves folder
+    resume: bool = False  # (with save) keep a manifest of the tables being played; resume them on a restart
+    manifest: Path | None = None  # where (default: DATA/server/tables.json)
 
 
 class Refused(Exception):
@@ -117,12 +121,19 @@ class Server:
         self._wake: dict[int, asyncio.Event] = {}
         self.port: int | None = None
         self._handlers: set[asyncio.Task] = set()
+        self._manifest_told: str | None = None  # the last manifest write failure logged
+        self._manifest_lock = None  # held while this process keeps the manifest
+        self._closing = False
+        self._stopping = False  # close() has begun: the tables' clocks stop
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
         self._server = await asyncio.start_server(self._serve, self.config.host, self.config.port,
                                                   limit=MAX_LINE)
         self.port = self._server.sockets[0].getsockname()[1]
+        if self.config.save and self.config.resume:
+            # listening (the port was free), but no connection is served before this returns
+            self._resume_tables()
         return self.port
 
     async def serve_forever(self) -> None:
@@ -137,18 +148,24 @@ class Server:
             conn.close()
         if self._server is not None:
             self._server.close()
+        # each clock stops at its next step even if a cancel is lost (Python 3.11's wait_for can
+        # swallow one that comes as its wait ends)
+        self._stopping = True
+        for table in list(self.tables.values()):
+            self._wake_table(table)
         for task in self._drivers.values():
             task.cancel()
-        for task in list(self._drivers.values()):
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+        if self._drivers:
+            await asyncio.wait(list(self._drivers.values()), timeout=5)
         if self._handlers:  # their connections are closed: they end by themselves
             await asyncio.wait(list(self._handlers), timeout=5)
         for table in self.tables.values():
             if table.session is not None:
-                table.session.close()
+                table.session.close()  # every play is in its save (the journal folded in)
+        self._write_manifest()  # ...and the manifest names every table still being played
+        self._closing = True
+        if self._manifest_lock is not None:
+            self._manifest_lock.release()
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     # -- one connection -----------------------------------------------------------------
@@ -337,6 +354,7 @@ class Server:
         if conn.table is not None:
             self._leave(conn)
         table.seats[seat].conn = conn
+        table.stood_in.discard(seat)  # back: should they leave again, the turn timer applies again
         conn.table, conn.seat = table, seat
         if reply is not None:
             conn.send(reply)
@@ -344,6 +362,7 @@ class Server:
         if table.started:
             self._subscribe(conn)
             self._wake_table(table)
+            self._write_manifest()
 
     def _on_stand(self, conn: Connection, msg) -> dict:
         if conn.table is None:
@@ -375,8 +394,8 @@ class Server:
         self._lobby_changed(table)
         for c in table.connections():
             self._subscribe(c)
-        self._wake[table.id] = asyncio.Event()
-        self._drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table, session))
+        self._run_table(table)
+        self._write_manifest()
         return {"type": "ok", "re": msg["id"]} if "id" in msg else {"type": "ok"}
 
     def _attach_save(self, table: HostedTable) -> None:
@@ -385,13 +404,106 @@ class Server:
 
         try:
             store = SaveStore()
-            notice = table.session.attach_save(SaveSession(store, store.new_name(), table.session.seats,
-                                                           table.rules_label))
+            name = store.new_name()
+            notice = table.session.attach_save(SaveSession(store, name, table.session.seats, table.rules_label))
+            table.save_name = name
         except (SaveError, OSError) as exc:
             notice = f"Not saving: {exc}"
         if notice:
             for c in table.connections():
                 c.send({"type": "notice", "message": notice})
+
+    def _run_table(self, table: HostedTable) -> None:
+        self._wake[table.id] = asyncio.Event()
+        self._drivers[table.id] = asyncio.get_running_loop().create_task(self._drive(table, table.session))
+
+    # -- the manifest: resuming tables after a restart ------------------------------------------
+    def _manifest_path(self) -> Path:
+        return self.config.manifest or manifest_path()
+
+    def _write_manifest(self) -> None:
+        """Name every table being played (started, saving, not over) in the manifest. A failing
+        disk is logged (once per reason) and never stops a game."""
+        if self._manifest_lock is None or self._closing:
+            return
+        entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
+                              [SeatEntry(s.name, s.player, s.token) for s in t.seats])
+                   for t in self.tables.values()
+                   if t.started and not t.session.over and t.save_name is not None]
+        try:
+            write_manifest(self._manifest_path(), entries, self._next_id)
+        except OSError as exc:
+            why = f"cannot write the server manifest {self._manifest_path()}: {exc.strerror or exc}"
+            if why != self._manifest_told:
+                log.warning("%s; a restart will not resume these tables", why)
+            self._manifest_told = why
+        else:
+            self._manifest_told = None
+
+    def _resume_tables(self) -> None:
+        """Every unfinished table the manifest names, rebuilt from its save with the same seat
+        tokens. Nobody is connected yet: each table waits for its first player to come back."""
+        from ..store.lock import Lock
+        from ..store.saves import SaveError, SaveStore
+
+        path = self._manifest_path()
+        lock = Lock(path)
+        try:
+            if not lock.acquire():
+                log.warning("another ono99 server (%s) keeps the tables of this data folder (%s): this one "
+                            "neither resumes them nor keeps its own for a restart", lock.owner(), path.parent)
+                return
+        except OSError as exc:
+            log.warning("not resuming any table: cannot use %s: %s", path.parent, exc.strerror or exc)
+            return
+        self._manifest_lock = lock
+        entries, next_id = read_manifest(path)
+        self._next_id = max(self._next_id, next_id)
+        store = SaveStore()
+        for entry in entries:
+            try:
+                self._resume(store, entry)
+            except (SaveError, OSError, ValueError) as exc:
+                log.warning("table %d (%s) not resumed: %s", entry.id, entry.name,
+                            getattr(exc, "strerror", None) or exc)
+            except Exception:  # a bug: that table is not resumed, the server starts
+                log.exception("table %d (%s) not resumed", entry.id, entry.name)
+        if entries:
+            self._write_manifest()  # the tables that could not be resumed are dropped from it
+
+    def _resume(self, store, entry: TableEntry) -> None:
+        from ..engine.record import SeatSpec
+        from ..store.session import SaveSession
+        from ..table import TableSession
+
+        if entry.id in self.tables:
+            raise ValueError(f"table id {entry.id} is already in use")
+        record, game = store.open_game(entry.save, events_from_round=-1)
+        if game.over:
+            log.info("table %d (%s): its game %r is over: not resumed", entry.id, entry.name, entry.save)
+            return
+        listed = [SeatSpec(s.name, s.player) for s in entry.seats]
+        if listed != list(record.seats):
+            raise ValueError(f"its seats do not match those of the save {entry.save!r}")
+        tokens = [s.token for s in entry.seats if s.token is not None]
+        if len(set(tokens)) != len(tokens) or any(t in self.tokens for t in tokens):
+            raise ValueError("a seat token is used twice")
+        session = TableSession(record.seats, record.rules, record.seed, game=game,
+                               undo_used=record.meta.get("undo_used") is True)
+        save = SaveSession(store, entry.save, session.seats, entry.rules)
+        notice = session.attach_save(save)
+        if save.read_only or save.lock is None:
+            session.close()
+            raise ValueError(notice or f"cannot open the save {entry.save!r}")
+        table = HostedTable(entry.id, entry.name, record.rules, entry.rules,
+                            [Seat(s.name, s.player, s.token) for s in entry.seats], session=session,
+                            save_name=entry.save)
+        self.tables[table.id] = table
+        for i, s in enumerate(entry.seats):
+            if s.token is not None:
+                self.tokens[s.token] = (table, i)
+        self._run_table(table)
+        log.info("table %d (%s) resumed from %r at play %d", table.id, table.name, entry.save, session.seq)
 
     # -- the game ------------------------------------------------------------------------------
     def _on_play(self, conn: Connection, msg) -> dict:
@@ -463,7 +575,7 @@ class Server:
         wake = self._wake[table.id]
         stand_ins: dict[int, Bot] = {}
         deadline: tuple[int, float] | None = None  # (seq, when) an absent player's turn times out
-        while not session.over:
+        while not session.over and not self._stopping:
             wake.clear()
             seat = session.current
             if session.is_bot(seat):
@@ -474,26 +586,47 @@ class Server:
                 self._submit_quietly(session, seat, card, seq)
                 continue
             if table.seats[seat].conn is None:
-                if deadline is None or deadline[0] != session.seq:
-                    deadline = (session.seq, loop.time() + self.config.turn_timer)
-                left = deadline[1] - loop.time()
-                if left <= 0:
-                    bot = stand_ins.get(seat)
-                    if bot is None:
-                        bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
-                    view, seq = session.view_for(seat), session.seq
-                    card = await loop.run_in_executor(self._executor, bot.choose, view)
-                    self._submit_quietly(session, seat, card, seq)
+                if not any(s.conn is not None for s in table.seats if not s.is_bot):
+                    # nobody is at the table (a restarted server, everyone dropped): the game waits
+                    # for someone to come back rather than being played out by stand-ins
+                    deadline = None
+                    await wake.wait()
                     continue
-                try:
-                    await asyncio.wait_for(wake.wait(), left)
-                except TimeoutError:
-                    pass
+                if seat not in table.stood_in:
+                    if deadline is None or deadline[0] != session.seq:
+                        deadline = (session.seq, loop.time() + self.config.turn_timer)
+                    left = deadline[1] - loop.time()
+                    if left > 0:
+                        try:
+                            await asyncio.wait_for(wake.wait(), left)
+                        except TimeoutError:
+                            pass
+                        continue
+                    # the timer ran out once: the stand-in plays this seat's turns from now on
+                    table.stood_in.add(seat)
+                    table.timeouts += 1
+                    log.info("table %d: %s is away; a bot plays their turns", table.id, table.seats[seat].name)
+                elif self.config.bot_delay:
+                    await asyncio.sleep(self.config.bot_delay)
+                    if table.seats[seat].conn is not None or session.current != seat:
+                        continue  # they came back (or the table moved on) meanwhile
+                bot = stand_ins.get(seat)
+                if bot is None:
+                    bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
+                view, seq = session.view_for(seat), session.seq
+                card = await loop.run_in_executor(self._executor, bot.choose, view)
+                if table.seats[seat].conn is None:
+                    self._submit_quietly(session, seat, card, seq)
                 continue
             await wake.wait()
+        if self._stopping:
+            return
+        self._write_manifest()  # over: a restart has nothing to resume here
         self._forget_if_done(table)
 
     def _submit_quietly(self, session, seat: int, card: str, seq: int) -> None:
+        if self._stopping:
+            return  # decided while the server stopped: the saved game ends before it
         try:
             session.submit(seat, card, seq)
         except TableError:
@@ -545,6 +678,8 @@ class Server:
         self._wake.pop(table.id, None)
         if table.session is not None:
             table.session.close()
+            if table.started:
+                self._write_manifest()
 
     def _lobby_changed(self, table: HostedTable) -> None:
         info = {"type": "table", "table": table.public()}
@@ -556,17 +691,18 @@ async def run(config: ServerConfig, ready=None) -> None:
     """Serve until cancelled or SIGTERM/SIGINT; then tell players and save."""
     import signal
 
-    server = Server(config)
-    port = await server.start()
-    if ready is not None:
-        ready(port)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
             pass
+    server = Server(config)
+    port = await server.start()
+    if ready is not None:
+        ready(port)
     serving = loop.create_task(server.serve_forever())
     try:
         await stop.wait()

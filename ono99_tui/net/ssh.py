@@ -32,6 +32,7 @@ from pathlib import Path
 import asyncssh
 
 LOGIN_TIMEOUT = 20.0
+FULL = "ono99: server full, try again later"
 KILL_GRACE = 2.0  # seconds between SIGHUP and SIGKILL for a session's processes
 
 
@@ -40,15 +41,57 @@ class SSHConfig:
     host: str = "127.0.0.1"
     port: int = 2222
     host_key: Path | None = None  # generated on first run when missing
+    seat_key: Path | None = None  # the secret seat tokens are made from (kept: seats outlive a restart)
     authorized_keys: Path | None = None
     open: bool = False  # anyone may come in (their SSH user name is their name)
     table_port: int = 0  # the table server's port on 127.0.0.1 (0: any free one)
     idle_timeout: float = 30 * 60.0
-    max_per_ip: int = 4
-    max_sessions: int = 64
+    max_per_ip: int = 4  # connections from one address, logged in or not
+    max_connections: int = 128  # connections in all, logged in or not (refused at once past it)
+    max_sessions: int = 64  # games (child processes) in all
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
+
+
+SEAT_KEY_BYTES = 32
+
+
+def seat_key(path: Path | None) -> bytes:
+    """The secret that turns an SSH key into a seat token: made once and kept (readable by its
+    owner only), so a player's key still finds their seat after a restart. Without a path, or when
+    the file is damaged (a warning), a secret for this run only."""
+    import logging
+
+    from ..store.readfile import ReadError, read_bytes
+
+    if path is None:
+        return secrets.token_bytes(SEAT_KEY_BYTES)
+    try:
+        data = read_bytes(path, "seat key", 4096)
+    except ReadError as exc:
+        if not exc.missing:
+            logging.getLogger("ono99.server").warning("%s; seats from SSH keys hold for this run only", exc)
+            return secrets.token_bytes(SEAT_KEY_BYTES)
+    else:
+        if len(data) == SEAT_KEY_BYTES:
+            return data
+        logging.getLogger("ono99.server").warning(
+            "%s: the seat key is damaged (not %d bytes); seats from SSH keys hold for this run only",
+            path, SEAT_KEY_BYTES)
+        return secrets.token_bytes(SEAT_KEY_BYTES)
+    data = secrets.token_bytes(SEAT_KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        logging.getLogger("ono99.server").warning("cannot keep the seat key %s: %s; seats from SSH keys hold "
+                                                  "for this run only", path, exc.strerror or exc)
+    return data
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
@@ -69,14 +112,29 @@ class _Server(asyncssh.SSHServer):
         self.ip: str | None = None
         self.conn = None
         self.fingerprint: str | None = None
+        self.refused = False
+        self.sessions = 0
 
     def connection_made(self, conn) -> None:
+        """Count the connection, and refuse it at once (before any login) past a cap: a
+        connection that never logs in takes its place until the login timeout."""
         self.conn = conn
         conn.set_extra_info(ono99_server=self)
         peer = conn.get_extra_info("peername")
         self.ip = peer[0] if peer else "?"
-        self.gate.per_ip[self.ip] += 1
-        self.gate.total += 1
+        gate, cfg = self.gate, self.gate.config
+        gate.per_ip[self.ip] += 1
+        gate.total += 1
+        if gate.per_ip[self.ip] > cfg.max_per_ip or gate.total > cfg.max_connections:
+            self.refused = True
+            # after the server's version line (sent when this returns): the client is told why
+            asyncio.get_running_loop().call_soon(self._refuse)
+
+    def _refuse(self) -> None:
+        try:
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL)
+        except (OSError, asyncssh.Error):
+            pass
 
     def connection_lost(self, exc) -> None:
         self.gate.per_ip[self.ip] -= 1
@@ -85,13 +143,15 @@ class _Server(asyncssh.SSHServer):
         self.gate.total -= 1
 
     def begin_auth(self, username: str) -> bool:
+        if self.refused:
+            return True  # (being disconnected) never let it in
         return not self.gate.config.open  # --open: no authentication; else a listed key
 
     def public_key_auth_supported(self) -> bool:
         return True
 
     def validate_public_key(self, username: str, key) -> bool:
-        if self.gate.authorized is None or self.gate.authorized.validate(key, self.ip, self.ip) is None:
+        if self.refused or self.gate.authorized is None or self.gate.authorized.validate(key, self.ip, self.ip) is None:
             return False
         self.fingerprint = key.get_fingerprint()  # the seat comes back to the same key
         return True
@@ -126,7 +186,12 @@ class SSHGate:
         self._acceptor = None
         self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
                            if config.authorized_keys else None)
-        self._secret = secrets.token_bytes(32)  # seat tokens from keys hold for this run only
+        self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
+
+    def seat_token(self, fingerprint: str, name: str) -> str:
+        """The seat token of an SSH key and user name: only this server (its seat key) makes it."""
+        mac = hmac.new(self._secret, f"{fingerprint}\0{name}".encode(), hashlib.sha256)
+        return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
 
     async def start(self, key: asyncssh.SSHKey) -> int:
         self._acceptor = await asyncssh.create_server(
@@ -154,15 +219,24 @@ class SSHGate:
             process.stderr.write(b"ono99: a terminal is needed: connect with ssh -t\r\n")
             process.exit(1)
             return
+        owner = process.get_extra_info("ono99_server")
+        if owner is not None and owner.sessions:
+            process.stderr.write(b"ono99: one game per connection: open another connection for another\r\n")
+            process.exit(1)
+            return
         if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip:
-            process.stdout.write(b"ono99: server full, try again later\r\n")
+            process.stdout.write(FULL.encode() + b"\r\n")
             process.exit(1)
             return
         self.sessions += 1
+        if owner is not None:
+            owner.sessions += 1
         try:
             await self._run_child(process, term)
         finally:
             self.sessions -= 1
+            if owner is not None:
+                owner.sessions -= 1
 
     async def _run_child(self, process, term: str) -> None:
         cfg = self.config
@@ -176,8 +250,7 @@ class SSHGate:
         owner = process.get_extra_info("ono99_server")
         if owner is not None and owner.fingerprint:
             # the same key (and user name) comes back to the same seat: a token only this server can make
-            mac = hmac.new(self._secret, f"{owner.fingerprint}\0{name}".encode(), hashlib.sha256)
-            env["ONO99_SEAT_TOKEN"] = base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
+            env["ONO99_SEAT_TOKEN"] = self.seat_token(owner.fingerprint, name)
         lang = (process.env or {}).get("LANG")
         if isinstance(lang, (str, bytes)):
             env["LANG"] = _clean(lang, "C.UTF-8")
@@ -290,20 +363,25 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     """The table server on loopback and the SSH gate in front of it, until SIGTERM/SIGINT."""
     from .server import Server
 
-    server = Server(server_config)
-    table_port = await server.start()
-    gate = SSHGate(config, table_port)
-    key = host_key(config.host_key)
-    port = await gate.start(key)
-    if ready is not None:
-        ready(port, key)
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
+    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover
             pass
+    server = Server(server_config)
+    table_port = await server.start()
+    try:
+        gate = SSHGate(config, table_port)
+        key = host_key(config.host_key)
+        port = await gate.start(key)
+    except BaseException:
+        await server.close()  # (the port is taken): the resumed tables' saves are closed properly
+        raise
+    if ready is not None:
+        ready(port, key)
     try:
         await stop.wait()
     finally:

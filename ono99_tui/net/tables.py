@@ -44,6 +44,11 @@ class HostedTable:
     session: TableSession | None = None
     watchers: set = field(default_factory=set)
     creator: object | None = None  # the connection that made it, while it is connected
+    save_name: str | None = None  # its autosave, once started with saving on
+    # absent seats whose turn timer has run out: the stand-in bot plays their turns at once
+    # until their player comes back (then the timer applies again)
+    stood_in: set[int] = field(default_factory=set)
+    timeouts: int = 0  # how often a turn timer ran out (for the tests and the log)
 
     @property
     def started(self) -> bool:

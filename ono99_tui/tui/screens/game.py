@@ -180,7 +180,10 @@ class GameScreen(Screen):
         """Every pane from the table's current state, in place."""
         view = self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
-        self.query_one(ScorePane).show(view)
+        scores = self.query_one(ScorePane)
+        if self.remote:  # who has lost the connection (the server's lobby says)
+            scores.away = frozenset(self.table.away)
+        scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
         if undo != self._undo_shown:  # the footer rebuilds only when what it offers changes

@@ -70,11 +70,15 @@ def turn_line(view: PlayerView) -> Text:
 
 
 class ScorePane(Static):
-    """One row per seat, never wrapped: turn, name, score, cards, who, dealer."""
+    """One row per seat, never wrapped: turn, name, score, cards, who, dealer.
+
+    ``away``: seats whose player has lost the connection (a network table): "away" in the who
+    column. A local table has nobody away, and its rows are as they always were."""
 
     def __init__(self, glyphs: Glyphs, kinds: list[str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.glyphs, self.kinds = glyphs, kinds
+        self.away: frozenset[int] = frozenset()
 
     _view: PlayerView | None = None
 
@@ -102,7 +106,7 @@ class ScorePane(Static):
                 score = f"{view.points[s]}"
             n = view.hand_sizes[s]
             cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round else ""
-            who = "you" if s == view.seat else self.kinds[s]
+            who = "you" if s == view.seat else "away" if s in self.away else self.kinds[s]
             dealer = g.dealer if view.dealer == s else " "
             if s:
                 text.append("\n")
