@@ -134,7 +134,8 @@ def _screen_until(driver, *wanted, absent=(), limit=20.0) -> str:
 def _hand(screen: str) -> list[str]:
     lines = screen.splitlines()
     at = next(i for i, line in enumerate(lines) if "Your hand" in line)
-    return lines[at + 1:at + 5]
+    # the cards' value and effect rows, without the borders (they show which card has focus)
+    return [re.sub(r"[^\w+!-]", " ", row).split() for row in lines[at + 2:at + 4]]
 
 
 def _gone(pids, limit=5.0) -> set[int]:
