@@ -642,3 +642,59 @@ async def test_continue_on_a_save_found_damaged_says_why_and_stops_offering_it(s
         assert any("play 3: bad" in str(n.message) for n in app._notifications)
         prompts = [str(o.prompt) for o in app.screen.query_one("#menu").options]
         assert "Continue (no unfinished game)" in prompts
+
+
+# -- opening a save writes nothing -----------------------------------------------------------------
+
+def _finished_and_unfinished(store):
+    done = played(10_000, seed=5)
+    assert done.over
+    store.write("done", Record.from_game(done, SEATS, {"rules": "standard", "finished": True}))
+    save(store, "open game", plays=12, seed=6)
+    stamps = {n: (store.path(n).stat().st_mtime_ns, store.path(n).read_text()) for n in ("done", "open game")}
+    return stamps
+
+
+def test_opening_a_save_and_closing_it_writes_nothing(store):
+    """Issue 14: attaching a table to a save it was just read from folded it again ("nothing written
+    yet"): merely opening a finished game bumped its mtime and saved_at and moved it up the list."""
+    from ono99_tui.table.session import TableSession
+
+    stamps = _finished_and_unfinished(store)
+    order = store.names()
+    time.sleep(0.02)  # so a rewrite would show in mtime_ns
+    for name in ("done", "open game"):
+        record, game = store.open_game(name, events_from_round=-1)
+        table = TableSession(record.seats, record.rules, record.seed, game=game)
+        assert table.attach_save(SaveSession(store, name, record.seats, "standard"), opened=True) is None
+        table.close()
+        assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name
+    assert store.names() == order
+    # the first new play still saves (and the lock was released on close)
+    record, game = store.open_game("open game")
+    table = TableSession(record.seats, record.rules, record.seed, game=game)
+    table.attach_save(SaveSession(store, "open game", record.seats, "standard"), opened=True)
+    table.submit(game.current, game.legal_plays()[0])
+    table.close()
+    assert store.load("open game").play_count == 13
+
+
+async def test_load_then_back_to_the_menu_leaves_the_save_untouched(store):
+    """The same through the app: open each save from Load, go back to the menu; nothing rewritten."""
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+
+    stamps = _finished_and_unfinished(store)
+    time.sleep(0.02)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name in ("done", "open game"):
+            assert app.resume(name)
+            await pilot.pause()
+            assert any(isinstance(s, GameScreen) for s in app.screen_stack)
+            while len(app.screen_stack) > 1:  # a finished game's result screen, then the table
+                app.pop_screen()
+                await pilot.pause()
+        assert app.continue_name == "open game"
+    for name in ("done", "open game"):
+        assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name

@@ -48,6 +48,14 @@ class SaveSession:
         return (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
                 f"so nothing here will be saved over it. Use Save as to keep a copy.{hint}")
 
+    def opened(self, game: Game) -> None:
+        """``game`` is what the save (and its journal) already hold, as just read from disk:
+        nothing is written for it. Opening a save, even a finished one, leaves the file (its
+        mtime, saved_at and place in the listing) as it was; the first new play writes."""
+        self._game = game
+        self._saved = len(game.plays)
+        self._base = self._state(game)
+
     def record(self, game: Game) -> Record:
         meta = {"rules": self.rules_label, "finished": game.over, "undo_used": self.undo_used}
         return Record.from_game(game, self.seats, meta)
@@ -90,7 +98,8 @@ class SaveSession:
         base = self._base
         # "is", not ==: undo hands over a new game object even when the counts match
         same = base is not None and base[0] is game and base[1:] == self._state(game)[1:]
-        return (not same or len(game.plays) < self._saved or (self._journal is None and not game.over)
+        new_plays = len(game.plays) > self._saved
+        return (not same or len(game.plays) < self._saved or (self._journal is None and new_plays)
                 or (len(game.plays) > self._saved and self._journal.lines >= FOLD_EVERY))
 
     def _fold(self, game: Game, keep_journal: bool = True) -> None:

@@ -84,6 +84,7 @@ class GameScreen(Screen):
             undo_used=undo_used)
         self.remote = getattr(self.table, "remote", False)  # the server runs bots, saves, and everyone else
         self.save_name = save_name
+        self._opened = save_name is not None and game is not None  # read from that save: already saved
         self.kinds = [s.bot_level or "human" for s in setup.seats]
         self.humans = self.table.humans
         # hot-seat (two or more humans): no hand is shown until its owner has the keyboard,
@@ -155,7 +156,7 @@ class GameScreen(Screen):
             self.notify(f"Not saving: {exc}", severity="warning", timeout=10, markup=False)
             return
         notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
-                                                    self.table.undo_used))
+                                                    self.table.undo_used), opened=self._opened)
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
 
