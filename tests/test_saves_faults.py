@@ -519,7 +519,51 @@ async def test_the_menu_reads_the_saves_once_and_never_replays_on_the_ui_thread(
         app.pop_screen()
         await pilot.pause()
         assert len(calls) == 2
-    assert not (store.folder / ".index.json").exists() or "old" not in (store.folder / ".index.json").read_text()
+    # what the menu learned is indexed only as a partial entry: Load still reads the whole line
+    entry = json.loads((store.folder / ".index.json").read_text())["saves"]["old"]
+    assert entry["partial"] is True and entry["info"]["finished"] is False
+
+
+async def test_the_menu_indexes_version_1_saves_and_reads_many_in_a_worker(store, monkeypatch):
+    """Issue 14: the menu re-read every version-1 save on every visit (nothing it learned was
+    indexed), all of them on the UI thread. Now at most MENU_READS on the UI thread, the rest in a
+    worker that indexes them; the second visit costs a directory listing (no save is parsed)."""
+    import threading
+
+    from ono99_tui.tui import app as app_mod
+    from ono99_tui.tui.app import Ono99App
+
+    for i in range(30):
+        _version_1_save(store, f"old {i:02d}", 30, seed=i, finished=True)
+        os.utime(store.path(f"old {i:02d}"), (1_000_000 + i, 1_000_000 + i))
+    _version_1_save(store, "oldest unfinished", 8, seed=99)
+    os.utime(store.path("oldest unfinished"), (900_000, 900_000))
+    parsed = {"ui": 0, "worker": 0}
+    real = Record.loads.__func__
+    main = threading.main_thread()
+
+    def counting(cls, *a, **k):
+        parsed["ui" if threading.current_thread() is main else "worker"] += 1
+        return real(cls, *a, **k)
+
+    monkeypatch.setattr(Record, "loads", classmethod(counting))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert parsed["ui"] <= app_mod.MENU_READS
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.continue_name == "oldest unfinished"  # found by the worker; the menu refreshed
+        assert parsed["ui"] + parsed["worker"] >= 31
+        options = {o.id: o for o in app.screen.query_one("#menu").options}
+        assert not options["continue"].disabled
+        parsed.update(ui=0, worker=0)
+        app.menu_choice("settings")
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert parsed == {"ui": 0, "worker": 0} and app.continue_name == "oldest unfinished"
 
 
 def test_save_as_from_a_read_only_save_copies_it_and_leaves_the_other_ono99s_save(store):

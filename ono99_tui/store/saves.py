@@ -87,6 +87,7 @@ class SaveInfo:
     undo_used: bool = False
     winner: str | None = None
     damaged: str | None = None  # the reason, when it cannot be played
+    known: bool = True  # False: not read (infos(parse=False) found no index entry for it)
 
     @property
     def when(self) -> str:
@@ -100,7 +101,7 @@ class SaveInfo:
 
     def cached(self) -> dict[str, Any]:
         doc = asdict(self)
-        for key in ("name", "path", "modified"):
+        for key in ("name", "path", "modified", "known"):
             doc.pop(key)
         return doc
 
@@ -224,23 +225,29 @@ class SaveStore:
         """Save names, the most recently played first. SaveError when the folder cannot be read."""
         return [e.name for e in self._scan()]
 
-    def infos(self, replay: bool = True) -> Iterator[SaveInfo]:
+    def infos(self, replay: bool = True, read_at_most: int | None = None) -> Iterator[SaveInfo]:
         """Each save's listing line, newest first, read from the index where it is current,
         else from the save's summary, else by replaying it. Never raises for a bad save;
         SaveError when the folder cannot be read.
 
-        ``replay=False`` (the menu, on the UI thread) never replays: a save without a
-        trusted summary (version 1, edited by hand) is judged by its meta.finished mark
-        alone, and left for a full listing to read and index."""
+        ``replay=False`` (the menu) never replays: a save without a trusted summary
+        (version 1, edited by hand) is judged by its meta.finished mark alone; that much is
+        indexed as a partial entry, so the next menu visit costs a directory listing, and a
+        full listing (Load) still reads and indexes the whole line.
+        ``read_at_most`` bounds how many saves the index does not know are read; the ones
+        after those are yielded unread, with ``known`` False (the menu, on the UI thread,
+        leaves them to a worker)."""
         entries = self._scan()
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
+        budget = [len(entries) if read_at_most is None else read_at_most]
         try:
             for entry in entries:
-                yield self._info(entry, index, replay)
+                yield self._info(entry, index, replay, budget)
         finally:
             index.flush()
-        remove_stale_temps(self.folder)
+        if read_at_most is None:
+            remove_stale_temps(self.folder)
 
     def info(self, name: str) -> SaveInfo:
         entry = next((e for e in self._scan() if e.name == name), None)
@@ -252,18 +259,25 @@ class SaveStore:
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified)
         if entry.problem:
             info.damaged = entry.problem
             return info
-        cached = index.get(entry.name, entry.stamp)
+        cached = index.get(entry.name, entry.stamp, partial=not replay)
+        if cached is None and budget is not None:
+            if budget[0] <= 0:
+                info.known = False
+                return info
+            budget[0] -= 1
         if cached is None:
             from ..engine.record import RecordError
 
             try:
                 if not _fill(info, _read_text(entry.path), entry.path, replay):
-                    return info  # a guess from the meta: not for the index
+                    # what the meta says (players, finished): enough for the menu, not for Load
+                    index.put(entry.name, entry.stamp, info.cached(), partial=True)
+                    return info
             except RecordError as exc:
                 info.damaged = str(exc).replace(str(entry.path) + ": ", "")
             except Exception as exc:  # noqa: BLE001 - a save must never crash the list
