@@ -284,6 +284,7 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
     while not game.over and len(game.plays) < 80:
         game.play(rng.choice(game.legal_plays()))
         session.save(game)
+        session.wait()  # the round-end fold is written by the session's writer thread
         mtime = path.stat().st_mtime_ns
         if mtime != last:
             writes += 1
@@ -295,6 +296,68 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
     session.close()
     assert not journal_path(path).exists()
     assert Record.load(path).play_count == len(game.plays)  # folded: the file alone is the whole game
+
+
+def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_for_it(store, monkeypatch):
+    """Issue 14: autosave ran the round-end fold (the whole record, two fsyncs) on the UI thread.
+    Now save() appends the play to the journal (durable when it returns) and a writer thread
+    rewrites the record; close() waits for it, so leaving writes everything."""
+    import threading
+
+    real = saves_mod.write_atomic
+    writers, release = [], threading.Event()
+
+    def slow_write(path, text, *a, **k):
+        writers.append(threading.current_thread().name)
+        if len(writers) > 1:
+            release.wait(10)  # a disk that takes its time
+        return real(path, text, *a, **k)
+
+    monkeypatch.setattr(saves_mod, "write_atomic", slow_write)
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    rng = random.Random(4)
+    session = SaveSession(store, "threads", SEATS, "standard")
+    session.open()
+    session.save(game)  # the first write, synchronous: it starts the journal
+    start_round = game.round_no
+    while game.round_no == start_round:
+        game.play(rng.choice(game.legal_plays()))
+        t = time.perf_counter()
+        session.save(game)
+        assert time.perf_counter() - t < 5  # never waits for the stalled writer
+    for _ in range(3):  # the game goes on while the record is being written
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+        assert store.load("threads").play_count == len(game.plays)  # every play durable meanwhile
+    assert writers[0] == threading.current_thread().name and writers[1] != writers[0]
+    release.set()
+    session.close()
+    assert not journal_path(store.path("threads")).exists()
+    assert Record.load(store.path("threads")).play_count == len(game.plays)
+
+
+def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    rng = random.Random(4)
+    session = SaveSession(store, "bg-fail", SEATS, "standard")
+    session.open()
+    session.save(game)
+    real = saves_mod.write_atomic
+    monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    start_round = game.round_no
+    while game.round_no == start_round:
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    session.wait()
+    game.play(rng.choice(game.legal_plays()))
+    warning = session.save(game)  # the writer failed: the record is rewritten now, and fails again
+    assert warning and "No space left" in warning
+    assert store.load("bg-fail").play_count == len(game.plays) - 1  # the journal kept all but this one
+    monkeypatch.setattr(saves_mod, "write_atomic", real)
+    game.play(rng.choice(game.legal_plays()))
+    assert "Saving again" in session.save(game)
+    session.close()
+    assert Record.load(store.path("bg-fail")).play_count == len(game.plays)
 
 
 def test_a_journal_from_before_the_last_write_is_ignored(store):
@@ -742,3 +805,27 @@ async def test_load_then_back_to_the_menu_leaves_the_save_untouched(store):
         assert app.continue_name == "open game"
     for name in ("done", "open game"):
         assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name
+
+
+def test_a_short_write_to_the_journal_is_finished_or_refused(store, monkeypatch):
+    """journal.py ignored what os.write returned: a short write lost the end of the line."""
+    import ono99_tui.store.journal as journal_mod
+
+    real = os.write
+    monkeypatch.setattr(journal_mod.os, "write", lambda fd, data: real(fd, bytes(data[:3])))
+    game = played(5)
+    session = SaveSession(store, "short", SEATS, "standard")
+    session.open()
+    session.save(game)
+    rng = random.Random(1)
+    start_round = game.round_no
+    for _ in range(3):
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    assert game.round_no == start_round
+    assert store.load("short").play_count == len(game.plays)  # every line whole
+    monkeypatch.setattr(journal_mod.os, "write", lambda fd, data: 0)  # a disk that takes nothing
+    game.play(rng.choice(game.legal_plays()))
+    monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    warning = session.save(game)
+    assert warning and "Not saving" in warning
