@@ -829,3 +829,44 @@ def test_a_short_write_to_the_journal_is_finished_or_refused(store, monkeypatch)
     monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
     warning = session.save(game)
     assert warning and "Not saving" in warning
+
+
+# -- delete holds the lock; links that cannot be followed ----------------------------------------------
+
+def test_delete_holds_the_saves_lock_while_it_deletes(store, monkeypatch):
+    """`saves delete` checked the lock, then deleted without holding it: another ono99 could open
+    the save in between and go on saving into a file that was gone."""
+    save(store)
+    seen = []
+    real = SaveStore.delete_owned
+
+    def watching(self, name):
+        seen.append(Lock(self.path(name)).held_by_other())  # what another ono99 would find now
+        return real(self, name)
+
+    monkeypatch.setattr(SaveStore, "delete_owned", watching)
+    store.delete("friday")
+    assert seen == [True] and not store.path("friday").exists()
+    assert not Lock(store.path("friday")).path.exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "pair", "dangling"])
+def test_a_save_that_is_a_symlink_loop_or_dangling_can_be_deleted(store, capsys, kind):
+    """A save that is a link looping on itself gave "Too many levels of symbolic links" on delete."""
+    store.folder.mkdir(parents=True)
+    link = store.path("knot")
+    if kind == "loop":
+        os.symlink(link.name, link)
+    elif kind == "pair":
+        os.symlink("other.toml", link)
+        os.symlink(link.name, store.folder / "other.toml")
+    else:
+        os.symlink("/nonexistent/elsewhere.toml", link)
+    outside = store.folder.parent / "target-outside.toml"
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert code == 0 and "knot" in out
+    code, out, err = run_cli(capsys, "saves", "delete", "knot")
+    assert code == 0, err
+    assert not os.path.lexists(link) and not outside.exists()
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert "knot" not in out

@@ -325,13 +325,38 @@ class SaveStore:
 
     # -- managing ------------------------------------------------------------------------
     def delete(self, name: str) -> None:
+        """Delete a save nobody has open, holding its lock while deleting (another ono99 cannot
+        open it between the check and the delete). A save that is a symlink -- dangling, or a
+        loop that cannot be followed -- is deleted as the link itself."""
         path = self.path(name)
-        if not self._exists(path) and not path.is_symlink():
-            raise SaveError(f"no save named {name!r}")
-        lock = Lock(path)
-        if lock.held_by_other():
-            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
-        self.delete_owned(name)
+        try:
+            os.lstat(path)  # the entry itself: a link that loops cannot be stat()ed through
+        except FileNotFoundError:
+            raise SaveError(f"no save named {name!r}") from None
+        except OSError as exc:
+            raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
+        with self._locked(name, path, "delete"):
+            self.delete_owned(name)
+
+    def _locked(self, name: str, path: Path, verb: str):
+        """The save's lock, held for the block; SaveError when another ono99 has it."""
+        from contextlib import contextmanager
+
+        @contextmanager
+        def held():
+            lock = Lock(path)
+            try:
+                got = lock.acquire()
+            except OSError as exc:
+                raise SaveError(f"cannot {verb} {path}: {exc.strerror or exc}") from None
+            if not got:
+                raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
+            try:
+                yield lock
+            finally:
+                lock.release()
+
+        return held()
 
     def delete_owned(self, name: str) -> None:
         """Delete a save this process holds the lock of (Save as moving it), or nobody does."""
@@ -352,10 +377,8 @@ class SaveStore:
             raise SaveError(f"no save named {old!r}")
         if self._exists(dst):
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
-        lock = Lock(src)
-        if lock.held_by_other():
-            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
-        self._move(src, dst)
+        with self._locked(old, src, "rename"):
+            self._move(src, dst)
 
     def _move(self, src: Path, dst: Path) -> None:
         """The save and its journal and .bak under a new name (the journal first: a save
