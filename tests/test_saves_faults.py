@@ -870,3 +870,16 @@ def test_a_save_that_is_a_symlink_loop_or_dangling_can_be_deleted(store, capsys,
     assert not os.path.lexists(link) and not outside.exists()
     code, out, err = run_cli(capsys, "saves", "list")
     assert "knot" not in out
+
+
+@pytest.mark.parametrize("device", ["CON", "LPT1"])
+def test_import_of_a_record_named_like_a_device_says_what_it_was_saved_as_and_why(store, capsys, tmp_path, device):
+    g = played(8)
+    source = tmp_path / "in.toml"
+    source.write_text(Record.from_game(g, SEATS, {"name": device, "rules": "standard"}).to_toml())
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert code == 0, err
+    assert "as 'imported'" in out and f"'{device}' cannot be a save name" in out and "device name on Windows" in out
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert "as 'imported 2'" in out and "a save named 'imported' already exists" in out
+    assert store.load("imported 2").play_count == 8

@@ -402,7 +402,9 @@ class SaveStore:
             raise SaveError(f"cannot write {target}: {exc.strerror or exc}") from None
         return target
 
-    def import_file(self, source: Path) -> str:
+    def import_file(self, source: Path, why: list[str] | None = None) -> str:
+        """Add a record file to the saves; the name it was saved under. When that is not the name
+        the record (or the file) gives, the reason is appended to ``why``."""
         from ..engine.record import Record, RecordError
 
         source = Path(source)
@@ -412,14 +414,22 @@ class SaveStore:
         except RecordError as exc:
             raise SaveError(_with_source(exc, source)) from None
         record.meta.pop("journal", None)  # that journal belongs to the other folder
+        given = str(record.meta.get("name") or source.stem)
+        notes = []
         try:
-            wanted = check_name(str(record.meta.get("name") or source.stem))
-        except SaveError:
+            wanted = check_name(given)
+        except SaveError as exc:
             wanted = "imported"
+            reason = str(exc).removeprefix(f"save name {given!r}").removesuffix("; choose another").lstrip(" :")
+            notes.append(f"{given!r} cannot be a save name: {'it ' if reason.startswith('is ') else ''}{reason}")
         name, k = wanted, 2
         while self._exists(self.path(name)):
             name, k = f"{wanted[: MAX_NAME - 4]} {k}", k + 1
+        if name != wanted:
+            notes.append(f"a save named {wanted!r} already exists")
         self.write(name, record)
+        if why is not None:
+            why.extend(notes)
         return name
 
     @staticmethod
