@@ -13,6 +13,7 @@ from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
 from ..text import visible
+from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
