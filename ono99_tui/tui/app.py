@@ -294,7 +294,7 @@ class Ono99App(App):
                 yield command
 
 
-MENU_READS = 8  # saves the index does not know that the menu reads on the UI thread (a few ms each)
+MENU_READS = 4  # saves the index does not know that the menu reads on the UI thread (~10 ms each at most)
 
 
 def _peek_saves(read_at_most: int | None) -> tuple[bool, str | None, str | None, bool]:
