@@ -883,3 +883,38 @@ def test_import_of_a_record_named_like_a_device_says_what_it_was_saved_as_and_wh
     code, out, err = run_cli(capsys, "saves", "import", str(source))
     assert "as 'imported 2'" in out and "a save named 'imported' already exists" in out
     assert store.load("imported 2").play_count == 8
+
+
+async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal(store):
+    """The writer thread never holds plays back at exit: leaving the app from the table
+    (the app exits, the table screen unmounts, the session closes) leaves the whole game in
+    the record and no journal."""
+    from textual.worker import WorkerCancelled
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.setup import TableSetup
+
+    seats = [SeatSpec("Ann", "bot:random"), SeatSpec("Bo", "bot:random"), SeatSpec("Cy", "bot:random")]
+    app = Ono99App(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup(seats, DEFAULT, "standard", seed=5))
+        await pilot.pause()
+        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+        for _ in range(400):
+            if table.game.round_no >= 3 or table.game.over:
+                break
+            if type(app.screen).__name__ == "RoundEndScreen":
+                app.screen.dismiss(None)
+            try:
+                await app.workers.wait_for_complete()
+            except WorkerCancelled:
+                pass
+            await pilot.pause()
+        name, game = table.table.save.name, table.game
+        assert game.round_no >= 2  # round ends happened: folds went to the writer thread
+        app.exit()
+    record = Record.load(store.path(name))
+    assert record.play_count == len(game.plays)
+    assert not journal_path(store.path(name)).exists()

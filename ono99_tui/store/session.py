@@ -239,6 +239,10 @@ class SaveSession:
             try:
                 if self._journal is not None and self._journal.lines:
                     self._fold(self._game, keep_journal=False)
+                elif self._journal is not None:  # the record already holds every play: no journal left
+                    path = self._journal.path
+                    self._drop_journal()
+                    path.unlink(missing_ok=True)
             except (OSError, SaveError):
                 pass  # the journal keeps the plays; the next open reads them from there
         self._drop_journal()
