@@ -225,8 +225,8 @@ class GameScreen(Screen):
     def _table_changed(self, update: SeatUpdate) -> None:
         for notice in update.notices:
             self.notify(notice, severity="warning", timeout=12, markup=False)
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or not self.query("#log"):
+            return  # not built yet, or being taken down (its panes go before it does)
         if update.undone:
             self.query_one("#log", Log).clear()
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -294,8 +294,8 @@ class GameScreen(Screen):
         self.app.call_from_thread(self._bot_played, seat, seq, card)
 
     def _bot_played(self, seat: int, seq: int, card: str) -> None:
-        if not self.is_attached:
-            return
+        if not self.is_attached or not self.query("#log"):
+            return  # the table was left while the bot thought (its panes are already gone)
         try:
             self._play(seat, card, seq)
         except TableError:
