@@ -12,6 +12,13 @@ Every figure is measured in this run, with its baseline from the same run:
   baseline: tomllib parsing those files. Target <= 1 s.
 - resume a 5,000-play save: SaveStore.open_game as the app calls it; the rest of the
   way to the first table frame is timed by `--startup` below. Target <= 0.5 s.
+- the screens themselves, in one process through Pilot (80x24), each with a same-run
+  baseline: the Load screen with 1,000 saves, until its list has every row (cold index and
+  warm; baseline: a bare Textual app filling an OptionList with the same 1,000 lines); the
+  menu with a cold index and with 1,000 version-1 saves (its first frame, and until its
+  worker has read and indexed them all; the second visit; baseline: a directory listing and
+  a bare app's first frame); back from a game to the menu with 1,000 saves (baseline: popping
+  a screen in a bare app).
 - with --startup: start to main menu with 1,000 finished saves, and resume of the
   5,000-play save to its first table frame, each in a fresh headless process, vs a bare
   Textual app. Target <= 1.5x the bare app.
@@ -68,20 +75,26 @@ def autosave(tmp: Path) -> None:
         session.open()
         session.save(g)
         tables[mark] = (g, session, random.Random(mark), [], [])
+    ends: dict[int, list[float]] = {m: [] for m in tables}
     for _ in range(window):
         for mark, (g, session, rng, wall, cpu) in tables.items():
+            round_no = g.round_no
             g.play(rng.choice(g.legal_plays()))
             c, t = time.process_time(), time.perf_counter()
             session.save(g)
             wall.append((time.perf_counter() - t) * 1000)
             cpu.append((time.process_time() - c) * 1000)
+            if g.round_no != round_no:
+                ends[mark].append(wall[-1])
     for mark, (g, session, rng, wall, cpu) in tables.items():
-        print(f"  at {mark:>5} plays: wall {ms(wall)}; CPU mean {statistics.mean(cpu):.3f} ms")
+        print(f"  at {mark:>5} plays: wall {ms(wall)}; CPU mean {statistics.mean(cpu):.3f} ms; "
+              f"at a round end (the fold handed to the writer thread) median {statistics.median(ends[mark]):.2f} ms, "
+              f"max {max(ends[mark]):.2f} ms over {len(ends[mark])}")
     w = {m: statistics.median(t[3]) for m, t in tables.items()}
     c = {m: statistics.mean(t[4]) for m, t in tables.items()}
     big = tables[5000][0]
     folds = []
-    for _ in range(10):  # what a round end costs at 5,000 plays
+    for _ in range(10):  # what a round end's fold costs at 5,000 plays (now on the writer thread)
         t = time.perf_counter()
         tables[5000][1]._fold(big)
         folds.append((time.perf_counter() - t) * 1000)
@@ -96,8 +109,8 @@ def autosave(tmp: Path) -> None:
         plain.append((time.perf_counter() - t) * 1000)
     print(f"  5,000 / 100: wall median {w[5000] / w[100]:.2f}x, CPU mean {c[5000] / c[100]:.2f}x (target <= 1.5x); "
           f"plain write of the {len(text) // 1024} KiB record: median {statistics.median(plain):.2f} ms")
-    print(f"  the record rewritten at a round end, at {len(big.plays)} plays (record, TOML, 2 fsyncs, .bak): "
-          f"{ms(folds)}")
+    print(f"  the record rewritten at a round end, at {len(big.plays)} plays (record, TOML, 2 fsyncs, .bak; "
+          f"done by the session's writer thread, off the UI thread): {ms(folds)}")
     g = Game([s.name for s in SEATS], load_rules_text(LONG_RULES), 1, record_events=False)
     rng = random.Random(1)
     session = SaveSession(store, "whole", SEATS, "points")
@@ -156,6 +169,184 @@ def listing(data: Path) -> None:
           f"tomllib parse of every file: {parse * 1000:.0f} ms (warm/parse {statistics.median(warm) / parse:.2f}x)"
           "  target <= 1 s")
     print(f"  `ono99 saves list` as a process: {cli * 1000:.0f} ms (python + import alone: {python * 1000:.0f} ms)")
+
+
+# -- the screens, through Pilot ------------------------------------------------------------------
+
+def make_v1_saves(folder: Path, count: int) -> None:
+    """``count`` finished version-1 saves (no [summary], no digest): what ono99 1.0 wrote."""
+    import tomli_w
+
+    folder.mkdir(parents=True, exist_ok=True)
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    for i in range(count):
+        g = Game([s.name for s in SEATS], rules, i, record_events=False)
+        rng = random.Random(i)
+        while not g.over:
+            g.play(rng.choice(g.legal_plays()))
+        doc = Record.from_game(g, SEATS, {"rules": "short", "finished": True}).to_dict()
+        doc["version"] = 1
+        doc.pop("summary", None)
+        (folder / f"old {i:04d}.toml").write_text("# an ono99 1.0 save\n" + tomli_w.dumps(doc))
+
+
+async def _until(pilot, done, limit: float = 120.0) -> float:
+    """Seconds until ``done()`` holds, pausing the app between looks (its own work decides)."""
+    t = time.perf_counter()
+    while not done():
+        if time.perf_counter() - t > limit:
+            raise SystemExit("gave up waiting: the screen did not get there")
+        await pilot.pause()
+    return time.perf_counter() - t
+
+
+def screens(data: Path, tmp: Path) -> None:
+    import asyncio
+
+    from textual.app import App
+    from textual.screen import Screen
+    from textual.widgets import Footer, Header, OptionList
+    from textual.widgets.option_list import Option
+
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.load import LoadScreen, describe
+    from ono99_tui.tui.screens.menu import MenuScreen
+
+    folder = data / "saves"
+    os.environ["ONO99_DATA_DIR"], os.environ["ONO99_CONFIG_DIR"] = str(data), str(data / "cfg")
+    lines = [describe(i) for i in SaveStore(folder).infos()]
+
+    class Bare(App):
+        def compose(self):
+            yield Header()
+            yield OptionList(id="saves")
+            yield Footer()
+
+    async def bare_list() -> tuple[float, float]:
+        app = Bare()
+        t = time.perf_counter()
+        async with app.run_test(size=(80, 24)) as pilot:
+            first = time.perf_counter() - t
+            t = time.perf_counter()
+            app.query_one(OptionList).add_options(Option(text) for text in lines)
+            await pilot.pause()
+            filled = time.perf_counter() - t
+            app.push_screen(Screen())
+            await pilot.pause()
+            t = time.perf_counter()
+            app.pop_screen()
+            await pilot.pause()
+            popped = time.perf_counter() - t
+        return first, filled, popped
+
+    async def load_screen() -> float:
+        app = Ono99App(bot_delay=600)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            t = time.perf_counter()
+            app.push_screen(LoadScreen())
+            await pilot.pause()
+            screen = app.screen
+            await _until(pilot, lambda: len(screen.query_one("#saves", OptionList).options) >= 1000
+                         and "so far" not in str(screen.query_one("#load-note").render()))
+            return time.perf_counter() - t
+
+    reads: list[float] = []
+
+    class Timed(Ono99App):
+        def menu_available(self):
+            t = time.perf_counter()
+            try:
+                return super().menu_available()
+            finally:
+                reads.append(time.perf_counter() - t)
+
+    async def menu() -> tuple[float, float, float]:
+        """(first frame, until the menu's worker has read everything, a second visit)"""
+        app = Timed(bot_delay=600)
+        t = time.perf_counter()
+        async with app.run_test(size=(80, 24)) as pilot:
+            first = time.perf_counter() - t
+            await app.workers.wait_for_complete()  # the menu's worker, reading what the index lacks
+            await pilot.pause()  # and the menu refreshed from what it found
+            settled = time.perf_counter() - t
+            app.menu_choice("settings")
+            await pilot.pause()
+            t = time.perf_counter()
+            app.pop_screen()
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            again = time.perf_counter() - t
+        return first, settled, again
+
+    async def back_from_a_game() -> float:
+        app = Ono99App(bot_delay=600)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await app.workers.wait_for_complete()
+            app.menu_choice("quick")
+            await _until(pilot, lambda: type(app.screen).__name__ == "GameScreen" and app.screen.is_mounted)
+            await pilot.pause()
+            t = time.perf_counter()
+            app.pop_screen()  # what Escape, then "Menu", does
+            await _until(pilot, lambda: isinstance(app.screen, MenuScreen))
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            return time.perf_counter() - t
+
+    def listing_only(where: Path) -> float:
+        t = time.perf_counter()
+        with os.scandir(where) as it:
+            sum(1 for _ in it)
+        return time.perf_counter() - t
+
+    print("the screens, through Pilot at 80x24 (one process; medians of 3):")
+    bare = [asyncio.run(bare_list()) for _ in range(3)]
+    bare_first, bare_fill, bare_pop = (statistics.median(x[i] for x in bare) for i in range(3))
+    index = folder / ".index.json"
+    cold_load = []
+    for _ in range(3):
+        index.unlink(missing_ok=True)
+        cold_load.append(asyncio.run(load_screen()))
+    warm_load = [asyncio.run(load_screen()) for _ in range(3)]
+    print(f"  Load screen, 1,000 saves, until the list has every row: cold index {statistics.median(cold_load) * 1000:.0f} ms, "
+          f"warm {statistics.median(warm_load) * 1000:.0f} ms; baseline: a bare app's OptionList given the same "
+          f"1,000 lines {bare_fill * 1000:.0f} ms (warm/baseline {statistics.median(warm_load) / bare_fill:.2f}x)")
+    empty = tmp / "no-saves"
+    os.environ["ONO99_DATA_DIR"] = str(empty)
+    none = [asyncio.run(menu()) for _ in range(3)]
+    os.environ["ONO99_DATA_DIR"] = str(data)
+    print(f"  menu, no saves (the baseline below): first frame {statistics.median(c[0] for c in none) * 1000:.0f} ms, "
+          f"next visit {statistics.median(c[2] for c in none) * 1000:.0f} ms (a bare Textual app's first frame "
+          f"{bare_first * 1000:.0f} ms)")
+    cold = []
+    reads.clear()
+    for _ in range(3):
+        index.unlink(missing_ok=True)
+        cold.append(asyncio.run(menu()))
+    first_reads = sorted(reads)
+    print(f"  menu, 1,000 saves, cold index: first frame {statistics.median(c[0] for c in cold) * 1000:.0f} ms, "
+          f"every save read by its worker {statistics.median(c[1] for c in cold) * 1000:.0f} ms, next visit "
+          f"{statistics.median(c[2] for c in cold) * 1000:.0f} ms; the menu's own reading on the UI thread: "
+          f"max {first_reads[-1] * 1000:.1f} ms, median {statistics.median(first_reads) * 1000:.1f} ms")
+    v1 = tmp / "v1"
+    make_v1_saves(v1 / "saves", 1000)
+    os.environ["ONO99_DATA_DIR"] = str(v1)
+    old = []
+    reads.clear()
+    for _ in range(3):
+        (v1 / "saves" / ".index.json").unlink(missing_ok=True)
+        old.append(asyncio.run(menu()))
+    old_reads = sorted(reads)
+    print(f"  menu, 1,000 version-1 saves, cold index: first frame {statistics.median(c[0] for c in old) * 1000:.0f} ms, "
+          f"every save read (and indexed) by its worker {statistics.median(c[1] for c in old) * 1000:.0f} ms, "
+          f"next visit {statistics.median(c[2] for c in old) * 1000:.0f} ms; the menu's own reading on the UI thread: "
+          f"max {old_reads[-1] * 1000:.1f} ms, median {statistics.median(old_reads) * 1000:.1f} ms; "
+          f"baseline: listing the folder {listing_only(v1 / 'saves') * 1000:.1f} ms")
+    os.environ["ONO99_DATA_DIR"] = str(data)
+    back = [asyncio.run(back_from_a_game()) for _ in range(3)]
+    print(f"  back from a game to the menu, 1,000 saves: {statistics.median(back) * 1000:.0f} ms "
+          f"(the menu refreshed, its worker done); baseline: popping a screen in a bare app {bare_pop * 1000:.0f} ms")
 
 
 def resume(tmp: Path) -> Path:
@@ -279,6 +470,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--startup", action="store_true", help="also time fresh processes to the menu and the table")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--no-screens", action="store_true", help="skip the Pilot measures of the screens")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
@@ -286,6 +478,8 @@ def main() -> None:
         data = tmp / "data"
         listing(data)
         resume_data = resume(tmp)
+        if not args.no_screens:
+            screens(data, tmp)
         if args.startup:
             startup(data, resume_data, args.runs, tmp)
 

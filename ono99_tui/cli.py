@@ -326,8 +326,9 @@ def cmd_saves_export(args) -> int:
 
 def cmd_saves_import(args) -> int:
     store = _store()
-    name = _save_errors(lambda: store.import_file(args.file))
-    _out(f"Imported {args.file} as {name!r}.")
+    why: list[str] = []
+    name = _save_errors(lambda: store.import_file(args.file, why))
+    _out(f"Imported {args.file} as {name!r}" + (f" ({'; '.join(why)})." if why else "."))
     return 0
 
 

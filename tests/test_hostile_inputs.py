@@ -225,6 +225,8 @@ def test_utf8_with_a_byte_order_mark_is_accepted(tmp_path, private_dirs):
     ('players = "x"', "players must be a table"),
     ("[players.Ana]\nfaced = 3", "players.Ana.faced must be a table"),
     ("[players.Ana.faced.hard]\nwins = -1", "players.Ana.faced.hard.wins must be a whole number"),
+    ("[players.Ana]\ngames = 2\nwins = 5", "players.Ana.wins (5) is more than players.Ana.games (2)"),
+    ("[players.Ana.faced.hard]\ngames = 1\nwins = 3", "players.Ana.faced.hard.wins (3) is more than"),
 ])
 def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, key, private_dirs):
     data = private_dirs / "data"
@@ -238,6 +240,28 @@ def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, 
     with pytest.raises(OSError):
         record_game(game, [])
     assert (data / "stats.toml").read_text() == text  # nothing the user had is lost
+
+
+def test_keys_the_statistics_file_does_not_know_are_kept_when_a_game_is_counted(private_dirs):
+    """Unknown top-level keys (a newer ono99's, the user's own) were dropped at the next write."""
+    import tomllib
+
+    from ono99_tui.engine.record import SeatSpec
+
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text('season = "spring"\n[streaks]\nAna = 3\n[players.Ana]\ngames = 1\nwins = 1\n'
+                                     'note = "mine"\n')
+    game = Game(["Ana", "Bo"], seed=1, record_events=False)
+    import random
+
+    rng = random.Random(1)
+    while not game.over:
+        game.play(rng.choice(game.legal_plays()))
+    record_game(game, [SeatSpec("Ana"), SeatSpec("Bo", "bot:easy")])
+    doc = tomllib.loads((data / "stats.toml").read_text())
+    assert doc["season"] == "spring" and doc["streaks"] == {"Ana": 3}
+    assert doc["players"]["Ana"]["games"] == 2 and doc["players"]["Ana"]["note"] == "mine"
 
 
 async def test_the_statistics_screen_shows_a_malformed_file_as_a_message(private_dirs):

@@ -130,3 +130,46 @@ def test_help_says_command_line_wins_over_the_settings_file():
     text = " ".join(out.stdout.split())
     assert out.returncode == 0
     assert "--theme, --ascii and --rules" in text and "win over the file" in text and "config.toml" in text
+
+
+def _notices(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def test_save_and_delete_on_an_unwritable_folder_say_why_and_lose_nothing(private_dirs, monkeypatch):
+    """House rules Save and Delete on a folder that refuses writes: a notice naming the file and the
+    OS error, the edits still on screen, the preset still there (it used to crash the app)."""
+    import pathlib
+
+    path = rp.save_preset("mine", rp.resolve("standard")[0])
+    before = path.read_text()
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("mine"))
+        await pilot.pause()
+        screen = app.screen
+        assert screen.preset.mine
+        key(screen, "target").value = "150"
+        await pilot.pause()
+        monkeypatch.setattr(rp, "write_atomic", refuse)
+        screen.query_one("#save").press()
+        await pilot.pause()
+        said = _notices(app)[-1]
+        assert "Not saved" in said and str(path) in said and "Permission denied" in said
+        assert app.screen is screen and key(screen, "target").value == "150"  # the edit is kept
+        assert path.read_text() == before
+
+        monkeypatch.setattr(pathlib.Path, "unlink", refuse)
+        screen.action_delete()
+        await pilot.pause()
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        said = _notices(app)[-1]
+        assert "Not deleted" in said and str(path) in said and "Permission denied" in said
+        assert app.screen is screen and screen.preset.name == "mine"
+    assert app.return_code in (None, 0)
+    assert path.read_text() == before

@@ -284,6 +284,7 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
     while not game.over and len(game.plays) < 80:
         game.play(rng.choice(game.legal_plays()))
         session.save(game)
+        session.wait()  # the round-end fold is written by the session's writer thread
         mtime = path.stat().st_mtime_ns
         if mtime != last:
             writes += 1
@@ -295,6 +296,68 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
     session.close()
     assert not journal_path(path).exists()
     assert Record.load(path).play_count == len(game.plays)  # folded: the file alone is the whole game
+
+
+def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_for_it(store, monkeypatch):
+    """Issue 14: autosave ran the round-end fold (the whole record, two fsyncs) on the UI thread.
+    Now save() appends the play to the journal (durable when it returns) and a writer thread
+    rewrites the record; close() waits for it, so leaving writes everything."""
+    import threading
+
+    real = saves_mod.write_atomic
+    writers, release = [], threading.Event()
+
+    def slow_write(path, text, *a, **k):
+        writers.append(threading.current_thread().name)
+        if len(writers) > 1:
+            release.wait(10)  # a disk that takes its time
+        return real(path, text, *a, **k)
+
+    monkeypatch.setattr(saves_mod, "write_atomic", slow_write)
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    rng = random.Random(4)
+    session = SaveSession(store, "threads", SEATS, "standard")
+    session.open()
+    session.save(game)  # the first write, synchronous: it starts the journal
+    start_round = game.round_no
+    while game.round_no == start_round:
+        game.play(rng.choice(game.legal_plays()))
+        t = time.perf_counter()
+        session.save(game)
+        assert time.perf_counter() - t < 5  # never waits for the stalled writer
+    for _ in range(3):  # the game goes on while the record is being written
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+        assert store.load("threads").play_count == len(game.plays)  # every play durable meanwhile
+    assert writers[0] == threading.current_thread().name and writers[1] != writers[0]
+    release.set()
+    session.close()
+    assert not journal_path(store.path("threads")).exists()
+    assert Record.load(store.path("threads")).play_count == len(game.plays)
+
+
+def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    rng = random.Random(4)
+    session = SaveSession(store, "bg-fail", SEATS, "standard")
+    session.open()
+    session.save(game)
+    real = saves_mod.write_atomic
+    monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    start_round = game.round_no
+    while game.round_no == start_round:
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    session.wait()
+    game.play(rng.choice(game.legal_plays()))
+    warning = session.save(game)  # the writer failed: the record is rewritten now, and fails again
+    assert warning and "No space left" in warning
+    assert store.load("bg-fail").play_count == len(game.plays) - 1  # the journal kept all but this one
+    monkeypatch.setattr(saves_mod, "write_atomic", real)
+    game.play(rng.choice(game.legal_plays()))
+    assert "Saving again" in session.save(game)
+    session.close()
+    assert Record.load(store.path("bg-fail")).play_count == len(game.plays)
 
 
 def test_a_journal_from_before_the_last_write_is_ignored(store):
@@ -519,7 +582,51 @@ async def test_the_menu_reads_the_saves_once_and_never_replays_on_the_ui_thread(
         app.pop_screen()
         await pilot.pause()
         assert len(calls) == 2
-    assert not (store.folder / ".index.json").exists() or "old" not in (store.folder / ".index.json").read_text()
+    # what the menu learned is indexed only as a partial entry: Load still reads the whole line
+    entry = json.loads((store.folder / ".index.json").read_text())["saves"]["old"]
+    assert entry["partial"] is True and entry["info"]["finished"] is False
+
+
+async def test_the_menu_indexes_version_1_saves_and_reads_many_in_a_worker(store, monkeypatch):
+    """Issue 14: the menu re-read every version-1 save on every visit (nothing it learned was
+    indexed), all of them on the UI thread. Now at most MENU_READS on the UI thread, the rest in a
+    worker that indexes them; the second visit costs a directory listing (no save is parsed)."""
+    import threading
+
+    from ono99_tui.tui import app as app_mod
+    from ono99_tui.tui.app import Ono99App
+
+    for i in range(30):
+        _version_1_save(store, f"old {i:02d}", 30, seed=i, finished=True)
+        os.utime(store.path(f"old {i:02d}"), (1_000_000 + i, 1_000_000 + i))
+    _version_1_save(store, "oldest unfinished", 8, seed=99)
+    os.utime(store.path("oldest unfinished"), (900_000, 900_000))
+    parsed = {"ui": 0, "worker": 0}
+    real = Record.loads.__func__
+    main = threading.main_thread()
+
+    def counting(cls, *a, **k):
+        parsed["ui" if threading.current_thread() is main else "worker"] += 1
+        return real(cls, *a, **k)
+
+    monkeypatch.setattr(Record, "loads", classmethod(counting))
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        assert parsed["ui"] <= app_mod.MENU_READS
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.continue_name == "oldest unfinished"  # found by the worker; the menu refreshed
+        assert parsed["ui"] + parsed["worker"] >= 31
+        options = {o.id: o for o in app.screen.query_one("#menu").options}
+        assert not options["continue"].disabled
+        parsed.update(ui=0, worker=0)
+        app.menu_choice("settings")
+        await pilot.pause()
+        app.pop_screen()
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        assert parsed == {"ui": 0, "worker": 0} and app.continue_name == "oldest unfinished"
 
 
 def test_save_as_from_a_read_only_save_copies_it_and_leaves_the_other_ono99s_save(store):
@@ -642,3 +749,172 @@ async def test_continue_on_a_save_found_damaged_says_why_and_stops_offering_it(s
         assert any("play 3: bad" in str(n.message) for n in app._notifications)
         prompts = [str(o.prompt) for o in app.screen.query_one("#menu").options]
         assert "Continue (no unfinished game)" in prompts
+
+
+# -- opening a save writes nothing -----------------------------------------------------------------
+
+def _finished_and_unfinished(store):
+    done = played(10_000, seed=5)
+    assert done.over
+    store.write("done", Record.from_game(done, SEATS, {"rules": "standard", "finished": True}))
+    save(store, "open game", plays=12, seed=6)
+    stamps = {n: (store.path(n).stat().st_mtime_ns, store.path(n).read_text()) for n in ("done", "open game")}
+    return stamps
+
+
+def test_opening_a_save_and_closing_it_writes_nothing(store):
+    """Issue 14: attaching a table to a save it was just read from folded it again ("nothing written
+    yet"): merely opening a finished game bumped its mtime and saved_at and moved it up the list."""
+    from ono99_tui.table.session import TableSession
+
+    stamps = _finished_and_unfinished(store)
+    order = store.names()
+    time.sleep(0.02)  # so a rewrite would show in mtime_ns
+    for name in ("done", "open game"):
+        record, game = store.open_game(name, events_from_round=-1)
+        table = TableSession(record.seats, record.rules, record.seed, game=game)
+        assert table.attach_save(SaveSession(store, name, record.seats, "standard"), opened=True) is None
+        table.close()
+        assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name
+    assert store.names() == order
+    # the first new play still saves (and the lock was released on close)
+    record, game = store.open_game("open game")
+    table = TableSession(record.seats, record.rules, record.seed, game=game)
+    table.attach_save(SaveSession(store, "open game", record.seats, "standard"), opened=True)
+    table.submit(game.current, game.legal_plays()[0])
+    table.close()
+    assert store.load("open game").play_count == 13
+
+
+async def test_load_then_back_to_the_menu_leaves_the_save_untouched(store):
+    """The same through the app: open each save from Load, go back to the menu; nothing rewritten."""
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+
+    stamps = _finished_and_unfinished(store)
+    time.sleep(0.02)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name in ("done", "open game"):
+            assert app.resume(name)
+            await pilot.pause()
+            assert any(isinstance(s, GameScreen) for s in app.screen_stack)
+            while len(app.screen_stack) > 1:  # a finished game's result screen, then the table
+                app.pop_screen()
+                await pilot.pause()
+        assert app.continue_name == "open game"
+    for name in ("done", "open game"):
+        assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name
+
+
+def test_a_short_write_to_the_journal_is_finished_or_refused(store, monkeypatch):
+    """journal.py ignored what os.write returned: a short write lost the end of the line."""
+    import ono99_tui.store.journal as journal_mod
+
+    real = os.write
+    monkeypatch.setattr(journal_mod.os, "write", lambda fd, data: real(fd, bytes(data[:3])))
+    game = played(5)
+    session = SaveSession(store, "short", SEATS, "standard")
+    session.open()
+    session.save(game)
+    rng = random.Random(1)
+    start_round = game.round_no
+    for _ in range(3):
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    assert game.round_no == start_round
+    assert store.load("short").play_count == len(game.plays)  # every line whole
+    monkeypatch.setattr(journal_mod.os, "write", lambda fd, data: 0)  # a disk that takes nothing
+    game.play(rng.choice(game.legal_plays()))
+    monkeypatch.setattr(saves_mod, "write_atomic", lambda *a, **k: (_ for _ in ()).throw(OSError(28, "No space left on device")))
+    warning = session.save(game)
+    assert warning and "Not saving" in warning
+
+
+# -- delete holds the lock; links that cannot be followed ----------------------------------------------
+
+def test_delete_holds_the_saves_lock_while_it_deletes(store, monkeypatch):
+    """`saves delete` checked the lock, then deleted without holding it: another ono99 could open
+    the save in between and go on saving into a file that was gone."""
+    save(store)
+    seen = []
+    real = SaveStore.delete_owned
+
+    def watching(self, name):
+        seen.append(Lock(self.path(name)).held_by_other())  # what another ono99 would find now
+        return real(self, name)
+
+    monkeypatch.setattr(SaveStore, "delete_owned", watching)
+    store.delete("friday")
+    assert seen == [True] and not store.path("friday").exists()
+    assert not Lock(store.path("friday")).path.exists()
+
+
+@pytest.mark.parametrize("kind", ["loop", "pair", "dangling"])
+def test_a_save_that_is_a_symlink_loop_or_dangling_can_be_deleted(store, capsys, kind):
+    """A save that is a link looping on itself gave "Too many levels of symbolic links" on delete."""
+    store.folder.mkdir(parents=True)
+    link = store.path("knot")
+    if kind == "loop":
+        os.symlink(link.name, link)
+    elif kind == "pair":
+        os.symlink("other.toml", link)
+        os.symlink(link.name, store.folder / "other.toml")
+    else:
+        os.symlink("/nonexistent/elsewhere.toml", link)
+    outside = store.folder.parent / "target-outside.toml"
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert code == 0 and "knot" in out
+    code, out, err = run_cli(capsys, "saves", "delete", "knot")
+    assert code == 0, err
+    assert not os.path.lexists(link) and not outside.exists()
+    code, out, err = run_cli(capsys, "saves", "list")
+    assert "knot" not in out
+
+
+@pytest.mark.parametrize("device", ["CON", "LPT1"])
+def test_import_of_a_record_named_like_a_device_says_what_it_was_saved_as_and_why(store, capsys, tmp_path, device):
+    g = played(8)
+    source = tmp_path / "in.toml"
+    source.write_text(Record.from_game(g, SEATS, {"name": device, "rules": "standard"}).to_toml())
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert code == 0, err
+    assert "as 'imported'" in out and f"'{device}' cannot be a save name" in out and "device name on Windows" in out
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert "as 'imported 2'" in out and "a save named 'imported' already exists" in out
+    assert store.load("imported 2").play_count == 8
+
+
+async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal(store):
+    """The writer thread never holds plays back at exit: leaving the app from the table
+    (the app exits, the table screen unmounts, the session closes) leaves the whole game in
+    the record and no journal."""
+    from textual.worker import WorkerCancelled
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.setup import TableSetup
+
+    seats = [SeatSpec("Ann", "bot:random"), SeatSpec("Bo", "bot:random"), SeatSpec("Cy", "bot:random")]
+    app = Ono99App(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup(seats, DEFAULT, "standard", seed=5))
+        await pilot.pause()
+        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+        for _ in range(400):
+            if table.game.round_no >= 3 or table.game.over:
+                break
+            if type(app.screen).__name__ == "RoundEndScreen":
+                app.screen.dismiss(None)
+            try:
+                await app.workers.wait_for_complete()
+            except WorkerCancelled:
+                pass
+            await pilot.pause()
+        name, game = table.table.save.name, table.game
+        assert game.round_no >= 2  # round ends happened: folds went to the writer thread
+        app.exit()
+    record = Record.load(store.path(name))
+    assert record.play_count == len(game.plays)
+    assert not journal_path(store.path(name)).exists()

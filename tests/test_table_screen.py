@@ -19,8 +19,13 @@ SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
 
 async def settle(pilot):
     """Until the bots have played and the screen has drawn what they did."""
+    from textual.worker import WorkerCancelled
+
     for _ in range(50):
-        await pilot.app.workers.wait_for_complete()
+        try:
+            await pilot.app.workers.wait_for_complete()
+        except WorkerCancelled:
+            pass  # a bot's worker replaced by a newer one (exclusive group): its play is refused as stale
         await pilot.pause()
         if not pilot.app.workers:
             return

@@ -4,14 +4,24 @@ The engine caps a round at MAX_ROUND_PLAYS plays (the player to move then loses 
 reason "play-limit") and a points tie-break at MAX_TIE_ROUNDS rounds. The exploration
 below walks every position reachable from every deal of small decks, under every
 combination of the rule flags, with 2 and 3 seats, treating each reshuffle as any
-order of the pile. It shows that a round either ends by the ordinary rules within
-MAX_ROUND_PLAYS plays on every path, or has a loop, and that on a loop the engine
-ends the round at the cap. ONO99_LONG_TESTS=1 explores larger decks.
+order of the pile, and goes on exploring a deal's other positions after it finds a
+loop. It shows that from every position a round either ends by the ordinary rules
+within MAX_ROUND_PLAYS plays on every path, or can reach a loop, and that on a loop
+the engine ends the round at the cap. The issue's own deck (3 seats, 3 cards, 9
+cards) is explored by default under its rule set, with and without
+no_double_on_first; ONO99_LONG_TESTS=1 explores it under every flag combination,
+and larger decks.
+
+Scoring (mode, extra_life) is not among the explored flags: it decides nothing inside
+a round (only what happens between rounds, and who sits in the next one, which the
+2-seat decks cover). Whole games under each scoring setting are played below instead.
 """
 
 import copy
 import itertools
+import math
 import os
+import random
 
 import pytest
 
@@ -36,7 +46,7 @@ SMALL_DECKS = [
 if LONG:
     SMALL_DECKS += [
         (2, 2, {"ten": 2, "minus_ten": 1, "hold": 1, "reverse": 1, "double_play": 1, "ninety_nine": 1}),
-        (3, 3, LOOP_DECK["deck"] | {}),
+        (3, 3, LOOP_DECK["deck"] | {}),  # every flag combination: about 45 s
     ]
 
 
@@ -97,14 +107,19 @@ def step(g: Game, card: str, order) -> Game:
     return c
 
 
-def explore(start: Game, longest: dict):
-    """Longest play count to a round end from ``start`` over all positions, or the list of
-    moves of a loop (from a position on it back to that position). ``longest`` remembers the
-    positions already explored, from which no loop can be reached."""
+def explore(start: Game, longest: dict, loops: list, keep: int = 3):
+    """The longest play count to a round end from ``start`` over every reachable position --
+    ``math.inf`` when a loop can be reached -- exploring every position even after a loop is
+    found (a deal can loop in one line of play and run long in another). ``longest`` remembers
+    each position explored (finite, or inf when a loop is reachable from it); up to ``keep``
+    loops are added to ``loops`` as (a position on the loop, the path round to it again)."""
     round_no = start.round_no
     on_path: dict = {}
-    stack = [(start, position(start), moves(start), 0)]
-    on_path[stack[0][1]] = 0
+    pos0 = position(start)
+    if pos0 in longest:
+        return longest[pos0]
+    stack = [(start, pos0, moves(start), 0)]
+    on_path[pos0] = 0
     while stack:
         g, pos, it, best = stack[-1]
         nxt = next(it, None)
@@ -122,16 +137,18 @@ def explore(start: Game, longest: dict):
             stack[-1] = (g, pos, it, max(best, 1))
             continue
         cpos = position(child)
-        if cpos in on_path:  # a loop: the moves from cpos round to cpos again
-            depth = on_path[cpos]
-            path = [s[0] for s in stack[depth:]] + [child]
-            return None, (stack[depth][0], path)
+        if cpos in on_path:  # a loop: the moves from cpos round to cpos again; explore on
+            if len(loops) < keep:
+                depth = on_path[cpos]
+                loops.append((stack[depth][0], [s[0] for s in stack[depth:]] + [child]))
+            stack[-1] = (g, pos, it, math.inf)
+            continue
         if cpos in longest:
             stack[-1] = (g, pos, it, max(best, longest[cpos] + 1))
             continue
         on_path[cpos] = len(stack)
         stack.append((child, cpos, moves(child), 0))
-    return longest[position(start)], None
+    return longest[pos0]
 
 
 def starts(rules, seats: int):
@@ -162,31 +179,61 @@ def run_loop(start: Game, path: list) -> Game:
     return g
 
 
-def check_config(hand, seats, deck, flags):
-    rules = make_rules(hand, deck, flags)
-    longest, loops, memo = 0, 0, {}
+def check_config(hand, seats, deck, flags, keep: int | None = None, target: int = 30):
+    """Every position of every deal explored: each one from which no loop can be reached ends
+    its round within MAX_ROUND_PLAYS plays on every path; a few of the loops found (all of them
+    with ONO99_LONG_TESTS) are played through the engine, which ends the round at the cap.
+    (longest finite round, deals that can loop, loops played)."""
+    rules = make_rules(hand, deck, flags, target)
+    memo: dict = {}
+    loops: list = []
+    looping_deals = 0
     for g in starts(rules, seats):
-        length, loop = explore(g, memo)
-        if loop is None:
-            longest = max(longest, length)
-            assert length < MAX_ROUND_PLAYS
-            continue
-        loops += 1
-        if loops > 3 and not LONG:
-            continue  # the cap does not depend on the loop; a few per rule set show it
-        start, path = loop
+        if explore(g, memo, loops, keep=(10**9 if LONG else 3) if keep is None else keep) == math.inf:
+            looping_deals += 1
+    finite = [v for v in memo.values() if v != math.inf]
+    longest = max(finite, default=0)
+    assert longest < MAX_ROUND_PLAYS, (flags, longest)
+    for start, path in loops:
         before = len(start.round_plays[-1])
         end = run_loop(start, path)
         assert end.round_log[-1]["reason"] == "play-limit", (flags, end.round_log[-1])
         assert end.round_log[-1]["plays"] == MAX_ROUND_PLAYS > before
         assert end.round_log[-1]["loser"] is not None
-    return longest, loops
+    return longest, looping_deals, len(loops)
 
 
 @pytest.mark.parametrize("hand,seats,deck", SMALL_DECKS)
 def test_r4_6_every_round_of_small_decks_ends(hand, seats, deck):
     results = [check_config(hand, seats, deck, flags) for flags in flag_sets()]
-    assert sum(loops for _, loops in results) > 0  # these decks do loop: the cap is needed
+    assert sum(looping for _, looping, _ in results) > 0  # these decks do loop: the cap is needed
+
+
+@pytest.mark.parametrize("no_double_on_first", [False, True])
+def test_r4_6_every_position_of_the_issue_deck_ends_or_loops_and_loops_are_capped(no_double_on_first):
+    """The issue's rule set (3 seats, hand 3, the 9-card deck, the other flags as shipped):
+    every position of every deal, a few seconds each."""
+    flags = {"double_play.no_double_on_first": no_double_on_first, "double_play.deflect": True,
+             "forced_bust_plays_lowest": True, "ninety_nine_card.playable_on_tens": False}
+    longest, looping, played = check_config(3, 3, LOOP_DECK["deck"], flags, target=99)
+    assert looping > 0 and played > 0 and longest < MAX_ROUND_PLAYS
+
+
+@pytest.mark.parametrize("scoring", [{"mode": "tokens", "extra_life": False}, {"mode": "tokens", "extra_life": True},
+                                     {"mode": "points", "limit": 300}])
+def test_r4_6_whole_games_on_the_issue_deck_end_under_every_scoring(scoring):
+    doc = {"hand_size": 3, "deck": LOOP_DECK["deck"], "dealer": {"first": "random"},
+           "double_play": {"no_double_on_first": False}, "scoring": scoring}
+    rules = rules_from_dict(doc, "test")
+    limited = 0
+    for seed in range(12):
+        g = Game(["A", "B", "C"], rules, seed, record_events=False)
+        rng = random.Random(seed)
+        while not g.over:
+            assert len(g.round_plays[-1]) <= MAX_ROUND_PLAYS and g.round_no <= 500
+            g.play(rng.choice(g.legal_plays()))
+        limited += sum(r["reason"] == "play-limit" for r in g.round_log)
+    assert limited > 0  # the loop is met, and ended, under this scoring too
 
 
 def test_r4_6_the_issue_loop_is_found_and_ended_by_the_play_limit():
@@ -196,9 +243,10 @@ def test_r4_6_the_issue_loop_is_found_and_ended_by_the_play_limit():
     # a seed whose first round loops under random play would need a search; instead take
     # the first deal whose exploration finds a loop, and play it through the engine
     for g in starts(rules, 3):
-        _, loop = explore(g, {})
-        if loop is not None:
-            end = run_loop(*loop)
+        loops = []
+        explore(g, {}, loops, keep=1)
+        if loops:
+            end = run_loop(*loops[0])
             assert end.round_log[-1]["reason"] == "play-limit"
             assert end.round_log[-1]["plays"] == MAX_ROUND_PLAYS
             break

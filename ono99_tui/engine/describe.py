@@ -52,13 +52,13 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
     if kind == "draw":
         if event.get("hidden"):
             return None  # someone else's card: a seat's log never names it
-        if event.get("card") is None:  # R4.4; a seat's stream drops the key for others' draws
+        if event.get("card") is None:  # (an older ono99 server's redacted draw has no "card")
             return f"{who} {agree(who, 'has')} nothing to draw and {agree(who, 'holds')} one card fewer"
         if viewer is not None and viewer == event["seat"]:
             return f"{who} {agree(who, 'draws')} {C.LABEL[event['card']]}"
         return None
     if kind == "reshuffle":
-        # a seat's stream carries only the count (table/redact.py); the full record the order
+        # a seat's (redacted) copy gives only how many cards: never the order (table/redact.py)
         count = event["cards"] if "cards" in event else len(event["order"])
         return f"The played cards are shuffled into a new draw pile ({count} cards)"
     if kind == "round_lost":

@@ -11,6 +11,7 @@ flight is lost.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -32,15 +33,40 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
-class JournalWriter:
-    """The open journal of one save, for appending."""
+def write_all(fd: int, data: bytes) -> None:
+    """All of ``data``, however many writes it takes; OSError if the disk stops taking any.
+    (A kill between two writes leaves a line cut short, which a reader ignores.)"""
+    view = memoryview(data)
+    while view:
+        n = os.write(fd, view)
+        if n <= 0:
+            raise OSError(errno.EIO, "the journal took no more bytes")
+        view = view[n:]
 
-    def __init__(self, path: Path, journal_id: str):
+
+def _sync(fd: int) -> None:
+    os.fdatasync(fd) if hasattr(os, "fdatasync") else os.fsync(fd)
+
+
+def play_line(play: tuple[int, int, str, str]) -> bytes:
+    return (json.dumps(list(play), ensure_ascii=False) + "\n").encode("utf-8")
+
+
+class JournalWriter:
+    """The open journal of one save, for appending.
+
+    ``lines``: (play number, line) already in it, written with the header (a journal started
+    again after a fold keeps the plays the record does not hold yet); ``durable`` syncs them
+    before the new journal replaces the old one."""
+
+    def __init__(self, path: Path, journal_id: str, lines: list[tuple[int, bytes]] = (), durable: bool = False):
         self.path, self.id = Path(path), journal_id
         tmp = self.path.with_name(f".{self.path.name}.{journal_id}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
         try:
-            os.write(fd, f"{MAGIC} {journal_id}\n".encode())
+            write_all(fd, f"{MAGIC} {journal_id}\n".encode() + b"".join(line for _, line in lines))
+            if durable:
+                _sync(fd)
             os.replace(tmp, self.path)  # a whole new journal or the old one, never a mix
         except BaseException:
             os.close(fd)
@@ -48,13 +74,15 @@ class JournalWriter:
             raise
         self.fd: int | None = fd
         os.lseek(fd, 0, os.SEEK_END)
-        self.lines = 0
+        self.tail: list[tuple[int, bytes]] = list(lines)  # what it holds, for starting it again
+        self.lines = len(self.tail)
 
     def append(self, plays: list[tuple[int, int, str, str]]) -> None:
         """(play number, round, seat name, card) for each new play, made durable before returning."""
-        data = "".join(json.dumps(list(p), ensure_ascii=False) + "\n" for p in plays).encode("utf-8")
-        os.write(self.fd, data)  # one write: a kill leaves whole lines or none (a cut line is ignored)
-        os.fdatasync(self.fd) if hasattr(os, "fdatasync") else os.fsync(self.fd)
+        lines = [(p[0], play_line(p)) for p in plays]
+        write_all(self.fd, b"".join(line for _, line in lines))
+        _sync(self.fd)
+        self.tail.extend(lines)
         self.lines += len(plays)
 
     def close(self) -> None:

@@ -37,14 +37,17 @@ class SaveIndex:
             self.entries = {k: v for k, v in doc["saves"].items()
                             if isinstance(v, dict) and isinstance(v.get("info"), dict)}
 
-    def get(self, name: str, stamp: tuple[int, int]) -> dict[str, Any] | None:
+    def get(self, name: str, stamp: tuple[int, int], partial: bool = False) -> dict[str, Any] | None:
+        """The entry while the file is unchanged. A partial entry (what the menu learned from a save
+        without a trusted summary: its players and whether it is finished, nothing else) is only
+        returned when ``partial`` is allowed; a full listing reads that save again and replaces it."""
         entry = self.entries.get(name)
-        if entry is not None and entry.get("stamp") == list(stamp):
+        if entry is not None and entry.get("stamp") == list(stamp) and (partial or not entry.get("partial")):
             return entry["info"]
         return None
 
-    def put(self, name: str, stamp: tuple[int, int], info: dict[str, Any]) -> None:
-        self.entries[name] = {"stamp": list(stamp), "info": info}
+    def put(self, name: str, stamp: tuple[int, int], info: dict[str, Any], partial: bool = False) -> None:
+        self.entries[name] = {"stamp": list(stamp), "info": info, **({"partial": True} if partial else {})}
         self.changed = True
 
     def keep_only(self, names: set[str]) -> None:

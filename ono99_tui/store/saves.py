@@ -87,6 +87,7 @@ class SaveInfo:
     undo_used: bool = False
     winner: str | None = None
     damaged: str | None = None  # the reason, when it cannot be played
+    known: bool = True  # False: not read (infos(parse=False) found no index entry for it)
 
     @property
     def when(self) -> str:
@@ -100,7 +101,7 @@ class SaveInfo:
 
     def cached(self) -> dict[str, Any]:
         doc = asdict(self)
-        for key in ("name", "path", "modified"):
+        for key in ("name", "path", "modified", "known"):
             doc.pop(key)
         return doc
 
@@ -224,23 +225,29 @@ class SaveStore:
         """Save names, the most recently played first. SaveError when the folder cannot be read."""
         return [e.name for e in self._scan()]
 
-    def infos(self, replay: bool = True) -> Iterator[SaveInfo]:
+    def infos(self, replay: bool = True, read_at_most: int | None = None) -> Iterator[SaveInfo]:
         """Each save's listing line, newest first, read from the index where it is current,
         else from the save's summary, else by replaying it. Never raises for a bad save;
         SaveError when the folder cannot be read.
 
-        ``replay=False`` (the menu, on the UI thread) never replays: a save without a
-        trusted summary (version 1, edited by hand) is judged by its meta.finished mark
-        alone, and left for a full listing to read and index."""
+        ``replay=False`` (the menu) never replays: a save without a trusted summary
+        (version 1, edited by hand) is judged by its meta.finished mark alone; that much is
+        indexed as a partial entry, so the next menu visit costs a directory listing, and a
+        full listing (Load) still reads and indexes the whole line.
+        ``read_at_most`` bounds how many saves the index does not know are read; the ones
+        after those are yielded unread, with ``known`` False (the menu, on the UI thread,
+        leaves them to a worker)."""
         entries = self._scan()
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
+        budget = [len(entries) if read_at_most is None else read_at_most]
         try:
             for entry in entries:
-                yield self._info(entry, index, replay)
+                yield self._info(entry, index, replay, budget)
         finally:
             index.flush()
-        remove_stale_temps(self.folder)
+        if read_at_most is None:
+            remove_stale_temps(self.folder)
 
     def info(self, name: str) -> SaveInfo:
         entry = next((e for e in self._scan() if e.name == name), None)
@@ -252,18 +259,25 @@ class SaveStore:
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified)
         if entry.problem:
             info.damaged = entry.problem
             return info
-        cached = index.get(entry.name, entry.stamp)
+        cached = index.get(entry.name, entry.stamp, partial=not replay)
+        if cached is None and budget is not None:
+            if budget[0] <= 0:
+                info.known = False
+                return info
+            budget[0] -= 1
         if cached is None:
             from ..engine.record import RecordError
 
             try:
                 if not _fill(info, _read_text(entry.path), entry.path, replay):
-                    return info  # a guess from the meta: not for the index
+                    # what the meta says (players, finished): enough for the menu, not for Load
+                    index.put(entry.name, entry.stamp, info.cached(), partial=True)
+                    return info
             except RecordError as exc:
                 info.damaged = str(exc).replace(str(entry.path) + ": ", "")
             except Exception as exc:  # noqa: BLE001 - a save must never crash the list
@@ -311,13 +325,38 @@ class SaveStore:
 
     # -- managing ------------------------------------------------------------------------
     def delete(self, name: str) -> None:
+        """Delete a save nobody has open, holding its lock while deleting (another ono99 cannot
+        open it between the check and the delete). A save that is a symlink -- dangling, or a
+        loop that cannot be followed -- is deleted as the link itself."""
         path = self.path(name)
-        if not self._exists(path) and not path.is_symlink():
-            raise SaveError(f"no save named {name!r}")
-        lock = Lock(path)
-        if lock.held_by_other():
-            raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
-        self.delete_owned(name)
+        try:
+            os.lstat(path)  # the entry itself: a link that loops cannot be stat()ed through
+        except FileNotFoundError:
+            raise SaveError(f"no save named {name!r}") from None
+        except OSError as exc:
+            raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
+        with self._locked(name, path, "delete"):
+            self.delete_owned(name)
+
+    def _locked(self, name: str, path: Path, verb: str):
+        """The save's lock, held for the block; SaveError when another ono99 has it."""
+        from contextlib import contextmanager
+
+        @contextmanager
+        def held():
+            lock = Lock(path)
+            try:
+                got = lock.acquire()
+            except OSError as exc:
+                raise SaveError(f"cannot {verb} {path}: {exc.strerror or exc}") from None
+            if not got:
+                raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
+            try:
+                yield lock
+            finally:
+                lock.release()
+
+        return held()
 
     def delete_owned(self, name: str) -> None:
         """Delete a save this process holds the lock of (Save as moving it), or nobody does."""
@@ -338,10 +377,8 @@ class SaveStore:
             raise SaveError(f"no save named {old!r}")
         if self._exists(dst):
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
-        lock = Lock(src)
-        if lock.held_by_other():
-            raise SaveError(f"{old!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
-        self._move(src, dst)
+        with self._locked(old, src, "rename"):
+            self._move(src, dst)
 
     def _move(self, src: Path, dst: Path) -> None:
         """The save and its journal and .bak under a new name (the journal first: a save
@@ -365,7 +402,9 @@ class SaveStore:
             raise SaveError(f"cannot write {target}: {exc.strerror or exc}") from None
         return target
 
-    def import_file(self, source: Path) -> str:
+    def import_file(self, source: Path, why: list[str] | None = None) -> str:
+        """Add a record file to the saves; the name it was saved under. When that is not the name
+        the record (or the file) gives, the reason is appended to ``why``."""
         from ..engine.record import Record, RecordError
 
         source = Path(source)
@@ -375,14 +414,22 @@ class SaveStore:
         except RecordError as exc:
             raise SaveError(_with_source(exc, source)) from None
         record.meta.pop("journal", None)  # that journal belongs to the other folder
+        given = str(record.meta.get("name") or source.stem)
+        notes = []
         try:
-            wanted = check_name(str(record.meta.get("name") or source.stem))
-        except SaveError:
+            wanted = check_name(given)
+        except SaveError as exc:
             wanted = "imported"
+            reason = str(exc).removeprefix(f"save name {given!r}").removesuffix("; choose another").lstrip(" :")
+            notes.append(f"{given!r} cannot be a save name: {'it ' if reason.startswith('is ') else ''}{reason}")
         name, k = wanted, 2
         while self._exists(self.path(name)):
             name, k = f"{wanted[: MAX_NAME - 4]} {k}", k + 1
+        if name != wanted:
+            notes.append(f"a save named {wanted!r} already exists")
         self.write(name, record)
+        if why is not None:
+            why.extend(notes)
         return name
 
     @staticmethod

@@ -26,7 +26,12 @@ def stats_file() -> Path:
 def load_stats(path: Path | None = None) -> tuple[dict, str | None]:
     """The statistics and, if the file could not be read, why (then they start empty, and
     the file is left alone: nothing writes over statistics it could not read)."""
-    path = path or stats_file()
+    doc, problem = _load_doc(path or stats_file())
+    return doc.get("players", {}), problem
+
+
+def _load_doc(path: Path) -> tuple[dict, str | None]:
+    """The whole document (keys this version does not know included, so that a write keeps them)."""
     try:
         doc = load_toml(path, "statistics file")
     except ReadError as exc:
@@ -34,7 +39,7 @@ def load_stats(path: Path | None = None) -> tuple[dict, str | None]:
     problem = check_stats(doc)
     if problem:
         return {}, f"{visible(path)}: {problem}; fix or remove the file to count games again"
-    return doc.get("players", {}), None
+    return doc, None
 
 
 def _count_problem(where: str, value) -> str | None:
@@ -55,6 +60,8 @@ def check_stats(doc: dict) -> str | None:
         for key in COUNTS:
             if key in row and (bad := _count_problem(f"{where}.{key}", row[key])):
                 return bad
+        if bad := _more_wins(where, row):
+            return bad
         faced = row.get("faced", {})
         if not isinstance(faced, dict):
             return f"{where}.faced must be a table of bot levels"
@@ -65,14 +72,24 @@ def check_stats(doc: dict) -> str | None:
             for key in ("games", "wins"):
                 if bad := _count_problem(f"{at}.{key}", f.get(key, 0)):
                     return bad
+            if bad := _more_wins(at, f):
+                return bad
+    return None
+
+
+def _more_wins(where: str, row: dict) -> str | None:
+    wins, games = row.get("wins", 0), row.get("games", 0)
+    if wins > games:
+        return f"{where}.wins ({wins}) is more than {where}.games ({games})"
     return None
 
 
 def record_game(game, seats, path: Path | None = None) -> None:
     path = path or stats_file()
-    players, problem = load_stats(path)
+    doc, problem = _load_doc(path)
     if problem:  # never write over a file we could not read
         raise OSError(problem)
+    players = doc.setdefault("players", {})
     levels = sorted({s.bot_level for s in seats if s.is_bot})
     lost = [r["loser"] for r in game.round_log]
     for i, seat in enumerate(seats):
@@ -90,7 +107,8 @@ def record_game(game, seats, path: Path | None = None) -> None:
             f = faced.setdefault(level, {"games": 0, "wins": 0})
             f["games"] += 1
             f["wins"] += game.winner == i
-    write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({"players": players}))
+    # every other key is written back as it was read: a newer ono99's counts are not dropped
+    write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({**doc, "players": players}))
 
 
 def stats_lines(players: dict) -> list[str]:

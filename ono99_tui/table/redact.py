@@ -36,7 +36,9 @@ def event_for(event: dict, seat: int | None) -> dict | None:
         if seat is not None and seat == event["seat"]:
             return dict(event)
         # that a card was drawn (or none could be, R4.4) is public; which card is not
-        return {"type": "draw", "seat": event["seat"], "hidden": event["card"] is not None}
+        if event["card"] is None:  # nothing to draw: public, and said as the record says it
+            return {"type": "draw", "seat": event["seat"], "hidden": False, "card": None}
+        return {"type": "draw", "seat": event["seat"], "hidden": True}
     if kind == "reshuffle":
         return {"type": "reshuffle", "round": event["round"], "cards": len(event["order"])}
     return None

@@ -175,11 +175,17 @@ class TableSession:
         self._changed([], undone=True)
 
     # -- saving and statistics ------------------------------------------------------------
-    def attach_save(self, save) -> str | None:
-        """Autosave into ``save`` (a SaveSession) from now on; a notice if it cannot."""
+    def attach_save(self, save, opened: bool = False) -> str | None:
+        """Autosave into ``save`` (a SaveSession) from now on; a notice if it cannot.
+
+        ``opened``: the game was just read from that save, so it is already saved as it stands
+        (nothing is rewritten until something changes)."""
         self.save = save
         save.undo_used = save.undo_used or self.undo_used
-        notices = [n for n in (save.open(), save.save(self.game)) if n]
+        notice = save.open()
+        if opened:
+            save.opened(self.game)
+        notices = [n for n in (notice, save.save(self.game)) if n]
         return " ".join(notices) or None
 
     def save_as(self, name: str) -> str:

@@ -13,6 +13,7 @@ from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
 from ..store.settings import Settings, load_settings
 from ..text import visible
+from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
 from .screens.menu import MenuScreen
@@ -43,6 +44,8 @@ class Ono99App(App):
         self.notices = list(notices)
         self.resume_name = resume_name
         self.continue_name: str | None = None  # the game "Continue" opens, found by the menu
+        self.saves_problem: str | None = None
+        self._menu_found: tuple | None = None  # what the menu's worker found in the saves, for its refresh
         try:
             self.rules, self.rules_label = resolve_rules(self.rules_spec)
         except RulesError as exc:
@@ -124,21 +127,16 @@ class Ono99App(App):
         """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY").
 
         Reads each save's listing line (an index, a directory scan: store/saves.py), newest first,
-        up to the first unfinished one."""
-        from ..store.saves import SaveError, SaveStore
-
+        up to the first unfinished one. On the UI thread it reads at most MENU_READS saves the index
+        does not know yet (a version-1 save, a folder copied in); when more are needed, a worker reads
+        and indexes them and the menu is refreshed when it is done (the next visit is a listing)."""
         ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
-        self.continue_name = None
-        self.saves_problem: str | None = None
-        any_save = False
-        try:
-            for info in SaveStore().infos(replay=False):  # on the UI thread: never a replay
-                any_save = True
-                if not info.damaged and not info.finished:
-                    self.continue_name = info.name
-                    break
-        except SaveError as exc:
-            self.saves_problem = str(exc)
+        found, self._menu_found = self._menu_found, None
+        if found is None:
+            found = _peek_saves(MENU_READS)
+            if found[3]:
+                self.run_worker(self._read_menu_saves, thread=True, exclusive=True, group="menu-saves")
+        any_save, self.continue_name, self.saves_problem, reading = found
         if any_save:
             ready["load"] = ""
         else:
@@ -146,8 +144,19 @@ class Ono99App(App):
         if self.continue_name:
             ready["continue"] = ""
         else:
-            ready["_why_continue"] = "cannot read the saves folder" if self.saves_problem else "no unfinished game"
+            ready["_why_continue"] = ("reading the saves" if reading else "cannot read the saves folder"
+                                      if self.saves_problem else "no unfinished game")
         return ready
+
+    def _read_menu_saves(self) -> None:
+        """The menu's look at the saves, every one read (and indexed): on a worker thread."""
+        found = _peek_saves(None)
+        self.call_from_thread(self._menu_saves_read, found)
+
+    def _menu_saves_read(self, found) -> None:
+        if type(self.screen).__name__ == "MenuScreen":
+            self._menu_found = found
+            self.screen.refresh_options()
 
     def resume(self, name: str) -> bool:
         """Open a saved game where it stopped: replayed once, events kept for the last rounds only
@@ -160,7 +169,7 @@ class Ono99App(App):
         except SaveError as exc:
             self.notify(str(exc), severity="error", timeout=10, markup=False)
             if type(self.screen).__name__ == "MenuScreen":
-                self.screen.on_screen_resume()  # Continue no longer offers the damaged save
+                self.screen.refresh_options()  # Continue no longer offers the damaged save
             return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
@@ -283,6 +292,27 @@ class Ono99App(App):
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
             else:
                 yield command
+
+
+MENU_READS = 4  # saves the index does not know that the menu reads on the UI thread (~10 ms each at most)
+
+
+def _peek_saves(read_at_most: int | None) -> tuple[bool, str | None, str | None, bool]:
+    """(any save, the latest unfinished one, why the folder cannot be read, more to read):
+    the saves newest first up to the first unfinished one, never replaying one."""
+    from ..store.saves import SaveError, SaveStore
+
+    any_save, unread = False, False
+    try:
+        for info in SaveStore().infos(replay=False, read_at_most=read_at_most):
+            any_save = True
+            if not info.known:
+                unread = True  # it may be the latest unfinished one: a worker reads it
+            elif not unread and not info.damaged and not info.finished:
+                return True, info.name, None, False
+    except SaveError as exc:
+        return any_save, None, str(exc), False
+    return any_save, None, None, unread
 
 
 def _is_table(screen) -> bool:

@@ -84,6 +84,7 @@ class GameScreen(Screen):
             undo_used=undo_used)
         self.remote = getattr(self.table, "remote", False)  # the server runs bots, saves, and everyone else
         self.save_name = save_name
+        self._opened = save_name is not None and game is not None  # read from that save: already saved
         self.kinds = [s.bot_level or "human" for s in setup.seats]
         self.humans = self.table.humans
         # hot-seat (two or more humans): no hand is shown until its owner has the keyboard,
@@ -155,7 +156,7 @@ class GameScreen(Screen):
             self.notify(f"Not saving: {exc}", severity="warning", timeout=10, markup=False)
             return
         notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
-                                                    self.table.undo_used))
+                                                    self.table.undo_used), opened=self._opened)
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
 
@@ -227,8 +228,8 @@ class GameScreen(Screen):
     def _table_changed(self, update: SeatUpdate) -> None:
         for notice in update.notices:
             self.notify(notice, severity="warning", timeout=12, markup=False)
-        if not self.is_mounted:
-            return
+        if not self.is_mounted or not self.query("#log"):
+            return  # not built yet, or being taken down (its panes go before it does)
         if update.undone:
             self.query_one("#log", Log).clear()
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -296,8 +297,8 @@ class GameScreen(Screen):
         self.app.call_from_thread(self._bot_played, seat, seq, card)
 
     def _bot_played(self, seat: int, seq: int, card: str) -> None:
-        if not self.is_attached:
-            return
+        if not self.is_attached or not self.query("#log"):
+            return  # the table was left while the bot thought (its panes are already gone)
         try:
             self._play(seat, card, seq)
         except TableError:

@@ -52,6 +52,10 @@ class MenuScreen(Screen):
         if getattr(self, "_just_built", False):  # compose has just read the saves
             self._just_built = False
             return
+        self.refresh_options()
+
+    def refresh_options(self) -> None:
+        """The entries again from the saves (back from another screen, or the saves have been read)."""
         menu = self.query_one("#menu", OptionList)
         options = self._options()
         if [(o.prompt, o.disabled) for o in menu.options] == [(o.prompt, o.disabled) for o in options]:

@@ -191,7 +191,12 @@ class RulesViewScreen(Screen):
         if rules is None or not preset.mine:
             self.app.bell()
             return
-        rp.save_preset(preset.name, rules, preset.description, overwrite=True)
+        try:
+            rp.save_preset(preset.name, rules, preset.description, overwrite=True)
+        except (ValueError, OSError) as exc:  # an unwritable folder: the edits stay on screen
+            self.notify(f"Not saved: {_why(exc, preset.path, 'write')}. Your changes are still here.",
+                        severity="error", timeout=10)
+            return
         self.notify(f"Saved {preset.name}", timeout=4)
 
     def action_save_as(self) -> None:
@@ -239,8 +244,19 @@ class RulesViewScreen(Screen):
 
         def done(choice: str | None) -> None:
             if choice == "delete":
-                rp.delete_preset(preset.name)
+                try:
+                    rp.delete_preset(preset.name)
+                except (ValueError, OSError) as exc:
+                    self.notify(f"Not deleted: {_why(exc, preset.path, 'delete')}", severity="error", timeout=10)
+                    return
                 self.reload()
 
         self.app.push_screen(_Notice(f"Delete {preset.name}?", f"{preset.path} is removed from disk.",
                                      (("keep", "Keep it"), ("delete", "Delete"))), done)
+
+
+def _why(exc: Exception, path, verb: str) -> str:
+    """What went wrong, naming the file: "cannot write PATH: Permission denied"."""
+    if isinstance(exc, OSError):
+        return f"cannot {verb} {path}: {exc.strerror or exc}"
+    return str(exc)
