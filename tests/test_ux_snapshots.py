@@ -50,7 +50,10 @@ def test_help_keys(snap_compare):
 def test_new_game_focus_on_a_seat_no_color_ascii(snap_compare, monkeypatch):
     """A one-line input has focus: its row's number is reversed, so it shows without colour."""
     monkeypatch.setenv("NO_COLOR", "1")
-    assert snap_compare(app(ascii=True), terminal_size=SIZE, press=["n", "tab", "tab"])
+    async def go(pilot):
+        await pilot.press("n", "tab", "tab")  # from the first name (focused on opening) to the second
+        await pilot.pause()
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
 
 
 def test_settings_ascii_no_color(snap_compare, monkeypatch):
