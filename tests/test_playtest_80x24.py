@@ -51,5 +51,5 @@ async def test_new_game_only_the_focused_seat_row_is_marked():
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("n", "tab", "tab")  # the first name, its kind, the second name
-        marked = [label.styles.text_style.reverse for label in app.screen.query(".seat-no")]
+        marked = [bool(label.styles.text_style.reverse) for label in app.screen.query(".seat-no")]
         assert marked == [False, True, False, False]
