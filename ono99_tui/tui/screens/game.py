@@ -339,7 +339,7 @@ class GameScreen(Screen):
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
-        if widget.busts and self.query_one(HandPane).has_safe_card() and getattr(self.app.settings, "confirm_bust", True) \
+        if widget.busts and self.query_one(HandPane).has_safe_card() and self.app.settings.confirm_bust \
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]

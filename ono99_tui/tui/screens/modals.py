@@ -155,6 +155,7 @@ TABLE_KEYS = (
     ("Enter", "play the card with the outline"),
     ("u", "undo your last play (only against bots; the save is marked)"),
     ("Ctrl+S", "save the game as a name of your choice"),
+    ("PgUp/PgDn", "scroll the log back through the round, and forward"),
     ("?", "this help"),
     ("r", "card reference: what each card does, how many are unseen"),
     ("Escape", "back to the menu (the game is saved after every play)"),
