@@ -109,3 +109,79 @@ async def test_help_and_readme_list_the_log_scroll_keys():
     assert "PgUp/PgDn" in text and "log" in text.split("PgUp/PgDn")[1].splitlines()[0]
     readme = (Path(__file__).parent.parent / "README.md").read_text()
     assert "`PageUp`/`PageDown`" in readme
+
+
+async def test_dialogs_offer_only_their_own_keys_in_the_footer():
+    """Pass, out-of-game, game-over and help show a footer of their own: no "Play 1", no "Undo"."""
+    from textual.widgets._footer import FooterKey
+
+    from ono99_tui.tui.screens.modals import GameOverScreen, HelpScreen, OutScreen, PassScreen
+    from ono99_tui.engine.rules import DEFAULT
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        for dialog in (PassScreen("Ben"), OutScreen("You are"), GameOverScreen(["Ana", "Bo"], [0, 1], ["winner", "out"]),
+                       HelpScreen(DEFAULT, "standard")):
+            app.push_screen(dialog)
+            await pilot.pause()
+            keys = [str(k.description) for k in app.screen.query(FooterKey)]
+            assert keys and not any(k.startswith(("Play", "Undo", "Save as")) for k in keys), (dialog, keys)
+            bottom = app.screen.query_one("Footer")
+            assert bottom.region.y == SIZE[1] - 1 and bottom.region.width == SIZE[0]
+            app.pop_screen()
+            await pilot.pause()
+
+
+def test_round_lost_text_follows_the_extra_life_rule():
+    from ono99_tui.tui.screens.modals import round_end_text
+
+    names = ["You", "Bo"]
+    lost = {"type": "round_lost", "round": 3, "seat": 0, "reason": "bust", "total": 101}
+    token = {"type": "tokens", "seat": 0, "change": -1, "tokens": 0}
+    _, no_extra = round_end_text(names, [lost, token, {"type": "eliminated", "round": 3, "seat": 0}])
+    assert "one more loss" not in no_extra
+    assert "You give up the last token." in no_extra and "You are out of the game." in no_extra
+    _, extra = round_end_text(names, [lost, token])
+    assert "one more loss and you are out" in extra
+
+
+async def test_out_of_the_game_buttons_fit_inside_the_box_at_80x24():
+    from ono99_tui.tui.screens.modals import OutScreen
+
+    for ascii in (False, True):
+        app = Ono99App(bot_delay=600, seed=7, ascii=ascii)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("g")
+            await pilot.pause()
+            app.push_screen(OutScreen("You are"))
+            await pilot.pause()
+            box = app.screen.query_one(".dialog").content_region
+            buttons = list(app.screen.query("Button"))
+            assert len(buttons) == 4
+            for button in buttons:
+                assert box.x <= button.region.x and button.region.right <= box.right, (button, box)
+
+
+def test_points_breakdown_is_a_table_that_fits_80_columns():
+    from ono99_tui.tui.screens.modals import round_end_text
+
+    names = ["You", "Benedict Longname", "Cy"]
+    rows = [{"seat": 0, "cards": [["4", 4], ["5", 5], ["7", 7], ["10", 10]], "missing": 0, "missing_points": 0,
+             "loser_penalty": 0, "gained": 26, "score": 26},
+            {"seat": 1, "cards": [["double", 15], ["-10", 15], ["reverse", 15], ["99", 20]], "missing": 0,
+             "missing_points": 0, "loser_penalty": 25, "gained": 90, "score": 140},
+            {"seat": 2, "cards": [["3", 3]], "missing": 3, "missing_points": 45, "loser_penalty": 0,
+             "gained": 48, "score": 60}]
+    events = [{"type": "round_lost", "round": 2, "seat": 1, "reason": "bust", "total": 104},
+              {"type": "points", "round": 2, "breakdown": rows}]
+    _, body = round_end_text(names, events)
+    lines = body.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("Player"))
+    table = lines[head:head + 4]
+    assert all(len(line) <= 70 for line in table)  # the dialog's width at 80 columns: nothing wraps
+    assert len({len(line.rstrip()) for line in table}) == 1, table  # the Total column is right-aligned
+    assert table[1].startswith("You ") and "4, 5, 7, 10" in table[1] and table[1].split()[-4:] == ["26", "-", "+26", "26"]
+    assert table[2].split()[-4:] == ["65", "+25", "+90", "140"]
+    assert "missing" in body and "for losing" in body
