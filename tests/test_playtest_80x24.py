@@ -185,3 +185,49 @@ def test_points_breakdown_is_a_table_that_fits_80_columns():
     assert table[1].startswith("You ") and "4, 5, 7, 10" in table[1] and table[1].split()[-4:] == ["26", "-", "+26", "26"]
     assert table[2].split()[-4:] == ["65", "+25", "+90", "140"]
     assert "missing" in body and "for losing" in body
+
+
+async def _to_round_end(app, pilot, game_screen):
+    from tests.test_table_screen import settle
+
+    from ono99_tui.tui.screens.modals import PassScreen, RoundEndScreen
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    for _ in range(300):
+        await settle(pilot)
+        if isinstance(app.screen, RoundEndScreen):
+            return app.screen
+        if isinstance(app.screen, PassScreen):
+            await pilot.press("enter")
+        elif game_screen._human_may_play():
+            await pilot.press(str(game_screen.query_one(HandPane).best_focus().index))
+    raise AssertionError("no round end")
+
+
+async def test_round_lost_notice_is_drawn_over_the_lost_round_with_no_hand():
+    """Hot seat: the notice covers the round that was lost (its total), never the next deal's hands."""
+    from tests.test_table_screen import settle, setup
+
+    from ono99_tui.tui.screens.modals import PassScreen
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_game(setup([("Ann", "human"), ("Ben", "human")]))
+        await settle(pilot)
+        game_screen = app.screen_stack[1]
+        notice = await _to_round_end(app, pilot, game_screen)
+        lost = next(e for e in reversed(game_screen.game.events) if e["type"] == "round_lost")
+        assert game_screen.game.round_no == lost["round"] + 1  # the next round is dealt already
+        assert all(c.card is None and not c.display for c in game_screen.query_one(HandPane).cards)
+        table = str(game_screen.query_one("#direction").render())
+        assert f"Total {lost['total']}/" in table
+        assert f"round {lost['round']}" in str(game_screen.query_one("#table").border_title)
+        assert f"Round {lost['round']} over" in str(game_screen.query_one("#hand-box").border_title)
+        await pilot.press("enter")
+        await settle(pilot)
+        cards = game_screen.query_one(HandPane).cards
+        if isinstance(app.screen, PassScreen):  # someone else first: still nothing shown
+            assert all(c.card is None for c in cards)
+        else:
+            assert any(c.card for c in cards) and game_screen.viewer == game_screen.game.current

@@ -8,6 +8,7 @@ updated in place after every play.
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 from rich.text import Text
@@ -187,6 +188,25 @@ class GameScreen(Screen):
             self._undo_shown = undo
             self.refresh_bindings()
 
+    def _draw_finished(self, lost: dict) -> None:
+        """The table as the lost round ended (its total, its last play), the scores after it, and no
+        hand: the next round is dealt already, and nothing of a new hand shows before its owner
+        has the keyboard (hot seat) or the notice is closed."""
+        view = self.table.view_for(self.viewer)
+        plays = view.round_plays
+        try:
+            plays = tuple(self.game.round_plays[lost["round"] - 1])
+        except (AttributeError, IndexError, TypeError):
+            pass
+        finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
+                                       played_this_round=tuple(c for _, c in plays), current=None, hand=())
+        self.query_one(TablePane).show(finished, fresh=True)
+        self.query_one(ScorePane).show(finished)
+        self.query_one(HandPane).hide()
+        self.query_one("#hand-box").border_title = f"Round {lost['round']} over"
+        self._turn_hint = ""
+        self._show_hint(None)
+
     def refresh_all(self) -> None:
         self._draw()
 
@@ -231,7 +251,11 @@ class GameScreen(Screen):
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
-        self._draw(fresh=bool(update.events))
+        lost = next((e for e in update.events if e["type"] == "round_lost"), None)
+        if lost is not None and self.pace != "skip":
+            self._draw_finished(lost)  # the round-lost notice goes over the round that was lost
+        else:
+            self._draw(fresh=bool(update.events))
         if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
             self._after_play(update.events)
 
@@ -309,9 +333,13 @@ class GameScreen(Screen):
         if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
             view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))
-            self.app.push_screen(RoundEndScreen(self.game.names, view_events), lambda _: self.advance())
+            self.app.push_screen(RoundEndScreen(self.game.names, view_events), self._round_closed)
         else:
             self.advance()
+
+    def _round_closed(self, _choice) -> None:
+        self._draw()  # the new round (advance hides the hand again if someone else sits down next)
+        self.advance()
 
     def _after_game(self, choice: str | None) -> None:
         self.post_message(self.Finished(self.setup, choice or "menu"))
