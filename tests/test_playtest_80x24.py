@@ -231,3 +231,106 @@ async def test_round_lost_notice_is_drawn_over_the_lost_round_with_no_hand():
             assert all(c.card is None for c in cards)
         else:
             assert any(c.card for c in cards) and game_screen.viewer == game_screen.game.current
+
+
+# -- cards keep their slots (item 2) ----------------------------------------------------------
+
+def _stacked_table(app, hands, draw, kinds=("human", "human"), names=("Ann", "Ben")):
+    from tests.stacked import game_with
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.setup import TableSetup
+
+    game = game_with(hands, draw, names=list(names))
+    setup = TableSetup([SeatSpec(n, k) for n, k in zip(names, kinds)], DEFAULT, "test", seed=0)
+    screen = GameScreen(setup, game=game)
+    app.push_screen(screen)
+    return screen
+
+
+def _slots(screen):
+    from ono99_tui.tui.widgets.card import CardWidget
+
+    return [(c.card, c.has_class("new")) for c in screen.query(CardWidget) if c.card is not None]
+
+
+def _kept(screen, seat):
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    layout = screen.query_one(HandPane).layouts[seat]
+    return [(card, i in layout.fresh) for i, card in enumerate(layout.slots)]
+
+
+async def _seat_next(pilot):
+    from tests.test_table_screen import settle
+
+    from ono99_tui.tui.screens.modals import PassScreen
+
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, PassScreen)
+    await pilot.press("enter")
+    await settle(pilot)
+
+
+async def test_hot_seat_hands_keep_their_slots_between_turns():
+    """Ann holds 7 7 10 Reverse, plays slot 1 and draws a 10: next turn she sees 10(new) 7 10 Reverse,
+    not a re-sorted 7 10 10 Reverse."""
+    app = Ono99App(bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = _stacked_table(app, [["7", "7", "10", "reverse"], ["2", "3", "4", "5"]], ["10", "6"])
+        await _seat_next(pilot)  # Pass to Ann
+        assert _slots(screen) == [("7", False), ("7", False), ("10", False), ("reverse", False)]
+        await pilot.press("1")
+        await _seat_next(pilot)  # Pass to Ben
+        await pilot.press("1")
+        await _seat_next(pilot)  # Pass to Ann again
+        assert screen.viewer == 0
+        assert _slots(screen) == [("10", True), ("7", False), ("10", False), ("reverse", False)]
+
+
+async def test_a_drawn_duplicate_goes_into_the_freed_slot_marked_new():
+    """Pressing 3 on 10 M10 DP DP and drawing a Minus Ten gives 10 M10 M10(new) DP."""
+    app = Ono99App(bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = _stacked_table(app, [["10", "-10", "double", "double"], ["2", "3", "4", "5"]], ["-10", "6"])
+        await _seat_next(pilot)
+        await pilot.press("3")
+        assert _kept(screen, 0) == [("10", False), ("-10", False), ("-10", True), ("double", False)]
+        await _seat_next(pilot)  # Ben, under the Double Play: two plays
+        await pilot.press("1")
+        await pilot.press("1")
+        await _seat_next(pilot)  # Ann sees it on her next turn too
+        assert _slots(screen) == [("10", False), ("-10", False), ("-10", True), ("double", False)]
+
+
+async def test_drawing_the_value_just_played_is_marked_new():
+    app = Ono99App(bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = _stacked_table(app, [["7", "7", "10", "reverse"], ["2", "3", "4", "5"]], ["7", "6"])
+        await _seat_next(pilot)
+        await pilot.press("2")
+        await _seat_next(pilot)
+        await pilot.press("1")
+        await _seat_next(pilot)
+        assert _slots(screen) == [("7", False), ("7", True), ("10", False), ("reverse", False)]
+
+
+async def test_undo_puts_back_the_slots_and_the_new_mark():
+    from tests.test_table_screen import settle, until_my_turn
+
+    app = Ono99App(bot_delay=0, seed=1)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = _stacked_table(app, [["10", "-10", "double", "double"], ["2", "3", "4", "5"]], ["-10", "6", "8"],
+                                kinds=("human", "bot:easy"), names=("You", "Bo"))
+        await until_my_turn(pilot, screen)
+        before = _slots(screen)
+        assert before == [("10", False), ("-10", False), ("double", False), ("double", False)]
+        await pilot.press("3")
+        await until_my_turn(pilot, screen)
+        assert _slots(screen) == [("10", False), ("-10", False), ("-10", True), ("double", False)]
+        await pilot.press("u")
+        await settle(pilot)
+        await until_my_turn(pilot, screen)
+        assert _slots(screen) == before

@@ -376,7 +376,13 @@ class GameScreen(Screen):
             self.app.bell()
             return
         self.busy = True
-        self._play(self.viewer, widget.card, self.table.seq)
+        hand = self.query_one(HandPane)
+        hand.played(self.viewer, widget.index - 1)  # the drawn card goes into this slot
+        try:
+            self._play(self.viewer, widget.card, self.table.seq)
+        except TableError:
+            hand.not_played(self.viewer)
+            raise
 
     def action_scroll_log(self, step: int) -> None:
         """Page back through the log (it keeps the last LOG_LINES lines)."""
@@ -405,6 +411,7 @@ class GameScreen(Screen):
         if not self.may_undo() or not self._human_may_play():
             self.notify("You can undo when it is your turn.", timeout=4)
             return
+        self.query_one(HandPane).undo(self.viewer)  # the slots as they were before the play taken back
         self.table.undo(self.viewer)
         self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)
         self.advance()
