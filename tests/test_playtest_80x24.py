@@ -334,3 +334,30 @@ async def test_undo_puts_back_the_slots_and_the_new_mark():
         await settle(pilot)
         await until_my_turn(pilot, screen)
         assert _slots(screen) == before
+
+
+async def test_ascii_marks_the_focused_card_in_text():
+    """--ascii + NO_COLOR: every outline is "+-+", so the focused card's number reads "> 1 <"."""
+    import os
+
+    from tests.test_table_screen import until_my_turn, setup
+
+    from ono99_tui.tui.widgets.card import CardWidget
+
+    os.environ["NO_COLOR"] = "1"
+    try:
+        app = Ono99App(bot_delay=0, seed=3, ascii=True)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+            screen = app.screen_stack[-1]
+            await until_my_turn(pilot, screen)
+            cards = [c for c in screen.query(CardWidget) if c.card]
+            titles = [str(c.border_title) for c in cards]
+            focused = app.focused
+            assert titles[cards.index(focused)] == f"> {focused.index} <"
+            assert sum(">" in t for t in titles) == 1
+            await pilot.press("right")
+            titles = [str(c.border_title) for c in cards]
+            assert titles[cards.index(app.focused)].startswith(">") and sum(">" in t for t in titles) == 1
+    finally:
+        del os.environ["NO_COLOR"]
