@@ -361,3 +361,26 @@ async def test_ascii_marks_the_focused_card_in_text():
             assert titles[cards.index(app.focused)].startswith(">") and sum(">" in t for t in titles) == 1
     finally:
         del os.environ["NO_COLOR"]
+
+
+async def test_back_from_terminal_too_small_the_focus_and_footer_return_at_once():
+    from textual.widgets._footer import FooterKey
+
+    from tests.test_table_screen import until_my_turn, setup
+
+    from ono99_tui.tui.widgets.card import CardWidget
+
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        assert isinstance(app.focused, CardWidget)
+        await pilot.resize_terminal(60, 20)
+        await pilot.pause()
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.focused, CardWidget) and app.focused.display  # no key pressed
+        keys = [str(k.description) for k in screen.query(FooterKey)]
+        assert "Play 1" in keys and "Help" in keys

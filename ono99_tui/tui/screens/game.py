@@ -137,7 +137,14 @@ class GameScreen(Screen):
 
     def _fit(self) -> None:
         w, h = self.app.size
+        was_small = self.too_small
         self.set_class(w < MIN_W or h < MIN_H, "too-small")
+        if was_small != self.too_small:
+            self.refresh_bindings()  # the footer's keys were off behind the notice: back at once
+            if not was_small:
+                return
+            if self.is_mounted and self.viewer is not None:  # the focus outline, lost while hidden
+                self.call_after_refresh(lambda: self._draw_hand(self.table.view_for(self.viewer)))
         self.set_class(w >= ROOMY_W and h >= ROOMY_H, "roomy")  # big terminals: bigger cards and table
 
     @property
