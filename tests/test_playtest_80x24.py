@@ -384,3 +384,105 @@ async def test_back_from_terminal_too_small_the_focus_and_footer_return_at_once(
         assert isinstance(app.focused, CardWidget) and app.focused.display  # no key pressed
         keys = [str(k.description) for k in screen.query(FooterKey)]
         assert "Play 1" in keys and "Help" in keys
+
+
+# -- the log at 80x24 (item 3) -----------------------------------------------------------------
+
+def _visible_log(screen):
+    from textual.widgets import Log
+
+    log = screen.query_one("#log", Log)
+    top = int(log.scroll_y)
+    return log, list(log.lines[top: top + log.content_size.height])
+
+
+async def _log_game(seats, seed=3, size=SIZE):
+    from tests.test_table_screen import setup
+
+    app = Ono99App(bot_delay=0, seed=seed)
+    names = ["Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+    return app, setup([("You", "human")] + [(n, "bot:easy") for n in names[:seats - 1]])
+
+
+async def test_the_log_shows_everything_since_your_last_turn_at_80x24():
+    """4 and 8 seats: on each of your turns the log shows your last play and all after it, with no
+    blank row (8 seats: the others' plays share lines)."""
+    from tests.test_table_screen import until_my_turn
+
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    for seats in (4, 8):
+        app, table = await _log_game(seats)
+        async with app.run_test(size=SIZE) as pilot:
+            app.start_game(table)
+            screen = app.screen_stack[-1]
+            checked = 0
+            for _ in range(8):
+                await until_my_turn(pilot, screen)
+                if app.screen is not screen:
+                    break
+                log, visible = _visible_log(screen)
+                if checked or screen.game.plays:
+                    if log.line_count >= log.content_size.height:
+                        assert all(line.strip() for line in visible), (seats, visible)
+                    mine = [i for i, (s, _) in enumerate(screen.game.round_plays[-1]) if s == 0]
+                    if mine:  # this round has a play of yours: it is on screen
+                        assert any(line.startswith("You play") for line in visible), (seats, visible)
+                        checked += 1
+                await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+            assert checked >= 2, seats
+
+
+async def test_the_table_box_has_no_blank_rows_and_lists_the_last_plays():
+    from tests.test_table_screen import until_my_turn
+
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    app, table = await _log_game(8)
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_game(table)
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await until_my_turn(pilot, screen)
+        rows = screen.query_one("#table").content_size.height
+        assert rows == 8  # as tall as the scoreboard's 8 seats
+        last = str(screen.query_one("#last").render()).splitlines()
+        plays = len(screen.game.round_plays[-1])
+        assert len(last) == min(plays, rows - 1) and last[0].startswith("Last: ")
+
+
+async def test_the_log_follows_its_end_after_a_resize_unless_paged_back():
+    from tests.test_table_screen import settle, until_my_turn
+
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    app, table = await _log_game(4)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.start_game(table)
+        screen = app.screen_stack[-1]
+        for _ in range(4):
+            await until_my_turn(pilot, screen)
+            await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await until_my_turn(pilot, screen)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        await pilot.pause()
+        log, visible = _visible_log(screen)
+        assert log.line_count > log.content_size.height
+        assert visible[-1] == log.lines[-1]  # the newest line shows
+        await pilot.press("pageup")
+        await pilot.pause()
+        back = int(log.scroll_y)
+        assert back < log.max_scroll_y and "PgDn" in str(log.border_title)
+        await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await settle(pilot)
+        assert int(log.scroll_y) == back  # reading back: new plays do not pull it down
+        while app.screen is not screen:  # a round-end notice: close it
+            await pilot.press("enter")
+            await settle(pilot)
+        for _ in range(20):
+            await pilot.press("pagedown")
+        await pilot.pause()
+        log, visible = _visible_log(screen)
+        assert visible[-1] == log.lines[-1] and str(log.border_title) == "Log"

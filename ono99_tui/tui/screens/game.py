@@ -22,7 +22,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import describe
+from ...engine.describe import agree, describe
 from ...table import SPECTATOR, SeatUpdate, TableError, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
@@ -33,6 +33,7 @@ from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndS
 
 MIN_W, MIN_H = 80, 24
 ROOMY_W, ROOMY_H = 120, 36
+ROOMY_TOP = 14  # the top row's height on a big terminal (the table's big digits)
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
 
@@ -125,7 +126,6 @@ class GameScreen(Screen):
         self.table.record_stats = True
         if not self.remote:
             self._open_save()
-        self.query_one("#top").styles.min_height = self.game.n + 2  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -134,6 +134,13 @@ class GameScreen(Screen):
 
     def on_resize(self) -> None:
         self._fit()
+        if self.follow_log:  # a new size leaves the log where it was: back to its newest line
+            self.call_after_refresh(self._log_to_end)
+
+    follow_log = True  # the log shows its newest lines (until the player pages back)
+
+    def _log_to_end(self) -> None:
+        self.query_one("#log", Log).scroll_end(animate=False, immediate=True)
 
     def _fit(self) -> None:
         w, h = self.app.size
@@ -145,7 +152,12 @@ class GameScreen(Screen):
                 return
             if self.is_mounted and self.viewer is not None:  # the focus outline, lost while hidden
                 self.call_after_refresh(lambda: self._draw_hand(self.table.view_for(self.viewer)))
-        self.set_class(w >= ROOMY_W and h >= ROOMY_H, "roomy")  # big terminals: bigger cards and table
+        roomy = w >= ROOMY_W and h >= ROOMY_H
+        self.set_class(roomy, "roomy")  # big terminals: bigger cards and table
+        # the table's big digits only where there is room; the top row is as tall as the scoreboard
+        # needs (every seat) and no taller, so the log gets the rest
+        self.query_one("#total").display = roomy and not self.app.ascii
+        self.query_one("#top").styles.height = max(ROOMY_TOP if roomy else 5, self.game.n + 2)
 
     @property
     def too_small(self) -> bool:
@@ -172,17 +184,73 @@ class GameScreen(Screen):
         self.table.close()
 
     # -- drawing ----------------------------------------------------------------------
+    def _log_entries(self, events) -> list[tuple[str, str | None]]:
+        """The log's lines for ``events``: (line, short) where ``short`` is the brief form of another
+        seat's play (for a short log, several go on one line). A play and its draw are one line,
+        as are a Double Play and who must play twice, and a lost round and its tokens or points."""
+        names, ascii = self.game.names, self.app.ascii
+        seat = self._sub.seat
+        arrow = "->" if ascii else "→"
+        entries: list[list] = []
+        for event in events:
+            line = describe(event, names, ascii=ascii, viewer=seat)
+            if not line:
+                continue
+            kind = event["type"]
+            prev = entries[-1] if entries else None
+            if prev and kind == "draw" and prev[2] == ("play", event["seat"]):
+                who = names[event["seat"]]
+                card = event.get("card")
+                prev[0] += f", {agree(who, 'draws')} {C.LABEL[card]}" if card else f"; {line}"
+                prev[1] = None
+                continue
+            if prev and kind == "double" and prev[2] and prev[2][0] == "play":
+                prev[0] += f"; {line}"
+                if prev[1]:
+                    prev[1] += f" ({names[event['seat']]} twice)"
+                continue
+            if prev and kind in ("tokens", "eliminated") and prev[2] and prev[2][0] == "round_lost":
+                prev[0] += f"; {line[0].lower() + line[1:] if line.startswith('You ') else line}"
+                continue
+            short = None
+            if kind == "play" and event["seat"] != seat:
+                card = event["card"]
+                short = f"{names[event['seat']]} {C.LABEL[card]}" + (
+                    f" {arrow} {event['total']}" if C.EFFECT[card] else "")
+            entries.append([line, short, (kind, event.get("seat"))])
+        return [(line, short) for line, short, _ in entries]
+
+    @property
+    def _log_compact(self) -> bool:
+        """The log is too short for a round of plays (many seats at 80x24): others' plays share lines."""
+        log = self.query_one("#log", Log)
+        rows = log.content_size.height or 3
+        return rows < self.game.n + 2
+
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
-        names, ascii = self.game.names, self.app.ascii
         width = max(20, log.content_size.width or MIN_W - 2)
-        lines = []
-        for event in events:
-            line = describe(event, names, ascii=ascii, viewer=self._sub.seat)
-            if line:  # wrapped here: a line wider than the log would bring a scrollbar over the last row
-                lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") or [""])
-        if lines:  # no newline after the last line: Log would show an empty row under it
-            log.write(("\n" if log.line_count else "") + "\n".join(lines))
+        compact = self._log_compact
+        sep = " | " if self.app.ascii else " · "
+        text = ""
+        for line, short in self._log_entries(events):
+            if compact and short and self._log_joinable is not None \
+                    and len(self._log_joinable) + len(sep) + len(short) <= width:
+                self._log_joinable += sep + short
+                text += sep + short  # onto the line already there
+                continue
+            wrapped = [short] if compact and short else textwrap.wrap(line, width, subsequent_indent="  ") or [""]
+            # wrapped here: a line wider than the log would bring a scrollbar over the last row
+            text += ("\n" if log.line_count or text else "") + "\n".join(wrapped)
+            self._log_joinable = short if compact and short else None
+        if text:  # no newline after the last line: Log would show an empty row under it
+            log.write(text)
+
+    _log_joinable: str | None = None  # the log's last line, while more short plays may join it
+
+    def _clear_log(self) -> None:
+        self.query_one("#log", Log).clear()
+        self._log_joinable = None
 
     def _draw(self, fresh: bool = False) -> None:
         """Every pane from the table's current state, in place."""
@@ -254,7 +322,7 @@ class GameScreen(Screen):
         if not self.is_mounted:
             return
         if update.undone:
-            self.query_one("#log", Log).clear()
+            self._clear_log()
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
@@ -394,7 +462,18 @@ class GameScreen(Screen):
     def action_scroll_log(self, step: int) -> None:
         """Page back through the log (it keeps the last LOG_LINES lines)."""
         log = self.query_one("#log", Log)
-        log.scroll_page_down() if step > 0 else log.scroll_page_up()
+        if step > 0:
+            log.scroll_page_down(animate=False)
+        else:
+            log.scroll_page_up(animate=False)
+        self.call_after_refresh(self._log_paged)
+
+    def _log_paged(self) -> None:
+        """Paged back: new lines no longer pull the log down (PageDown to the end follows again)."""
+        log = self.query_one("#log", Log)
+        self.follow_log = log.scroll_y >= log.max_scroll_y
+        log.auto_scroll = self.follow_log
+        log.border_title = "Log" if self.follow_log else "Log (back; PgDn for the newest)"
 
     def action_focus_card(self, step: int) -> None:
         cards = [c for c in self.query_one(HandPane).cards if c.card is not None]

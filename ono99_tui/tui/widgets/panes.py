@@ -16,16 +16,29 @@ from ..glyphs import Glyphs
 
 
 def last_play(view: PlayerView, g: Glyphs) -> Text:
-    """'Bo played 7: 49 -> 56', from public information (this round's plays)."""
+    """'Last: Bo 7, 49 -> 56', from public information (this round's plays)."""
+    return recent_plays(view, g, 1)
+
+
+def recent_plays(view: PlayerView, g: Glyphs, rows: int, fresh: bool = False) -> Text:
+    """This round's last ``rows`` plays, newest first ("Last: Bo 7, 49 -> 56", then the ones
+    before it), one line each; ``fresh`` highlights the newest (the play just made)."""
     if not view.round_plays:
-        return Text("No card played yet this round.")
-    seat, card = view.round_plays[-1]
+        return Text("No card played yet this round.", no_wrap=True, overflow="ellipsis")
+    text = Text(no_wrap=True, overflow="ellipsis")
     after = view.total
-    before = after - C.EFFECT[card]
-    change = f"{before} {g.arrow} {after}" if C.EFFECT[card] else f"{after} stays"
-    text = Text("Last: ")
-    text.append(view.names[seat], style="bold")
-    text.append(f" {C.LABEL[card]}, {change}")
+    for i, (seat, card) in enumerate(reversed(view.round_plays[-max(1, rows):])):
+        before = after - C.EFFECT[card]
+        change = f"{before} {g.arrow} {after}" if C.EFFECT[card] else f"{after} stays"
+        line = Text("Last: " if i == 0 else "      ")
+        line.append(view.names[seat], style="bold")
+        line.append(f" {C.LABEL[card]}, {change}")
+        if i == 0 and fresh:  # the play just made stands out (an inline style: no restyle of the pane)
+            line.stylize("reverse", 6)
+        elif i:
+            line.stylize("dim")
+        text.append_text(line if i == 0 else Text("\n").append_text(line))
+        after = before
     return text
 
 
@@ -50,11 +63,28 @@ class TablePane(Vertical):
         # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
         self.query_one("#direction", Static).update(
             Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
-        self.query_one("#double", Static).update(turn_line(view), layout=False)
-        last = last_play(view, g)
-        if fresh:  # the play just made stands out (an inline style: no restyle of the pane)
-            last.stylize("reverse")
-        self.query_one("#last", Static).update(last, layout=False)
+        double = self.query_one("#double", Static)
+        line = turn_line(view)
+        double.update(line, layout=False)
+        if double.display != bool(line.plain):  # shown only under a Double Play: no blank row
+            double.display = bool(line.plain)
+            self.call_after_refresh(self._draw_plays)  # the plays below get one row more or less
+        self._shown = (view, fresh)
+        self._draw_plays()
+
+    _shown: tuple[PlayerView, bool] | None = None
+
+    def _draw_plays(self) -> None:
+        """The last plays, as many as the box has rows for (no blank rows beside a tall scoreboard)."""
+        if self._shown is None:
+            return
+        view, fresh = self._shown
+        last = self.query_one("#last", Static)
+        rows = last.size.height or 1
+        last.update(recent_plays(view, self.glyphs, rows, fresh), layout=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._draw_plays)
 
 
 def turn_line(view: PlayerView) -> Text:
