@@ -486,3 +486,35 @@ async def test_the_log_follows_its_end_after_a_resize_unless_paged_back():
         await pilot.pause()
         log, visible = _visible_log(screen)
         assert visible[-1] == log.lines[-1] and str(log.border_title) == "Log"
+
+
+async def test_big_terminals_use_the_room():
+    """200x60: wide cards across the hand, a total in big digits, a log no taller than its lines
+    (up to a cap) and the table listing the round's plays; 80x24 keeps the one-line total."""
+    from tests.test_table_screen import until_my_turn
+
+    from ono99_tui.tui.widgets.card import CardWidget
+    from ono99_tui.tui.widgets.hand import HandPane
+
+    app, table = await _log_game(4)
+    async with app.run_test(size=(200, 60)) as pilot:
+        app.start_game(table)
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        await pilot.press(str(screen.query_one(HandPane).best_focus().index))
+        await until_my_turn(pilot, screen)
+        await pilot.pause()
+        cards = [c for c in screen.query(CardWidget) if c.card]
+        assert all(c.region.width >= 36 and c.region.height >= 10 for c in cards)
+        hand = screen.query_one("#hand-box").content_region
+        assert cards[-1].region.right - cards[0].region.x >= hand.width * 3 // 4  # across the hand
+        total = screen.query_one("#total")
+        assert total.display and total.region.height >= 10
+        log = screen.query_one("#log")
+        assert log.content_size.height <= max(6, log.line_count)  # no empty rows under the lines
+        plays = str(screen.query_one("#last").render()).splitlines()
+        assert len(plays) == min(len(screen.game.round_plays[-1]), screen.query_one("#last").size.height)
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert not screen.query_one("#total").display
+        assert all(c.region.width == 16 and c.region.height == 4 for c in cards)

@@ -28,12 +28,12 @@ from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane
-from ..widgets.panes import ScorePane, TablePane
+from ..widgets.panes import BigTotal, ScorePane, TablePane
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
 MIN_W, MIN_H = 80, 24
 ROOMY_W, ROOMY_H = 120, 36
-ROOMY_TOP = 14  # the top row's height on a big terminal (the table's big digits)
+HUGE_H = 56  # from this height the total's digits and the cards grow again
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
 
@@ -153,11 +153,31 @@ class GameScreen(Screen):
             if self.is_mounted and self.viewer is not None:  # the focus outline, lost while hidden
                 self.call_after_refresh(lambda: self._draw_hand(self.table.view_for(self.viewer)))
         roomy = w >= ROOMY_W and h >= ROOMY_H
-        self.set_class(roomy, "roomy")  # big terminals: bigger cards and table
-        # the table's big digits only where there is room; the top row is as tall as the scoreboard
-        # needs (every seat) and no taller, so the log gets the rest
-        self.query_one("#total").display = roomy and not self.app.ascii
-        self.query_one("#top").styles.height = max(ROOMY_TOP if roomy else 5, self.game.n + 2)
+        huge = roomy and h >= HUGE_H
+        self.set_class(roomy, "roomy")  # big terminals: bigger cards, a big total, the plays listed
+        self.set_class(huge, "huge")
+        # the table's big digits only where there is room; at 80x24 the top row is as tall as the
+        # scoreboard needs (every seat) and no taller, so the log gets the rest; on a big terminal
+        # the log is as tall as its lines (up to a cap) and the table takes the rest
+        total = self.query_one("#total", BigTotal)
+        total.display = roomy
+        if total.scale != (2 if huge else 1):
+            total.scale = 2 if huge else 1
+        total.update_total(self.table.view_for(self.viewer).total)
+        self.query_one("#top").styles.height = "1fr" if roomy else max(5, self.game.n + 2)
+        self._size_log()
+
+    def _size_log(self) -> None:
+        """Big terminals: the log as tall as its lines, up to a quarter of the screen (at least 6)."""
+        log = self.query_one("#log", Log)
+        w, h = self.app.size
+        if self.has_class("roomy"):
+            rows = min(max(log.line_count, 6), max(8, h // 4))
+            height = rows + 2
+        else:
+            height = "1fr"
+        if str(log.styles.height) != str(height if isinstance(height, str) else f"{height}"):
+            log.styles.height = height
 
     @property
     def too_small(self) -> bool:
@@ -245,6 +265,8 @@ class GameScreen(Screen):
             self._log_joinable = short if compact and short else None
         if text:  # no newline after the last line: Log would show an empty row under it
             log.write(text)
+            if self.has_class("roomy"):
+                self._size_log()
 
     _log_joinable: str | None = None  # the log's last line, while more short plays may join it
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
-from textual.widgets import Digits, Static
+from textual.widgets import Static
 
 from ...engine import cards as C
 from ...engine.view import PlayerView
@@ -42,13 +42,45 @@ def recent_plays(view: PlayerView, g: Glyphs, rows: int, fresh: bool = False) ->
     return text
 
 
+# a 3x5 block font for the total on big terminals (Textual's Digits are 3 rows at any size)
+FONT = {
+    "0": ("###", "# #", "# #", "# #", "###"), "1": ("## ", " # ", " # ", " # ", "###"),
+    "2": ("###", "  #", "###", "#  ", "###"), "3": ("###", "  #", "###", "  #", "###"),
+    "4": ("# #", "# #", "###", "  #", "  #"), "5": ("###", "#  ", "###", "  #", "###"),
+    "6": ("###", "#  ", "###", "# #", "###"), "7": ("###", "  #", "  #", "  #", "  #"),
+    "8": ("###", "# #", "###", "# #", "###"), "9": ("###", "# #", "###", "  #", "###"),
+    "-": ("   ", "   ", "###", "   ", "   "),
+}
+
+
+def big_number(number: int, scale: int = 1, ink: str = "\u2588") -> str:
+    """``number`` in the block font: each dot ``2*scale`` columns by ``scale`` rows (``ink``: "#" in ASCII)."""
+    rows = []
+    for y in range(5):
+        line = "  ".join("".join((ink if dot == "#" else " ") * 2 * scale for dot in FONT[ch][y]) for ch in str(number))
+        rows.extend([line.rstrip()] * scale)
+    return "\n".join(rows)
+
+
+class BigTotal(Static):
+    """The running total in big digits (big terminals only; 80x24 shows it in the line below)."""
+
+    scale = 1
+    _value = 0
+
+    def update_total(self, value: int) -> None:
+        self._value = value
+        ink = "#" if getattr(self.app, "ascii", False) else "\u2588"
+        self.update(big_number(value, self.scale, ink))
+
+
 class TablePane(Vertical):
     def __init__(self, glyphs: Glyphs, **kwargs) -> None:
         super().__init__(**kwargs)
         self.glyphs = glyphs
 
     def compose(self) -> ComposeResult:
-        yield Digits("0", id="total")
+        yield BigTotal("", id="total")
         yield Static(id="direction", markup=False)
         yield Static(id="double", markup=False)
         yield Static(id="last", markup=False)
@@ -56,7 +88,9 @@ class TablePane(Vertical):
     def show(self, view: PlayerView, fresh: bool = False) -> None:
         """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
         g = self.glyphs
-        self.query_one("#total", Digits).update(str(view.total))
+        total = self.query_one("#total", BigTotal)
+        if total.display:
+            total.update_total(view.total)
         self.border_title = f"Table {g.dash} round {view.round}"
         self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
         way = g.left if view.direction == 1 else g.right
