@@ -168,11 +168,11 @@ class GameScreen(Screen):
         self._size_log()
 
     def _size_log(self) -> None:
-        """Big terminals: the log as tall as its lines, up to a quarter of the screen (at least 6)."""
+        """Big terminals: the log as tall as its lines, up to a quarter of the screen (at least 8)."""
         log = self.query_one("#log", Log)
         w, h = self.app.size
         if self.has_class("roomy"):
-            rows = min(max(log.line_count, 6), max(8, h // 4))
+            rows = min(max(log.line_count, 3), max(8, h // 4))
             height = rows + 2
         else:
             height = "1fr"
@@ -244,6 +244,8 @@ class GameScreen(Screen):
     def _log_compact(self) -> bool:
         """The log is too short for a round of plays (many seats at 80x24): others' plays share lines."""
         log = self.query_one("#log", Log)
+        if self.has_class("roomy"):
+            return False  # a big terminal's log grows to a quarter of the screen first
         rows = log.content_size.height or 3
         return rows < self.game.n + 2
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from ...engine import cards as C
@@ -80,10 +80,12 @@ class TablePane(Vertical):
         self.glyphs = glyphs
 
     def compose(self) -> ComposeResult:
-        yield BigTotal("", id="total")
-        yield Static(id="direction", markup=False)
-        yield Static(id="double", markup=False)
-        yield Static(id="last", markup=False)
+        with Horizontal(id="table-row"):
+            yield BigTotal("", id="total")  # big terminals only: at the left, the lines beside it
+            with Vertical(id="table-lines"):
+                yield Static(id="direction", markup=False)
+                yield Static(id="double", markup=False)
+                yield Static(id="last", markup=False)
 
     def show(self, view: PlayerView, fresh: bool = False) -> None:
         """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
