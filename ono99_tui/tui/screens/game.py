@@ -299,7 +299,7 @@ class GameScreen(Screen):
             pass
         finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
                                        played_this_round=tuple(c for _, c in plays), current=None, hand=())
-        self.query_one(TablePane).show(finished, fresh=True)
+        self.query_one(TablePane).show(finished, fresh=True, finished=True)
         self.query_one(ScorePane).show(finished)
         self.query_one(HandPane).hide()
         self.query_one("#hand-box").border_title = f"Round {lost['round']} over"

@@ -90,22 +90,29 @@ class _Notice(ModalScreen[str]):
 SHORT_LABEL = {C.MINUS_TEN: "-10", C.HOLD: "Hold", C.REVERSE: "Rev", C.DOUBLE: "Dbl", C.NINETY_NINE: "99"}
 
 
-def _hand_cell(cards, width: int) -> list[str]:
-    """A hand for the points table, as lines of at most ``width``: the full names with the points of
-    the cards that are not numbers if that fits, else shorter names, else wrapped."""
-    def word(card, value, short, points):
+# (short names, how the points of a card that is not a number are shown)
+MODES = ((False, " ({})"), (True, " ({})"), (True, "={}"), (True, ""))
+
+
+def _hand_text(cards, short: bool, points: str) -> str:
+    def word(card, value):
         label = SHORT_LABEL.get(card, C.LABEL[card]) if short else C.LABEL[card]
-        return f"{label} ({value})" if points and card not in C.ADDERS else label
-    if not cards:
-        return ["no cards"]
-    for short, points in ((False, True), (True, True), (True, False)):
-        text = ", ".join(word(c, v, short, points) for c, v in cards)
-        if len(text) <= width:
-            return [text]
-    return textwrap.wrap(text, width) or [""]
+        return label + points.format(value) if card not in C.ADDERS else label
+    return ", ".join(word(c, v) for c, v in cards) or "no cards"
 
 
-def points_table(names, breakdown, width: int = 70) -> list[str]:
+def _hand_cells(rows, width: int) -> list[list[str]]:
+    """Every hand for the points table in one manner, as lines of at most ``width``: the full names
+    with the points of the cards that are not numbers if that fits every row, else shorter names,
+    else without the points (wrapped if even that is too long)."""
+    for short, points in MODES:
+        texts = [_hand_text(r["cards"], short, points) for r in rows]
+        if all(len(t) <= width for t in texts):
+            return [[t] for t in texts]
+    return [textwrap.wrap(t, width) or [""] for t in texts]
+
+
+def points_table(names, breakdown, width: int = 64) -> list[str]:
     """R9.1's count for every seat in the round, one row a seat, in aligned columns:
     the cards left in hand, their points, the extras (missing cards, losing), the round and the total."""
     name_w = min(12, max(len(names[row["seat"]]) for row in breakdown))
@@ -114,11 +121,10 @@ def points_table(names, breakdown, width: int = 70) -> list[str]:
     hand_w = width - name_w - 2 - 7 * len(cells)
     out = [f"{'Player':<{name_w}}  {'In hand':<{hand_w}}" + "".join(f"{c:>7}" for c in cells)]
     notes = []
-    for row in breakdown:
+    for row, hand in zip(breakdown, _hand_cells(breakdown, hand_w)):
         name = names[row["seat"]]
         cards_pts = sum(v for _, v in row["cards"])
         extra = row.get("missing_points", 15 * row["missing"]) + row["loser_penalty"]
-        hand = _hand_cell(row["cards"], hand_w)
         shown = name if len(name) <= name_w else name[: name_w - 1] + "~"
         nums = (str(cards_pts), f"+{extra}" if extra else "-", f"+{row['gained']}", str(row["score"]))
         out.append(f"{shown:<{name_w}}  {hand[0]:<{hand_w}}" + "".join(f"{n:>7}" for n in nums))

@@ -87,14 +87,16 @@ class TablePane(Vertical):
                 yield Static(id="double", markup=False)
                 yield Static(id="last", markup=False)
 
-    def show(self, view: PlayerView, fresh: bool = False) -> None:
-        """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
+    def show(self, view: PlayerView, fresh: bool = False, finished: bool = False) -> None:
+        """Draw ``view``; ``fresh`` marks the last play as just made (highlighted); ``finished``: the
+        round is over (the draw pile is the next deal's, not shown)."""
         g = self.glyphs
         total = self.query_one("#total", BigTotal)
         if total.display:
             total.update_total(view.total)
         self.border_title = f"Table {g.dash} round {view.round}"
-        self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
+        self.border_subtitle = (f"round over {g.dash} played {len(view.played_this_round)}" if finished else
+                                f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}")
         way = g.left if view.direction == 1 else g.right
         # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
         self.query_one("#direction", Static).update(
