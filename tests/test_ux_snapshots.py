@@ -53,6 +53,10 @@ def test_new_game_focus_on_a_seat_no_color_ascii(snap_compare, monkeypatch):
     async def go(pilot):
         await pilot.press("n", "tab", "tab")  # from the first name (focused on opening) to the second
         await pilot.pause()
+        from tests.test_tui_snapshots import _steady_cursor
+
+        _steady_cursor(pilot)
+        await pilot.pause()
     assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
 
 
