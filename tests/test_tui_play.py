@@ -166,7 +166,7 @@ def test_round_end_notice_speaks_to_you_in_the_second_person():
         {"type": "round_lost", "seat": 0, "total": 102, "reason": "bust", "round": 1},
         {"type": "tokens", "seat": 0, "tokens": 0}, {"type": "eliminated", "seat": 0}])
     assert mine.splitlines() == ["You went to 102 and lose round 1.", "",
-                                 "You give up the last token: one more loss and you are out.",
+                                 "You give up the last token.",  # no extra life: out at once
                                  "You are out of the game."]
     _, theirs = round_end_text(names, [
         {"type": "round_lost", "seat": 1, "total": 99, "reason": "no-legal-card", "round": 2},

@@ -50,7 +50,14 @@ def test_help_keys(snap_compare):
 def test_new_game_focus_on_a_seat_no_color_ascii(snap_compare, monkeypatch):
     """A one-line input has focus: its row's number is reversed, so it shows without colour."""
     monkeypatch.setenv("NO_COLOR", "1")
-    assert snap_compare(app(ascii=True), terminal_size=SIZE, press=["n", "tab", "tab"])
+    async def go(pilot):
+        await pilot.press("n", "tab", "tab")  # from the first name (focused on opening) to the second
+        await pilot.pause()
+        from tests.test_tui_snapshots import _steady_cursor
+
+        _steady_cursor(pilot)
+        await pilot.pause()
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
 
 
 def test_settings_ascii_no_color(snap_compare, monkeypatch):
@@ -119,3 +126,70 @@ def test_card_reference_no_color(snap_compare, monkeypatch):
 def test_card_reference_120x40(snap_compare):
     """A big terminal shows the whole reference without scrolling."""
     assert snap_compare(app(), terminal_size=(120, 40), press=["g", "r"])
+
+
+# -- second play-test at 80x24 (issue 12): the table as a player sees it ----------------------
+
+def _table_on(game, kinds):
+    """A table screen on ``game`` (seat 0 to move, a human), bots waiting: the picture holds still."""
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.setup import TableSetup
+
+    setup = TableSetup([SeatSpec(n, k) for n, k in zip(game.names, kinds)], DEFAULT, "standard", seed=0)
+
+    async def go(pilot):
+        pilot.app.push_screen(GameScreen(setup, game=game))
+        await pilot.pause()
+        await pilot.pause()
+    return go
+
+
+def _eight_seats_one_round_in():
+    """You and seven bots; every seat has played once (a Double Play among them): your turn again."""
+    from tests.stacked import game_with
+
+    hands = [["7", "10", "hold", "3"], ["5", "10", "reverse", "99"], ["double", "6", "10", "8"],
+             ["hold", "5", "9", "10"], ["4", "3", "10", "7"], ["8", "2", "reverse", "3"], ["6", "9", "2", "10"],
+             ["-10", "2", "4", "99"]]
+    names = ["You", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+    game = game_with(hands, names=names, seed=1)
+    for card in ("7", "5", "double", "9", "5", "4", "8", "6", "-10"):  # Di plays twice
+        game.play(card)
+    return game
+
+
+def test_table_eight_seats_log_since_your_turn(snap_compare):
+    """8 seats at 80x24: the table box lists the last plays, the log shows your play and every one
+    after it (the others' plays share lines), no blank rows."""
+    game = _eight_seats_one_round_in()
+    kinds = ["human"] + ["bot:easy"] * 7
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_table_on(game, kinds))
+
+
+def test_table_focus_ascii_no_color(snap_compare, monkeypatch):
+    """--ascii + NO_COLOR: the focused card's number reads "> 1 <" (every outline is "+-+")."""
+    from tests.stacked import game_with
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    game = game_with([["7", "10", "hold", "99"], ["2", "3", "4", "5"]], names=["You", "Bo"])
+    assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=_table_on(game, ["human", "bot:easy"]))
+
+
+def test_out_of_the_game(snap_compare):
+    """Four buttons inside the box at 80 columns; the footer offers only the dialog's own key."""
+    async def go(pilot):
+        from ono99_tui.tui.screens.modals import OutScreen
+
+        await pilot.press("g")
+        await pilot.pause()
+        pilot.app.push_screen(OutScreen("You are"))
+    assert snap_compare(app(), terminal_size=SIZE, run_before=go)
+
+
+def test_table_200x60(snap_compare):
+    """A big terminal: big digits, the round's plays listed, wide cards, a log as tall as its lines."""
+    game = _eight_seats_one_round_in()
+    kinds = ["human"] + ["bot:easy"] * 7
+    assert snap_compare(app(), terminal_size=(200, 60), run_before=_table_on(game, kinds))

@@ -28,6 +28,7 @@ class Settings:
     player_name: str = "You"
     rules: str = "standard"
     undo: bool = True
+    confirm_bust: bool = True
 
 
 HELP = {
@@ -37,12 +38,13 @@ HELP = {
     "player_name": "your name at the table, 1 to 24 printable characters",
     "rules": "house rules for a new game: a preset name or a rules file",
     "undo": "allow taking back a play when every other seat is a bot",
+    "confirm_bust": "true: a card that would lose the round asks for a second press while a safe card exists",
 }
 
 
 def _check(key: str, value):
     """The value if it is allowed for ``key``, else a ValueError saying what is allowed."""
-    if key in ("ascii", "undo"):
+    if key in ("ascii", "undo", "confirm_bust"):
         if not isinstance(value, bool):
             raise ValueError(f"must be true or false, got {shorten(repr(value))}")
     elif key == "bot_delay":

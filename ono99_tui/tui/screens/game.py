@@ -8,6 +8,7 @@ updated in place after every play.
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 
 from rich.text import Text
@@ -21,17 +22,18 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import describe
+from ...engine.describe import agree, describe
 from ...table import SPECTATOR, SeatUpdate, TableError, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane
-from ..widgets.panes import ScorePane, TablePane
+from ..widgets.panes import BigTotal, ScorePane, TablePane
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
 MIN_W, MIN_H = 80, 24
 ROOMY_W, ROOMY_H = 120, 36
+HUGE_H = 56  # from this height the total's digits and the cards grow again
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
 
@@ -125,7 +127,6 @@ class GameScreen(Screen):
         self.table.record_stats = True
         if not self.remote:
             self._open_save()
-        self.query_one("#top").styles.min_height = self.game.n + 2  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -134,11 +135,50 @@ class GameScreen(Screen):
 
     def on_resize(self) -> None:
         self._fit()
+        if self.follow_log:  # a new size leaves the log where it was: back to its newest line
+            self.call_after_refresh(self._log_to_end)
+
+    follow_log = True  # the log shows its newest lines (until the player pages back)
+
+    def _log_to_end(self) -> None:
+        self.query_one("#log", Log).scroll_end(animate=False, immediate=True)
 
     def _fit(self) -> None:
         w, h = self.app.size
+        was_small = self.too_small
         self.set_class(w < MIN_W or h < MIN_H, "too-small")
-        self.set_class(w >= ROOMY_W and h >= ROOMY_H, "roomy")  # big terminals: bigger cards and table
+        if was_small != self.too_small:
+            self.refresh_bindings()  # the footer's keys were off behind the notice: back at once
+            if not was_small:
+                return
+            if self.is_mounted and self.viewer is not None:  # the focus outline, lost while hidden
+                self.call_after_refresh(lambda: self._draw_hand(self.table.view_for(self.viewer)))
+        roomy = w >= ROOMY_W and h >= ROOMY_H
+        huge = roomy and h >= HUGE_H
+        self.set_class(roomy, "roomy")  # big terminals: bigger cards, a big total, the plays listed
+        self.set_class(huge, "huge")
+        # the table's big digits only where there is room; at 80x24 the top row is as tall as the
+        # scoreboard needs (every seat) and no taller, so the log gets the rest; on a big terminal
+        # the log is as tall as its lines (up to a cap) and the table takes the rest
+        total = self.query_one("#total", BigTotal)
+        total.display = roomy
+        if total.scale != (2 if huge else 1):
+            total.scale = 2 if huge else 1
+        total.update_total(self.table.view_for(self.viewer).total)
+        self.query_one("#top").styles.height = "1fr" if roomy else max(5, self.game.n + 2)
+        self._size_log()
+
+    def _size_log(self) -> None:
+        """Big terminals: the log as tall as its lines, up to a quarter of the screen (at least 8)."""
+        log = self.query_one("#log", Log)
+        w, h = self.app.size
+        if self.has_class("roomy"):
+            rows = min(max(log.line_count, 3), max(8, h // 4))
+            height = rows + 2
+        else:
+            height = "1fr"
+        if str(log.styles.height) != str(height if isinstance(height, str) else f"{height}"):
+            log.styles.height = height
 
     @property
     def too_small(self) -> bool:
@@ -165,17 +205,77 @@ class GameScreen(Screen):
         self.table.close()
 
     # -- drawing ----------------------------------------------------------------------
+    def _log_entries(self, events) -> list[tuple[str, str | None]]:
+        """The log's lines for ``events``: (line, short) where ``short`` is the brief form of another
+        seat's play (for a short log, several go on one line). A play and its draw are one line,
+        as are a Double Play and who must play twice, and a lost round and its tokens or points."""
+        names, ascii = self.game.names, self.app.ascii
+        seat = self._sub.seat
+        arrow = "->" if ascii else "→"
+        entries: list[list] = []
+        for event in events:
+            line = describe(event, names, ascii=ascii, viewer=seat)
+            if not line:
+                continue
+            kind = event["type"]
+            prev = entries[-1] if entries else None
+            if prev and kind == "draw" and prev[2] == ("play", event["seat"]):
+                who = names[event["seat"]]
+                card = event.get("card")
+                prev[0] += f", {agree(who, 'draws')} {C.LABEL[card]}" if card else f"; {line}"
+                prev[1] = None
+                continue
+            if prev and kind == "double" and prev[2] and prev[2][0] == "play":
+                prev[0] += f"; {line}"
+                if prev[1]:
+                    prev[1] += f" ({names[event['seat']]} twice)"
+                continue
+            if prev and kind in ("tokens", "eliminated") and prev[2] and prev[2][0] == "round_lost":
+                prev[0] += f"; {line[0].lower() + line[1:] if line.startswith('You ') else line}"
+                continue
+            short = None
+            if kind == "play" and event["seat"] != seat:
+                card = event["card"]
+                short = f"{names[event['seat']]} {C.LABEL[card]}" + (
+                    f" {arrow} {event['total']}" if C.EFFECT[card] else "")
+            entries.append([line, short, (kind, event.get("seat"))])
+        return [(line, short) for line, short, _ in entries]
+
+    @property
+    def _log_compact(self) -> bool:
+        """The log is too short for a round of plays (many seats at 80x24): others' plays share lines."""
+        log = self.query_one("#log", Log)
+        if self.has_class("roomy"):
+            return False  # a big terminal's log grows to a quarter of the screen first
+        rows = log.content_size.height or 3
+        return rows < self.game.n + 2
+
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
-        names, ascii = self.game.names, self.app.ascii
         width = max(20, log.content_size.width or MIN_W - 2)
-        lines = []
-        for event in events:
-            line = describe(event, names, ascii=ascii, viewer=self._sub.seat)
-            if line:  # wrapped here: a line wider than the log would bring a scrollbar over the last row
-                lines.extend(textwrap.wrap(line, width, subsequent_indent="  ") or [""])
-        if lines:  # no newline after the last line: Log would show an empty row under it
-            log.write(("\n" if log.line_count else "") + "\n".join(lines))
+        compact = self._log_compact
+        sep = " | " if self.app.ascii else " · "
+        text = ""
+        for line, short in self._log_entries(events):
+            if compact and short and self._log_joinable is not None \
+                    and len(self._log_joinable) + len(sep) + len(short) <= width:
+                self._log_joinable += sep + short
+                text += sep + short  # onto the line already there
+                continue
+            wrapped = [short] if compact and short else textwrap.wrap(line, width, subsequent_indent="  ") or [""]
+            # wrapped here: a line wider than the log would bring a scrollbar over the last row
+            text += ("\n" if log.line_count or text else "") + "\n".join(wrapped)
+            self._log_joinable = short if compact and short else None
+        if text:  # no newline after the last line: Log would show an empty row under it
+            log.write(text)
+            if self.has_class("roomy"):
+                self._size_log()
+
+    _log_joinable: str | None = None  # the log's last line, while more short plays may join it
+
+    def _clear_log(self) -> None:
+        self.query_one("#log", Log).clear()
+        self._log_joinable = None
 
     def _draw(self, fresh: bool = False) -> None:
         """Every pane from the table's current state, in place."""
@@ -190,6 +290,25 @@ class GameScreen(Screen):
         if undo != self._undo_shown:  # the footer rebuilds only when what it offers changes
             self._undo_shown = undo
             self.refresh_bindings()
+
+    def _draw_finished(self, lost: dict) -> None:
+        """The table as the lost round ended (its total, its last play), the scores after it, and no
+        hand: the next round is dealt already, and nothing of a new hand shows before its owner
+        has the keyboard (hot seat) or the notice is closed."""
+        view = self.table.view_for(self.viewer)
+        plays = view.round_plays
+        try:
+            plays = tuple(self.game.round_plays[lost["round"] - 1])
+        except (AttributeError, IndexError, TypeError):
+            pass
+        finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
+                                       played_this_round=tuple(c for _, c in plays), current=None, hand=())
+        self.query_one(TablePane).show(finished, fresh=True, finished=True)
+        self.query_one(ScorePane).show(finished)
+        self.query_one(HandPane).hide()
+        self.query_one("#hand-box").border_title = f"Round {lost['round']} over"
+        self._turn_hint = ""
+        self._show_hint(None)
 
     def refresh_all(self) -> None:
         self._draw()
@@ -231,11 +350,15 @@ class GameScreen(Screen):
         if not self.is_mounted or not self.query("#log"):
             return  # not built yet, or being taken down (its panes go before it does)
         if update.undone:
-            self.query_one("#log", Log).clear()
+            self._clear_log()
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
-        self._draw(fresh=bool(update.events))
+        lost = next((e for e in update.events if e["type"] == "round_lost"), None)
+        if lost is not None and self.pace != "skip":
+            self._draw_finished(lost)  # the round-lost notice goes over the round that was lost
+        else:
+            self._draw(fresh=bool(update.events))
         if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
             self._after_play(update.events)
 
@@ -313,9 +436,13 @@ class GameScreen(Screen):
         if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
             view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))
-            self.app.push_screen(RoundEndScreen(self.game.names, view_events), lambda _: self.advance())
+            self.app.push_screen(RoundEndScreen(self.game.names, view_events), self._round_closed)
         else:
             self.advance()
+
+    def _round_closed(self, _choice) -> None:
+        self._draw()  # the new round (advance hides the hand again if someone else sits down next)
+        self.advance()
 
     def _after_game(self, choice: str | None) -> None:
         self.post_message(self.Finished(self.setup, choice or "menu"))
@@ -343,7 +470,7 @@ class GameScreen(Screen):
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
-        if widget.busts and self.query_one(HandPane).has_safe_card() and getattr(self.app.settings, "confirm_bust", True) \
+        if widget.busts and self.query_one(HandPane).has_safe_card() and self.app.settings.confirm_bust \
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
@@ -352,12 +479,29 @@ class GameScreen(Screen):
             self.app.bell()
             return
         self.busy = True
-        self._play(self.viewer, widget.card, self.table.seq)
+        hand = self.query_one(HandPane)
+        hand.played(self.viewer, widget.index - 1)  # the drawn card goes into this slot
+        try:
+            self._play(self.viewer, widget.card, self.table.seq)
+        except TableError:
+            hand.not_played(self.viewer)
+            raise
 
     def action_scroll_log(self, step: int) -> None:
         """Page back through the log (it keeps the last LOG_LINES lines)."""
         log = self.query_one("#log", Log)
-        log.scroll_page_down() if step > 0 else log.scroll_page_up()
+        if step > 0:
+            log.scroll_page_down(animate=False)
+        else:
+            log.scroll_page_up(animate=False)
+        self.call_after_refresh(self._log_paged)
+
+    def _log_paged(self) -> None:
+        """Paged back: new lines no longer pull the log down (PageDown to the end follows again)."""
+        log = self.query_one("#log", Log)
+        self.follow_log = log.scroll_y >= log.max_scroll_y
+        log.auto_scroll = self.follow_log
+        log.border_title = "Log" if self.follow_log else "Log (back; PgDn for the newest)"
 
     def action_focus_card(self, step: int) -> None:
         cards = [c for c in self.query_one(HandPane).cards if c.card is not None]
@@ -381,6 +525,7 @@ class GameScreen(Screen):
         if not self.may_undo() or not self._human_may_play():
             self.notify("You can undo when it is your turn.", timeout=4)
             return
+        self.query_one(HandPane).undo(self.viewer)  # the slots as they were before the play taken back
         self.table.undo(self.viewer)
         self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)
         self.advance()

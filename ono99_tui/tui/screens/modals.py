@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from rich.markup import escape
 from rich.text import Text
-from textual.widgets import Button, Static
+from textual.widgets import Button, Footer, Static
 
 from ...bots import DESCRIPTIONS
 from ...engine import cards as C
 from ...engine.describe import agree
 from ...engine.rules import Rules
 from ...text import for_markup
+
+
+MENU_ON_ESCAPE = [Binding("escape", "close", "Main menu")]  # the footer's word where Escape leaves the table
 
 
 class _Notice(ModalScreen[str]):
@@ -53,6 +58,8 @@ class _Notice(ModalScreen[str]):
                 for key, label in self.buttons:
                     yield Button(Text(label), id=f"btn-{key}",
                                  variant="primary" if key == self.buttons[0][0] else "default")
+        # its own footer, over the table's: a dialog offers only its own keys (never "Play 1" or "Undo")
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.query(Button).first().focus()
@@ -80,6 +87,60 @@ class _Notice(ModalScreen[str]):
             body.scroll_down() if step > 0 else body.scroll_up()
 
 
+SHORT_LABEL = {C.MINUS_TEN: "-10", C.HOLD: "Hold", C.REVERSE: "Rev", C.DOUBLE: "Dbl", C.NINETY_NINE: "99"}
+
+
+# (short names, how the points of a card that is not a number are shown)
+MODES = ((False, " ({})"), (True, " ({})"), (True, "={}"), (True, ""))
+
+
+def _hand_text(cards, short: bool, points: str) -> str:
+    def word(card, value):
+        label = SHORT_LABEL.get(card, C.LABEL[card]) if short else C.LABEL[card]
+        return label + points.format(value) if card not in C.ADDERS else label
+    return ", ".join(word(c, v) for c, v in cards) or "no cards"
+
+
+def _hand_cells(rows, width: int) -> list[list[str]]:
+    """Every hand for the points table in one manner, as lines of at most ``width``: the full names
+    with the points of the cards that are not numbers if that fits every row, else shorter names,
+    else without the points (wrapped if even that is too long)."""
+    for short, points in MODES:
+        texts = [_hand_text(r["cards"], short, points) for r in rows]
+        if all(len(t) <= width for t in texts):
+            return [[t] for t in texts]
+    return [textwrap.wrap(t, width) or [""] for t in texts]
+
+
+def points_table(names, breakdown, width: int = 64) -> list[str]:
+    """R9.1's count for every seat in the round, one row a seat, in aligned columns:
+    the cards left in hand, their points, the extras (missing cards, losing), the round and the total."""
+    name_w = min(12, max(len(names[row["seat"]]) for row in breakdown))
+    name_w = max(name_w, len("Player"))
+    cells = ("Cards", "Extra", "Round", "Total")
+    hand_w = width - name_w - 2 - 7 * len(cells)
+    out = [f"{'Player':<{name_w}}  {'In hand':<{hand_w}}" + "".join(f"{c:>7}" for c in cells)]
+    notes = []
+    for row, hand in zip(breakdown, _hand_cells(breakdown, hand_w)):
+        name = names[row["seat"]]
+        cards_pts = sum(v for _, v in row["cards"])
+        extra = row.get("missing_points", 15 * row["missing"]) + row["loser_penalty"]
+        shown = name if len(name) <= name_w else name[: name_w - 1] + "~"
+        nums = (str(cards_pts), f"+{extra}" if extra else "-", f"+{row['gained']}", str(row["score"]))
+        out.append(f"{shown:<{name_w}}  {hand[0]:<{hand_w}}" + "".join(f"{n:>7}" for n in nums))
+        out.extend(f"{'':<{name_w}}  {more}" for more in hand[1:])
+        why = []
+        if row["missing"]:
+            why.append(f"{row['missing']} missing card{'s' if row['missing'] != 1 else ''} x15")
+        if row["loser_penalty"]:
+            why.append(f"{row['loser_penalty']} for losing the round")
+        if why:
+            notes.append(f"{name}: " + " + ".join(why))
+    if notes:
+        out.append("Extra: " + "; ".join(notes) + ".")
+    return out
+
+
 def round_end_text(names, events) -> tuple[str, str]:
     lost = next(e for e in events if e["type"] == "round_lost")
     who = names[lost["seat"]]
@@ -92,17 +153,16 @@ def round_end_text(names, events) -> tuple[str, str]:
             left = e["tokens"]
             name = names[e["seat"]]
             gives = f"{name} {agree(name, 'gives')}"
-            lines.append(f"{gives} up a token: {left} left." if left else
-                         f"{gives} up the last token: one more loss and {'you are' if name == 'You' else 'they are'} out.")
+            out_now = any(o["type"] == "eliminated" and o["seat"] == e["seat"] for o in events)
+            if left:
+                lines.append(f"{gives} up a token: {left} left.")
+            elif out_now:  # no extra life in these rules: the last token was the last chance
+                lines.append(f"{gives} up the last token.")
+            else:
+                lines.append(f"{gives} up the last token: one more loss and "
+                             f"{'you are' if name == 'You' else 'they are'} out.")
         elif e["type"] == "points":
-            for row in e["breakdown"]:
-                cards = " + ".join(f"{C.LABEL[c]} {v}" for c, v in row["cards"]) or "no cards"
-                extra = ""
-                if row["missing"]:
-                    extra += f" + {row['missing']} missing x15"
-                if row["loser_penalty"]:
-                    extra += f" + {row['loser_penalty']} for losing"
-                lines.append(f"{names[row['seat']]:<10} {cards}{extra} = +{row['gained']}  ({row['score']})")
+            lines.extend(points_table(names, e["breakdown"]))
         elif e["type"] == "eliminated":
             lines.append(f"{names[e['seat']]} {agree(names[e['seat']], 'is')} out of the game.")
         elif e["type"] == "tie":
@@ -116,6 +176,8 @@ class RoundEndScreen(_Notice):
 
 
 class GameOverScreen(_Notice):
+    BINDINGS = MENU_ON_ESCAPE
+
     def __init__(self, names, standings, scores: list[str]):
         body = "\n".join(f"{i}. {names[s]:<12} {scores[s]}" for i, s in enumerate(standings, start=1))
         # Escape goes back to the menu: it never starts a game
@@ -125,6 +187,8 @@ class GameOverScreen(_Notice):
 
 class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
+
+    BINDINGS = MENU_ON_ESCAPE
 
     def __init__(self, name: str):
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
@@ -143,6 +207,8 @@ class PassScreen(_Notice):
 class OutScreen(_Notice):
     """Every human at the table is out; the bots play on. Watch, hurry, skip, or leave."""
 
+    BINDINGS = MENU_ON_ESCAPE
+
     def __init__(self, who: str):
         super().__init__("Out of the game", f"{who} out of the game; the computer players play on.",
                          (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"),
@@ -155,6 +221,7 @@ TABLE_KEYS = (
     ("Enter", "play the card with the outline"),
     ("u", "undo your last play (only against bots; the save is marked)"),
     ("Ctrl+S", "save the game as a name of your choice"),
+    ("PgUp/PgDn", "scroll the log back through the round, and forward"),
     ("?", "this help"),
     ("r", "card reference: what each card does, how many are unseen"),
     ("Escape", "back to the menu (the game is saved after every play)"),

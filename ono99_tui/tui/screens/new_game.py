@@ -3,7 +3,8 @@
 Opens with the table last started from here (seats, levels, rules, dealer; kept
 in the config folder), or at first with you against three medium bots and
 standard rules (or the rules in your settings); a --rules on the command line
-wins over the remembered rules. The Start button is focused: one key to start. Everything typed is
+wins over the remembered rules. The first name field has focus (typing changes the name);
+Enter starts from any field. Everything typed is
 checked by the engine's own checks before the game begins, and a problem is
 shown under the form in words, never as a crash.
 """
@@ -11,6 +12,7 @@ shown under the form in words, never as a crash.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,6 +29,7 @@ from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
 from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
+from ...engine.describe import agree
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
 from ...text import visible
@@ -55,9 +58,10 @@ class SeatRow(Horizontal):
 
 class NewGameScreen(Screen):
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start"),
-        Binding("ctrl+a", "add_seat", "Add seat"),
-        Binding("ctrl+d", "remove_seat", "Remove seat"),
+        # priority: a name field has focus, and an Input would take Ctrl+A/Ctrl+D (Home, Delete) itself
+        Binding("ctrl+s", "start", "Start", priority=True),
+        Binding("ctrl+a", "add_seat", "Add seat", priority=True),
+        Binding("ctrl+d", "remove_seat", "Remove seat", priority=True),
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
@@ -78,8 +82,10 @@ class NewGameScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
         presets = [p.name for p in all_presets()]
-        preset = self.rules_spec if self.rules_spec in presets else "standard"
         rules_file = "" if self.rules_spec in presets else self.rules_spec
+        preset = rules_file or self.rules_spec
+        # a rules file in effect (--rules FILE, or remembered) is named in the Rules field too
+        file_option = [(Text(f"file: {visible(Path(rules_file).name)}"), rules_file)] if rules_file else []
         with VerticalScroll(id="new-game", classes="form", can_focus=False) as box:  # focus goes to the fields
             box.border_title = "New game"
             yield Static("Seats (2-8): a name and who plays it.", classes="form-note")
@@ -91,7 +97,7 @@ class NewGameScreen(Screen):
                 yield Button("Remove seat", id="remove", compact=True)
             with Horizontal(classes="form-row"):
                 yield Label("Rules", classes="form-label")
-                yield Choice([(Text(visible(p)), p) for p in presets], value=preset, allow_blank=False, compact=True, id="preset")
+                yield Choice([(Text(visible(p)), p) for p in presets] + file_option, value=preset, allow_blank=False, compact=True, id="preset")
             with Horizontal(classes="form-row"):
                 yield Label("or file", classes="form-label")
                 yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
@@ -109,7 +115,7 @@ class NewGameScreen(Screen):
         yield Footer(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
-        self.query_one("#start", Button).focus()
+        self.query(".seat-name").first(Input).focus()  # typing goes to a name at once
         if self.last_problem:
             self.notify(self.last_problem, severity="warning", timeout=10)
 
@@ -118,7 +124,7 @@ class NewGameScreen(Screen):
 
     def _named_dealers(self, names: list[str] | None = None) -> list[tuple[str, str]]:
         names = names or [name for name, _ in self.seats]
-        return [(Text(f"{visible(n)} deals first"), f"seat:{i}") for i, n in enumerate(names)]
+        return [(Text(f"{visible(n)} {agree(n, 'deals')} first"), f"seat:{i}") for i, n in enumerate(names)]
 
     def _refresh_dealers(self) -> None:
         select = self.query_one("#dealer", Select)
@@ -152,6 +158,13 @@ class NewGameScreen(Screen):
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.has_class("seat-name"):
             self._refresh_dealers()
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        """A preset picked in the Rules field is the rules: a rules file named before no longer overrides it."""
+        if event.select.id == "preset":
+            file = self.query_one("#rules-file", Input)
+            if event.value != file.value.strip():
+                file.value = ""
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         {"add": self.action_add_seat, "remove": self.action_remove_seat, "start": self.action_start}[event.button.id]()

@@ -6,7 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
 from ...store.saves import SaveError, check_name
 
@@ -26,6 +26,7 @@ class NameScreen(ModalScreen[str | None]):
             yield Input(self.current, placeholder="a name: letters, digits, spaces, - and _", id="save-name")
             yield Static("", id="name-error")
             yield Button(self.button, id="ok", variant="primary")
+        yield Footer(show_command_palette=False)  # only this dialog's keys, not the table's
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.query_one("#name-error", Static).update(self._problem(event.value) or "")

@@ -1,4 +1,4 @@
-"""Settings: theme (live), ASCII, bot delay, your name, default rules, undo. Saved to config.toml."""
+"""Settings: theme (live), ASCII, bot delay, your name, default rules, undo, bust confirmation. Saved to config.toml."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ SCREEN_HELP = {
     "ascii": "Yes: ASCII characters only. No: Unicode where the terminal can draw it "
              "(the Linux console, vt100 and dumb terminals get ASCII anyway)",
     "undo": "Yes: you may take back a play when every other seat is a bot",
+    "confirm_bust": "Yes: a card that would lose the round needs a second press while a safe card exists",
 }
 
 
@@ -56,6 +57,7 @@ class SettingsScreen(Screen):
                                  + ([(Text(visible(s.rules)), s.rules)] if s.rules not in presets else []),
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
                 ("Undo allowed", _yes_no(s.undo, "undo")),
+                ("Confirm bust", _yes_no(s.confirm_bust, "confirm_bust")),
             )
             for label, widget in rows:
                 with Horizontal(classes="form-row"):
@@ -82,6 +84,7 @@ class SettingsScreen(Screen):
             "player_name": self.query_one("#player_name", Input).value,
             "rules": str(self.query_one("#rules", Select).value),
             "undo": self.query_one("#undo", Select).value is True,
+            "confirm_bust": self.query_one("#confirm_bust", Select).value is True,
         }
         raw = self.query_one("#bot_delay", Input).value.strip()
         try:

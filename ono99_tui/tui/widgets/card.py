@@ -62,6 +62,18 @@ class CardWidget(Static, can_focus=True):
         self.update(text, layout=False)  # a card's size is fixed
         self.border_subtitle = "new" if new else ""
 
+    def _mark_focus(self, focused: bool) -> None:
+        """In ASCII every outline is the same "+-+": the focused card's number is marked "> 1 <"
+        (text, so it shows with NO_COLOR too)."""
+        ascii = getattr(self.app, "ascii", False)
+        self.border_title = f"> {self.index} <" if ascii and focused else str(self.index)
+
+    def on_focus(self) -> None:  # runs before Textual's own handler sets has_focus
+        self._mark_focus(True)
+
+    def on_blur(self) -> None:
+        self._mark_focus(False)
+
     def on_click(self) -> None:
         if self.card is not None:
             self.post_message(self.Chosen(self))

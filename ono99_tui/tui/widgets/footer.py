@@ -14,8 +14,9 @@ class StableFooter(Footer):
     _offered: tuple | None = None
 
     def bindings_changed(self, screen) -> None:
-        offered = tuple((key, b.binding.action, b.binding.description, b.binding.show, b.enabled)
-                        for key, b in screen.active_bindings.items())
+        # only the keys it shows: a focus change that brings hidden keys (a scrollable's) is no rebuild
+        offered = tuple((key, b.binding.action, b.binding.description, b.enabled)
+                        for key, b in screen.active_bindings.items() if b.binding.show)
         if offered == self._offered and self._bindings_ready:
             return
         self._offered = offered

@@ -8,6 +8,7 @@ freed and is marked new. The slots are mounted once and updated in place.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass, field
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal
@@ -50,13 +51,31 @@ def busts(view: PlayerView, card: str) -> bool:
     return card in C.ADDERS and view.total + C.EFFECT[card] >= view.rules.target
 
 
+@dataclass
+class Layout:
+    """One seat's slots for one round: what each slot holds and which got the card drawn last."""
+
+    round: int
+    slots: list[str | None]
+    fresh: set[int] = field(default_factory=set)
+
+    def copy(self) -> "Layout":
+        return Layout(self.round, list(self.slots), set(self.fresh))
+
+
 class HandPane(Horizontal):
+    """The hand on screen. Each seat keeps its own slots all round (hot seat: every human's own),
+    so hiding the hand between turns does not re-sort it. The screen says which slot a play came
+    from (``played``): that slot is freed and the drawn card goes into it, marked new, even when it
+    is the same value as the card played; ``undo`` puts back the slots as they were before it."""
+
     def __init__(self, size: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.size_ = size
-        self.slots: list[str | None] = []
-        self.owner: tuple[int, int] | None = None  # (seat, round) the slots were laid out for
-        self.fresh: set[int] = set()  # slots holding the card drawn last (marked until the hand changes)
+        self.layouts: dict[int, Layout] = {}  # seat -> its slots this round
+        self.history: dict[int, list[Layout]] = {}  # seat -> its slots before each of its plays
+        self.pending: dict[int, list[int]] = {}  # seat -> slots played from, not yet drawn into
+        self.seat: int | None = None  # whose hand is on screen
 
     def compose(self) -> ComposeResult:
         for i in range(1, self.size_ + 1):
@@ -66,28 +85,71 @@ class HandPane(Horizontal):
     def cards(self) -> list[CardWidget]:
         return list(self.query(CardWidget))
 
+    @property
+    def slots(self) -> list[str | None]:
+        layout = self.layouts.get(self.seat) if self.seat is not None else None
+        return list(layout.slots) if layout else []
+
+    @property
+    def fresh(self) -> set[int]:
+        layout = self.layouts.get(self.seat) if self.seat is not None else None
+        return set(layout.fresh) if layout else set()
+
     def hide(self) -> None:
-        """No hand on screen (hot-seat: until its owner has the keyboard)."""
-        self.owner = None
-        self.slots, self.fresh = [], set()
+        """No hand on screen (hot seat: until its owner has the keyboard). The slots are kept."""
+        self.seat = None
         for widget in self.cards:
             widget.show(None)
 
+    def played(self, seat: int, index: int) -> None:
+        """``seat`` plays the card in slot ``index`` (0-based): free that slot at the next draw."""
+        layout = self.layouts.get(seat)
+        if layout is None:
+            return
+        self.history.setdefault(seat, []).append(layout.copy())
+        self.pending.setdefault(seat, []).append(index)
+
+    def not_played(self, seat: int) -> None:
+        """The play announced by ``played`` was refused: forget it."""
+        if self.pending.get(seat):
+            self.pending[seat].pop()
+            self.history[seat].pop()
+
+    def undo(self, seat: int) -> None:
+        """``seat``'s last play was taken back: its slots as they were before it."""
+        self.pending.pop(seat, None)
+        if self.history.get(seat):
+            self.layouts[seat] = self.history[seat].pop()
+
+    def _layout(self, view: PlayerView) -> Layout:
+        layout = self.layouts.get(view.seat)
+        if layout is None or layout.round != view.round:  # a new deal: sorted, nothing marked new
+            self.history.pop(view.seat, None)
+            self.pending.pop(view.seat, None)
+            layout = self.layouts[view.seat] = Layout(view.round, list(C.sort_hand(view.hand)))
+            return layout
+        slots = list(layout.slots)
+        freed = self.pending.pop(view.seat, [])
+        for i in freed:
+            if i < len(slots):
+                slots[i] = None
+        if Counter(c for c in slots if c is not None) - Counter(view.hand):
+            slots = list(layout.slots)  # the hint does not fit what is held: place by value only
+            freed = []
+        arranged, fresh = arrange(slots, view.hand)
+        if freed or arranged != layout.slots:  # a play, or a change seen by value: the new mark moves
+            layout.slots, layout.fresh = arranged, fresh
+        return layout
+
     def show(self, view: PlayerView) -> None:
-        owner = (view.seat, view.round)
-        if owner != self.owner:  # a new deal or another player: sorted, nothing marked new
-            self.slots, self.fresh = list(C.sort_hand(view.hand)), set()
-            self.owner = owner
-        else:
-            slots, fresh = arrange(self.slots, view.hand)
-            if slots != self.slots:
-                self.slots, self.fresh = slots, fresh
-        fresh = self.fresh
+        layout = self._layout(view)
+        self.seat = view.seat
+        fresh = layout.fresh
         widgets = self.cards
         mine = view.my_turn
         playable99 = view.rules.ninety_nine_card_playable_on_tens
         for i, widget in enumerate(widgets):
-            card = self.slots[i] if i < len(self.slots) else None
+            card = layout.slots[i] if i < len(layout.slots) else None
             if card is None:
                 widget.show(None)
                 continue

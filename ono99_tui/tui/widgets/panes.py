@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Digits, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static
 
 from ...engine import cards as C
 from ...engine.view import PlayerView
@@ -16,17 +16,62 @@ from ..glyphs import Glyphs
 
 
 def last_play(view: PlayerView, g: Glyphs) -> Text:
-    """'Bo played 7: 49 -> 56', from public information (this round's plays)."""
+    """'Last: Bo 7, 49 -> 56', from public information (this round's plays)."""
+    return recent_plays(view, g, 1)
+
+
+def recent_plays(view: PlayerView, g: Glyphs, rows: int, fresh: bool = False) -> Text:
+    """This round's last ``rows`` plays, newest first ("Last: Bo 7, 49 -> 56", then the ones
+    before it), one line each; ``fresh`` highlights the newest (the play just made)."""
     if not view.round_plays:
-        return Text("No card played yet this round.")
-    seat, card = view.round_plays[-1]
+        return Text("No card played yet this round.", no_wrap=True, overflow="ellipsis")
+    text = Text(no_wrap=True, overflow="ellipsis")
     after = view.total
-    before = after - C.EFFECT[card]
-    change = f"{before} {g.arrow} {after}" if C.EFFECT[card] else f"{after} stays"
-    text = Text("Last: ")
-    text.append(view.names[seat], style="bold")
-    text.append(f" {C.LABEL[card]}, {change}")
+    for i, (seat, card) in enumerate(reversed(view.round_plays[-max(1, rows):])):
+        before = after - C.EFFECT[card]
+        change = f"{before} {g.arrow} {after}" if C.EFFECT[card] else f"{after} stays"
+        line = Text("Last: " if i == 0 else "      ")
+        line.append(view.names[seat], style="bold")
+        line.append(f" {C.LABEL[card]}, {change}")
+        if i == 0 and fresh:  # the play just made stands out (an inline style: no restyle of the pane)
+            line.stylize("reverse", 6)
+        elif i:
+            line.stylize("dim")
+        text.append_text(line if i == 0 else Text("\n").append_text(line))
+        after = before
     return text
+
+
+# a 3x5 block font for the total on big terminals (Textual's Digits are 3 rows at any size)
+FONT = {
+    "0": ("###", "# #", "# #", "# #", "###"), "1": ("## ", " # ", " # ", " # ", "###"),
+    "2": ("###", "  #", "###", "#  ", "###"), "3": ("###", "  #", "###", "  #", "###"),
+    "4": ("# #", "# #", "###", "  #", "  #"), "5": ("###", "#  ", "###", "  #", "###"),
+    "6": ("###", "#  ", "###", "# #", "###"), "7": ("###", "  #", "  #", "  #", "  #"),
+    "8": ("###", "# #", "###", "# #", "###"), "9": ("###", "# #", "###", "  #", "###"),
+    "-": ("   ", "   ", "###", "   ", "   "),
+}
+
+
+def big_number(number: int, scale: int = 1, ink: str = "\u2588") -> str:
+    """``number`` in the block font: each dot ``2*scale`` columns by ``scale`` rows (``ink``: "#" in ASCII)."""
+    rows = []
+    for y in range(5):
+        line = "  ".join("".join((ink if dot == "#" else " ") * 2 * scale for dot in FONT[ch][y]) for ch in str(number))
+        rows.extend([line.rstrip()] * scale)
+    return "\n".join(rows)
+
+
+class BigTotal(Static):
+    """The running total in big digits (big terminals only; 80x24 shows it in the line below)."""
+
+    scale = 1
+    _value = 0
+
+    def update_total(self, value: int) -> None:
+        self._value = value
+        ink = "#" if getattr(self.app, "ascii", False) else "\u2588"
+        self.update(big_number(value, self.scale, ink))
 
 
 class TablePane(Vertical):
@@ -35,26 +80,49 @@ class TablePane(Vertical):
         self.glyphs = glyphs
 
     def compose(self) -> ComposeResult:
-        yield Digits("0", id="total")
-        yield Static(id="direction", markup=False)
-        yield Static(id="double", markup=False)
-        yield Static(id="last", markup=False)
+        with Horizontal(id="table-row"):
+            yield BigTotal("", id="total")  # big terminals only: at the left, the lines beside it
+            with Vertical(id="table-lines"):
+                yield Static(id="direction", markup=False)
+                yield Static(id="double", markup=False)
+                yield Static(id="last", markup=False)
 
-    def show(self, view: PlayerView, fresh: bool = False) -> None:
-        """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
+    def show(self, view: PlayerView, fresh: bool = False, finished: bool = False) -> None:
+        """Draw ``view``; ``fresh`` marks the last play as just made (highlighted); ``finished``: the
+        round is over (the draw pile is the next deal's, not shown)."""
         g = self.glyphs
-        self.query_one("#total", Digits).update(str(view.total))
+        total = self.query_one("#total", BigTotal)
+        if total.display:
+            total.update_total(view.total)
         self.border_title = f"Table {g.dash} round {view.round}"
-        self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
+        self.border_subtitle = (f"round over {g.dash} played {len(view.played_this_round)}" if finished else
+                                f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}")
         way = g.left if view.direction == 1 else g.right
         # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
         self.query_one("#direction", Static).update(
             Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
-        self.query_one("#double", Static).update(turn_line(view), layout=False)
-        last = last_play(view, g)
-        if fresh:  # the play just made stands out (an inline style: no restyle of the pane)
-            last.stylize("reverse")
-        self.query_one("#last", Static).update(last, layout=False)
+        double = self.query_one("#double", Static)
+        line = turn_line(view)
+        double.update(line, layout=False)
+        if double.display != bool(line.plain):  # shown only under a Double Play: no blank row
+            double.display = bool(line.plain)
+            self.call_after_refresh(self._draw_plays)  # the plays below get one row more or less
+        self._shown = (view, fresh)
+        self._draw_plays()
+
+    _shown: tuple[PlayerView, bool] | None = None
+
+    def _draw_plays(self) -> None:
+        """The last plays, as many as the box has rows for (no blank rows beside a tall scoreboard)."""
+        if self._shown is None:
+            return
+        view, fresh = self._shown
+        last = self.query_one("#last", Static)
+        rows = last.size.height or 1
+        last.update(recent_plays(view, self.glyphs, rows, fresh), layout=False)
+
+    def on_resize(self) -> None:
+        self.call_after_refresh(self._draw_plays)
 
 
 def turn_line(view: PlayerView) -> Text:
