@@ -27,13 +27,34 @@ from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane
-from ..widgets.panes import ScorePane, TablePane
+from ..widgets.panes import ScorePane, TablePane, put
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
 MIN_W, MIN_H = 80, 24
 ROOMY_W, ROOMY_H = 120, 36
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
+
+
+class TableLog(Log):
+    """The table's log. Log.write sets the log's virtual size, and a new virtual size asks for a
+    layout of the whole screen: on every play, before its frame. Once the log scrolls (its
+    scrollbar is up) a longer log changes nothing outside the log, and the scroll to the end
+    that follows each write brings the scrollbar up to date; so no layout then."""
+
+    _writing = False
+
+    def write(self, data: str, scroll_end: bool | None = None):
+        self._writing = True
+        try:
+            return super().write(data, scroll_end)
+        finally:
+            self._writing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if layout and self._writing and self.show_vertical_scrollbar:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 def turn_hint(view, viewer: int | None) -> str:
@@ -94,6 +115,7 @@ class GameScreen(Screen):
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
         self._turn_hint = ""
         self._undo_shown = False
+        self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
 
@@ -112,7 +134,7 @@ class GameScreen(Screen):
             with Horizontal(id="top"):
                 yield TablePane(self.app.glyphs, id="table")
                 yield ScorePane(self.app.glyphs, self.kinds, id="scores")
-            yield Log(id="log", auto_scroll=True, max_lines=LOG_LINES)
+            yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
             with Vertical(id="hand-box"):
                 yield HandPane(max(4, self.game.rules.hand_size), id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
@@ -176,9 +198,9 @@ class GameScreen(Screen):
         if lines:  # no newline after the last line: Log would show an empty row under it
             log.write(("\n" if log.line_count else "") + "\n".join(lines))
 
-    def _draw(self, fresh: bool = False) -> None:
-        """Every pane from the table's current state, in place."""
-        view = self.table.view_for(self.viewer)
+    def _draw(self, fresh: bool = False, view=None) -> None:
+        """Every pane from the table's current state (``view``: the viewer's, if at hand), in place."""
+        view = view or self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
         self.query_one(ScorePane).show(view)
         self._draw_hand(view)
@@ -196,10 +218,13 @@ class GameScreen(Screen):
         self._armed = None
         if self.viewer is None:
             hand.hide()
-            box.border_title = "Hands hidden" if self.hot_seat else "Watching"
+            title = "Hands hidden" if self.hot_seat else "Watching"
         else:
-            box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
+            title = f"{view.names[self.viewer]}'s hand" if self.hot_seat else "Your hand"
             hand.show(view)
+        if title != self._hand_title:  # setting a title repaints the box: only when it changes
+            self._hand_title = title
+            box.border_title = Text(title)
         self._turn_hint = turn_hint(view, self.viewer)
         focused = self.focused if isinstance(self.focused, CardWidget) else None
         if self._human_may_play() and (focused is None or focused.card is None or focused.reason
@@ -215,7 +240,7 @@ class GameScreen(Screen):
         text = self._turn_hint
         if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
             text = f"{C.LABEL[widget.card]}: {widget.reason}"
-        self.query_one("#hint", Static).update(text, layout=False)
+        put(self.query_one("#hint", Static), text)
 
     def on_descendant_focus(self, event) -> None:
         self._show_hint(event.widget)
@@ -231,7 +256,7 @@ class GameScreen(Screen):
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
-        self._draw(fresh=bool(update.events))
+        self._draw(fresh=bool(update.events), view=update.view if update.seat == self.viewer else None)
         if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
             self._after_play(update.events)
 
@@ -335,7 +360,7 @@ class GameScreen(Screen):
     def _choose(self, widget: CardWidget) -> None:
         hint = self.query_one("#hint", Static)
         if widget.reason:
-            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
+            put(hint, f"{C.LABEL[widget.card]}: {widget.reason}")
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
@@ -343,8 +368,8 @@ class GameScreen(Screen):
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
-            hint.update(f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                        f"Press {widget.index} again to play it anyway.", layout=False)
+            put(hint, f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
+                      f"Press {widget.index} again to play it anyway.")
             self.app.bell()
             return
         self.busy = True

@@ -29,6 +29,14 @@ def last_play(view: PlayerView, g: Glyphs) -> Text:
     return text
 
 
+def put(widget: Static, content) -> None:
+    """``widget.update(content)`` without a layout, and nothing at all if it already shows that
+    (an update repaints the widget even when nothing changed)."""
+    if getattr(widget, "_ono99_shown", None) != content:
+        widget._ono99_shown = content
+        widget.update(content, layout=False)
+
+
 class TablePane(Vertical):
     def __init__(self, glyphs: Glyphs, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -44,17 +52,19 @@ class TablePane(Vertical):
         """Draw ``view``; ``fresh`` marks the last play as just made (highlighted)."""
         g = self.glyphs
         self.query_one("#total", Digits).update(str(view.total))
-        self.border_title = f"Table {g.dash} round {view.round}"
+        title = f"Table {g.dash} round {view.round}"
+        if title != self.border_title:  # setting a title repaints the pane
+            self.border_title = title
         self.border_subtitle = f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}"
         way = g.left if view.direction == 1 else g.right
         # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
-        self.query_one("#direction", Static).update(
-            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
-        self.query_one("#double", Static).update(turn_line(view), layout=False)
+        put(self.query_one("#direction", Static),
+            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"))
+        put(self.query_one("#double", Static), turn_line(view))
         last = last_play(view, g)
         if fresh:  # the play just made stands out (an inline style: no restyle of the pane)
             last.stylize("reverse")
-        self.query_one("#last", Static).update(last, layout=False)
+        put(self.query_one("#last", Static), last)
 
 
 def turn_line(view: PlayerView) -> Text:
