@@ -14,8 +14,8 @@ from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import DEFAULT, rules_from_dict
 from ono99_tui.engine.view import PlayerView
 from ono99_tui.lab import simulate as sim
-from ono99_tui.table import (SPECTATOR, IllegalMove, NotYourTurn, SeatError, StalePlay, TableError,
-                             TableSession)
+from ono99_tui.table import (SPECTATOR, BotTurn, HumanTurn, IllegalMove, NotYourTurn, SeatError, StalePlay,
+                             TableError, TableOver, TableSession)
 
 from .strategies import tables
 
@@ -88,6 +88,23 @@ def test_bots_play_the_same_game_whichever_front_end_drives_them():
     from ono99_tui.engine.record import Record
 
     assert Record.loads(result.record_toml).replay().plays == table.game.plays
+
+
+def test_next_step_says_whose_move_and_how_until_the_game_is_over():
+    """The one stepping API every front end uses: a bot's job, a person's turn, or the end."""
+    table = TableSession(humans_vs_bots(1, ("easy", "medium")), SHORT, seed=4)
+    seen = set()
+    while not isinstance(step := table.next_step(), TableOver):
+        assert step.seq == table.seq and step.seat == table.current
+        if isinstance(step, BotTurn):
+            assert table.is_bot(step.seat)
+            table.submit(step.seat, step.decide(), step.seq)
+        else:
+            assert isinstance(step, HumanTurn) and not table.is_bot(step.seat)
+            table.submit(step.seat, first_legal(table), step.seq)
+        seen.add(type(step))
+    assert seen == {BotTurn, HumanTurn} and step.winner == table.game.winner is not None
+    assert table.next_step() == step  # asked again: still over, nothing changes
 
 
 def test_a_whole_bot_game_runs_through_the_table():

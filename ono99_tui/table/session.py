@@ -1,9 +1,10 @@
 """One table: a game, its seats and bots, its save, statistics and undo. No UI.
 
 Every front end drives a table through this object: the table screen, the
-simulator and `rules compare`, and the network server. A play goes in with
-``submit`` (a human's) or ``play_bot``/``bot_job`` (a bot's); what changed goes
-out to subscribers, each told only what its seat may know (redact.py).
+simulator and `rules compare`, and the network server. Each asks ``next_step``
+what the table waits for (a bot's move with its job, a person's, or nothing:
+the game is over) and answers with ``submit``; what changed goes out to
+subscribers, each told only what its seat may know (redact.py).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..engine.record import SeatSpec
 from ..engine.rules import DEFAULT, Rules
 from ..engine.view import PlayerView
 from . import redact
-from .seats import bot_seed, check_seats, make_mover
+from .seats import TEST_ONLY_LEVELS, bot_seed, check_seats, make_mover
 
 
 class TableError(ValueError):
@@ -33,6 +34,34 @@ class StalePlay(TableError):
 
 class IllegalMove(TableError):
     pass
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot is to move: run ``decide()`` (on any thread: it works on a snapshot of its view),
+    then ``submit(seat, card, seq)``; if the table moved on meanwhile the play is refused as stale."""
+
+    seat: int
+    seq: int
+    decide: Callable[[], str]
+
+
+@dataclass(frozen=True)
+class HumanTurn:
+    """A person (at this keyboard, or at a network seat) is to move, at position ``seq``."""
+
+    seat: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class TableOver:
+    """The game is over."""
+
+    winner: int | None
+
+
+Step = BotTurn | HumanTurn | TableOver
 
 
 @dataclass
@@ -67,6 +96,8 @@ class TableSession:
         # bots are seeded by the game's seed and their seat, whichever front end runs them
         self._movers = {i: make_mover(s.bot_level, bot_seed(self.game.seed, i))
                         for i, s in enumerate(self.seats) if s.is_bot}
+        # the test-only oracles look at the whole game: they decide on the table's own thread
+        self._sees_all = {i for i, s in enumerate(self.seats) if s.is_bot and s.bot_level in TEST_ONLY_LEVELS}
         self.humans = [i for i, s in enumerate(self.seats) if not s.is_bot]
         self.undo_allowed = undo
         self.undo_used = undo_used
@@ -108,6 +139,19 @@ class TableSession:
         """The game's events from index ``since`` on, as ``seat`` may see them."""
         return redact.events_for(self.game.events[since:], seat)
 
+    # -- whose move, and what to do ------------------------------------------------
+    def next_step(self) -> Step:
+        """What the table waits for now: a bot's move (with its job), a person's, or nothing.
+
+        The one place that decides whose move it is and how it is made; every front end (the
+        table screen, the simulator, the network server) asks here and then acts."""
+        if self.game.over:
+            return TableOver(self.game.winner)
+        seat = self.game.current
+        if seat in self._movers:
+            return BotTurn(*self.bot_job())
+        return HumanTurn(seat, self.seq)
+
     # -- plays -----------------------------------------------------------------------
     def submit(self, seat: int, card: str, seq: int | None = None) -> list[dict]:
         """Play ``card`` for ``seat``; refuses (TableError, nothing changed) out of turn, stale or illegal."""
@@ -129,15 +173,15 @@ class TableSession:
 
     def play_bot(self) -> list[dict]:
         """The bot to move decides and plays (synchronously)."""
-        seat = self.current
-        if seat is None or seat not in self._movers:
+        step = self.next_step()
+        if not isinstance(step, BotTurn):
             raise TableError("no bot is to move")
-        return self.submit(seat, self._movers[seat](self.game, seat))
+        return self.submit(step.seat, step.decide(), step.seq)
 
     def play_bots(self, on_play: Callable[[list[dict]], None] | None = None) -> None:
-        """Bots play until a human is to move or the game ends."""
-        while self.bot_to_move:
-            events = self.play_bot()
+        """Bots play (synchronously) until a human is to move or the game ends."""
+        while isinstance(step := self.next_step(), BotTurn):
+            events = self.submit(step.seat, step.decide(), step.seq)
             if on_play is not None:
                 on_play(events)
 
@@ -148,9 +192,11 @@ class TableSession:
         seat = self.current
         if seat is None or seat not in self._movers:
             raise TableError("no bot is to move")
-        view = self.game.view(seat)
         mover = self._movers[seat]
-        snapshot = _Snapshot(view)
+        if seat in self._sees_all:
+            game = self.game
+            return seat, self.seq, lambda: mover(game, seat)
+        snapshot = _Snapshot(self.game.view(seat))
         return seat, self.seq, lambda: mover(snapshot, seat)
 
     # -- undo --------------------------------------------------------------------------

@@ -22,7 +22,7 @@ from textual.widgets import Header, Log, Static
 from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import describe
-from ...table import SPECTATOR, SeatUpdate, TableError, TableSession
+from ...table import SPECTATOR, BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -262,32 +262,33 @@ class GameScreen(Screen):
 
     # -- flow -------------------------------------------------------------------------
     def advance(self) -> None:
-        """Whoever is to move next: a bot (scheduled), this viewer, or another human (hand over)."""
-        table = self.table
-        if table.over:
+        """Whatever the table waits for next (its next_step): a bot's move (scheduled), this
+        viewer's, or another human's (hand the keyboard over)."""
+        step = self.table.next_step()
+        if isinstance(step, TableOver):
             self.busy = True
             g = self.game
             scores = [("winner" if s == g.winner else "out") if g.rules.scoring_mode == "tokens"
                       else f"{g.points[s]} points" for s in range(g.n)]
             self.app.push_screen(GameOverScreen(g.names, g.standings(), scores), self._after_game)
             return
-        seat = table.current
         if self.pace is None and self.humans and all(self.game.out[h] for h in self.humans):
             self.busy = True
             who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
             self.app.push_screen(OutScreen(who), self._paced)
             return
-        if table.is_bot(seat):
+        if isinstance(step, BotTurn):
             self.busy = True
             delay = {"fast": min(self.app.bot_delay, 0.1), "skip": 0}.get(self.pace, self.app.bot_delay)
             if delay > 0:
                 self.set_timer(delay, self._start_bot)
             else:  # Textual timers cannot take 0
                 self.call_later(self._start_bot)
-        elif seat != self.viewer and not self.remote:
+        elif step.seat != self.viewer and not self.remote:
             self.busy = True
             self.viewer = None  # hide the hand that was on screen before anyone else sits down
             self._draw()
+            seat = step.seat
             self.app.push_screen(PassScreen(self.game.names[seat]),
                                  lambda choice: self.action_menu() if choice == "menu" else self._seated(seat))
         else:
@@ -307,21 +308,22 @@ class GameScreen(Screen):
         self._draw()
 
     def _start_bot(self) -> None:
-        if not self.table.bot_to_move:
+        step = self.table.next_step()  # asked again: the delay gave the table time to move on
+        if not isinstance(step, BotTurn):
             self.advance()
             return
-        self._think(*self.table.bot_job())
+        self._think(step)
 
     @work(thread=True, exclusive=True, group="bot")
-    def _think(self, seat: int, seq: int, decide) -> None:
-        card = decide()
-        self.app.call_from_thread(self._bot_played, seat, seq, card)
+    def _think(self, step: BotTurn) -> None:
+        card = step.decide()
+        self.app.call_from_thread(self._bot_played, step, card)
 
-    def _bot_played(self, seat: int, seq: int, card: str) -> None:
+    def _bot_played(self, step: BotTurn, card: str) -> None:
         if not self.is_attached:
             return
         try:
-            self._play(seat, card, seq)
+            self._play(step.seat, card, step.seq)
         except TableError:
             self.advance()  # the table moved on (an undo) while the bot thought: ask again
 
