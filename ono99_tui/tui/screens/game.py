@@ -390,6 +390,11 @@ class GameScreen(Screen):
         i = cards.index(focused) if focused in cards else -step
         cards[(i + step) % len(cards)].focus()
 
+    def card_view(self):
+        """The view the card reference shows: the seat whose hand is on screen (None while a hand
+        is hidden between hot-seat players)."""
+        return None if self.viewer is None else self.table.view_for(self.viewer)
+
     def may_undo(self) -> bool:
         return self.viewer is not None and self.table.may_undo(self.viewer)
 

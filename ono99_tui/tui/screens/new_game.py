@@ -30,6 +30,7 @@ from ...store.rule_presets import resolve as resolve_rules
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
 from ...text import visible
+from ..messages import StartGame
 from ..setup import TableSetup
 
 KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
@@ -54,6 +55,7 @@ class SeatRow(Horizontal):
 
 
 class NewGameScreen(Screen):
+    is_new_game = True  # the palette's New game does not open a second one over it
     BINDINGS = [
         Binding("ctrl+s", "start", "Start"),
         Binding("ctrl+a", "add_seat", "Add seat"),
@@ -213,7 +215,7 @@ class NewGameScreen(Screen):
             self.app.bell()
             return
         self._remember(setup)
-        self.app.start_game(setup, replace_screen=True)
+        self.app.post_message(StartGame(setup, replace_screen=True))
 
     def _remember(self, setup: TableSetup) -> None:
         """Keep this table for the next New game (never the seed: each game gets a new deal)."""
