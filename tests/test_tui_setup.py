@@ -73,6 +73,22 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
         assert list(again.screen.game.hands[0]) == first_hand  # the same seed deals the same cards
 
 
+async def test_two_seats_added_in_one_tick_both_come():
+    """The second add asks the first new row for its name before that row is composed."""
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.action_add_seat()
+        form.action_add_seat()
+        await pilot.pause()
+        rows = list(form.query(SeatRow))
+        assert len(rows) == 6
+        names = [r.spec.name for r in rows]
+        assert len(set(names)) == 6 and all(names)
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
     (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),

@@ -39,19 +39,26 @@ BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 
 class SeatRow(Horizontal):
+    """One seat: its number, a name field and who plays it. The row keeps the seat's name and
+    kind itself and reads them from its fields once those exist: a row asked before it is
+    composed (two seats added in one tick) answers with what it was made with."""
+
     def __init__(self, index: int, name: str, kind: str):
         super().__init__(classes="seat-row")
-        self.index, self.start_name, self.start_kind = index, name, kind
+        self.index, self.seat_name, self.kind = index, name, kind
 
     def compose(self) -> ComposeResult:
         yield Label(f"{self.index + 1}", classes="seat-no")
-        yield Input(self.start_name, max_length=24, compact=True, classes="seat-name",
+        yield Input(self.seat_name, max_length=24, compact=True, classes="seat-name",
                     placeholder="name")
-        yield Choice(KINDS, value=self.start_kind, allow_blank=False, compact=True, classes="seat-kind")
+        yield Choice(KINDS, value=self.kind, allow_blank=False, compact=True, classes="seat-kind")
 
     @property
     def spec(self) -> SeatSpec:
-        return SeatSpec(self.query_one(Input).value.strip(), str(self.query_one(Select).value))
+        names, kinds = self.query(Input), self.query(Select)
+        if names and kinds:
+            self.seat_name, self.kind = names.first().value, str(kinds.first().value)
+        return SeatSpec(self.seat_name.strip(), self.kind)
 
 
 class NewGameScreen(Screen):
