@@ -17,6 +17,7 @@ from ono99_tui.text import visible
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.themes import ThemeError, load_themes, parse_theme
 from tests.cli import ono99
+from tests.waits import until_my_turn
 
 ESC = "\x1b]0;pwned\x07\x1b[31m"
 DEEP = "a = " + "[" * 1000 + "]" * 1000 + "\n"
@@ -312,10 +313,7 @@ async def test_a_name_with_spaces_never_makes_the_autosave_unloadable(private_di
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        for _ in range(300):
-            if screen._human_may_play():
-                break
-            await pilot.pause(0.01)
+        await until_my_turn(pilot, screen)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
         await pilot.pause()

@@ -13,6 +13,8 @@ from ono99_tui.tui.screens.settings import SettingsScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.stacked import stacked_deck
+from tests.waits import palette_ready
+from textual.command import CommandList
 
 
 def notices(app) -> list[str]:
@@ -124,7 +126,10 @@ async def test_command_palette_offers_new_game_rules_theme_help():
         assert {"New game", "Rules", "Theme", "Help", "Quit"} <= set(titles)
         await pilot.press("ctrl+p")
         await pilot.press(*"new game")
-        await pilot.pause(0.3)
+        await palette_ready(pilot)
+        results = app.screen.query_one(CommandList)
+        assert results.highlighted is not None
+        assert "New game" in str(results.get_option_at_index(results.highlighted).prompt)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, NewGameScreen)
