@@ -259,7 +259,7 @@ async def test_the_statistics_screen_shows_a_malformed_file_as_a_message(private
 def test_an_unknown_bot_level_is_refused_on_import_and_open(tmp_path, private_dirs):
     path = tmp_path / "wizard.toml"
     path.write_text(record_text(seats=(("Ana", "human"), ("Bo", "bot:wizard"))))
-    with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard' \(levels: random, easy"):
+    with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard'; levels are random, easy"):
         Record.load(path)
     out = ono99("saves", "import", str(path))
     assert out.returncode == 2 and "unknown bot level 'wizard'" in out.stderr

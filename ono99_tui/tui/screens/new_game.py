@@ -23,7 +23,8 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...bots import LEVELS
 from ...engine import Game
-from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
+from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError
+from ...table.seats import SeatError, check_seats
 from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
@@ -179,9 +180,9 @@ class NewGameScreen(Screen):
             if not seat.name:
                 raise ValueError(f"Seat {i} needs a name.")
         try:
-            check_names([s.name for s in seats])
-        except GameSetupError as exc:
-            raise ValueError(str(exc).capitalize() + ".") from None
+            check_seats(seats)  # the one seat check: names, and who plays each
+        except SeatError as exc:
+            raise ValueError(str(exc)[:1].upper() + str(exc)[1:] + ".") from None
         spec = self.query_one("#rules-file", Input).value.strip() or str(self.query_one("#preset", Select).value)
         try:
             rules, label = resolve_rules(spec)
