@@ -51,6 +51,20 @@ def test_out_of_turn_stale_and_illegal_plays_are_refused_and_change_nothing():
     assert len(g.plays) == len(before[0]) + 1
 
 
+@pytest.mark.parametrize("seat, card", [
+    (True, "legal"), (False, "legal"),  # bools are ints to Python, never seats (False would be seat 0)
+    (0, ["7"]), (0, {"card": "7"}), (0, 7), (0, None), (0, b"7"),  # not strings (the list, dict: unhashable)
+])
+def test_a_bool_seat_or_a_card_that_is_not_a_string_is_refused_and_changes_nothing(seat, card):
+    table = TableSession(humans_vs_bots(), SHORT, seed=2)
+    table.play_bots()
+    assert table.current == 0
+    before = (table.seq, list(table.game.hands[0]), table.game.total)
+    with pytest.raises(TableError):
+        table.submit(seat, first_legal(table) if card == "legal" else card)
+    assert (table.seq, list(table.game.hands[0]), table.game.total) == before
+
+
 def test_a_retried_play_is_refused_as_stale_not_played_twice():
     table = TableSession([SeatSpec("A"), SeatSpec("B")], DEFAULT, seed=8)
     seq = table.seq

@@ -16,6 +16,7 @@ from ..engine import Game, IllegalPlay
 from ..engine.record import SeatSpec
 from ..engine.rules import DEFAULT, Rules
 from ..engine.view import PlayerView
+from ..text import shorten
 from . import redact
 from .seats import TEST_ONLY_LEVELS, bot_seed, check_seats, make_mover
 
@@ -160,8 +161,11 @@ class TableSession:
             raise TableError("the game is over")
         if seq is not None and seq != self.seq:
             raise StalePlay(f"that play was for move {seq + 1}, but the table is at move {self.seq + 1}")
-        if not isinstance(seat, int) or not 0 <= seat < g.n:
-            raise TableError(f"no seat {seat!r} at this table")
+        # a bool is an int to Python, not a seat; a card is a string (a list, a dict: never)
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g.n:
+            raise TableError(f"no seat {shorten(repr(seat))} at this table")
+        if not isinstance(card, str):
+            raise IllegalMove(f"a card is a string such as '7' or 'hold', not {shorten(repr(card))}")
         if seat != g.current:
             raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
         try:
