@@ -177,6 +177,40 @@ def test_a_bot_decision_made_before_an_undo_is_refused_as_stale():
         table.submit(seat, card, seq=seq)
 
 
+# -- saving after the frame --------------------------------------------------------------------
+class _Save:
+    undo_used = read_only = False
+
+    def __init__(self):
+        self.saved, self.closed = [], False
+
+    def open(self):
+        return None
+
+    def save(self, game):
+        self.saved.append(len(game.plays))
+        return None
+
+    def close(self):
+        self.closed = True
+
+
+def test_a_save_put_off_by_save_later_is_made_once_and_at_the_latest_on_close():
+    table = TableSession(humans_vs_bots(), SHORT, seed=2)
+    save = _Save()
+    table.attach_save(save)
+    due = []
+    table.save_later = due.append
+    table.play_bots()
+    assert len(due) == 1  # one save due for any number of plays until it runs
+    assert table.flush() is None and save.saved[-1] == table.seq and due[0]() is None
+    saved = len(save.saved)
+    table.submit(0, first_legal(table))
+    assert len(due) == 2 and len(save.saved) == saved  # not yet: the front end's scheduler runs it
+    table.close()
+    assert save.saved[-1] == table.seq and save.closed
+
+
 # -- statistics -------------------------------------------------------------------------------
 def test_statistics_count_a_game_once_and_never_when_a_finished_game_is_opened(monkeypatch):
     counted = []

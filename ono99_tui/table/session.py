@@ -9,6 +9,7 @@ subscribers, each told only what its seat may know (redact.py).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -103,6 +104,12 @@ class TableSession:
         self.undo_allowed = undo
         self.undo_used = undo_used
         self.save = None  # a store.session.SaveSession, once attached
+        # A front end that must not wait for the disk before it shows a play (the table screen:
+        # the frame first, the fsync meanwhile) sets this to a scheduler that runs ``flush`` soon,
+        # on any thread. Until then, or at the latest on close(), the save is due.
+        self.save_later: Callable[[Callable[[], str | None]], None] | None = None
+        self._save_due = False
+        self._lock = threading.RLock()  # the game and its save, between a play and a save elsewhere
         self.record_stats = False
         self._finished_at_start = self.game.over  # opening a finished game counts nothing again
         self._stats_done = False
@@ -169,7 +176,8 @@ class TableSession:
         if seat != g.current:
             raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
         try:
-            events = g.play(card)
+            with self._lock:
+                events = g.play(card)
         except IllegalPlay as exc:
             raise IllegalMove(str(exc)) from None
         self._changed(events)
@@ -218,7 +226,8 @@ class TableSession:
         from ..store.session import rebuild
 
         last = max(i for i, (s, _) in enumerate(self.game.plays) if s == seat)
-        self.game = rebuild(self.game, last)
+        with self._lock:
+            self.game = rebuild(self.game, last)
         self.undo_used = True
         if self.save is not None:
             self.save.undo_used = True
@@ -236,15 +245,33 @@ class TableSession:
         """Save under ``name`` and keep saving there; raises the store's SaveError."""
         if self.save is None:
             raise TableError("this table has no save")
-        return self.save.save_as(self.game, name)
+        with self._lock:
+            self.flush()
+            return self.save.save_as(self.game, name)
+
+    def flush(self) -> str | None:
+        """Make the save that ``save_later`` put off, if one is due; its notice (saving failed, or
+        works again), if any. Safe to call on another thread."""
+        with self._lock:
+            if not self._save_due or self.save is None:
+                return None
+            self._save_due = False
+            return self.save.save(self.game)
 
     def close(self) -> None:
         if self.save is not None:
-            self.save.close()
+            with self._lock:
+                self.flush()
+                self.save.close()
 
     def _changed(self, events: list[dict], undone: bool = False) -> None:
         notices = []
-        if self.save is not None:
+        if self.save is not None and self.save_later is not None:
+            with self._lock:
+                due, self._save_due = self._save_due, True
+            if not due:
+                self.save_later(self.flush)
+        elif self.save is not None:
             warning = self.save.save(self.game)
             if warning:
                 notices.append(warning)

@@ -146,6 +146,7 @@ class GameScreen(Screen):
         self.table.record_stats = True
         if not self.remote:
             self._open_save()
+            self.table.save_later = self._save_soon  # the play is drawn while the disk catches up
         self.query_one("#top").styles.min_height = self.game.n + 2  # every seat on the scoreboard
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
@@ -180,6 +181,18 @@ class GameScreen(Screen):
                                                     self.table.undo_used))
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
+
+    def _save_soon(self, flush) -> None:
+        self._save_in_background(flush)
+
+    @work(thread=True, group="save")  # never exclusive: a save is not cancelled by the next one
+    def _save_in_background(self, flush) -> None:
+        notice = flush()
+        if notice:
+            try:
+                self.app.call_from_thread(self.notify, notice, severity="warning", timeout=12, markup=False)
+            except RuntimeError:  # the app has closed meanwhile: close() saved, nobody to tell
+                pass
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._sub)
