@@ -1,7 +1,6 @@
 """The table session: plays in, per-seat updates out. Whole games in milliseconds, no UI."""
 
 import dataclasses
-import json
 import random
 
 import pytest
