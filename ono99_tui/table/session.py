@@ -156,9 +156,14 @@ class TableSession:
         if self.game.over:
             return TableOver(self.game.winner)
         seat = self.game.current
-        if seat in self._movers:
-            return BotTurn(*self.bot_job())
-        return HumanTurn(seat, self.seq)
+        mover = self._movers.get(seat)
+        if mover is None:
+            return HumanTurn(seat, self.seq)
+        if seat in self._sees_all:
+            game = self.game
+            return BotTurn(seat, self.seq, lambda: mover(game, seat))
+        snapshot = _Snapshot(self.game.view(seat))  # decide() may run on another thread
+        return BotTurn(seat, self.seq, lambda: mover(snapshot, seat))
 
     # -- plays -----------------------------------------------------------------------
     def submit(self, seat: int, card: str, seq: int | None = None) -> list[dict]:
@@ -201,15 +206,10 @@ class TableSession:
         """(seat, seq, decide) for the bot to move: ``decide`` may run on another thread, as it
         works on a snapshot of the position. Submit its card with that seat and seq: if the table
         moved on meanwhile (an undo), the play is refused as stale."""
-        seat = self.current
-        if seat is None or seat not in self._movers:
+        step = self.next_step()
+        if not isinstance(step, BotTurn):
             raise TableError("no bot is to move")
-        mover = self._movers[seat]
-        if seat in self._sees_all:
-            game = self.game
-            return seat, self.seq, lambda: mover(game, seat)
-        snapshot = _Snapshot(self.game.view(seat))
-        return seat, self.seq, lambda: mover(snapshot, seat)
+        return step.seat, step.seq, step.decide
 
     # -- undo --------------------------------------------------------------------------
     def may_undo(self, seat: int) -> bool:
