@@ -39,3 +39,19 @@ def test_no_import_cycle_between_the_command_line_and_the_app():
                 target = (node.module or "").split(".")[-1]
                 assert not (node.level and target == "cli" or node.module == "ono99_tui.cli"), \
                     f"{path.relative_to(root)} imports the command line"
+
+
+def test_the_engine_imports_no_layer_above_it():
+    """The engine is the bottom layer: the seat checks it needs (bot levels) live in it, so it
+    never reaches up into the bots, the table, the lab, the network or the UI."""
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "p = importlib.import_module('ono99_tui.engine')\n"
+        "for m in pkgutil.walk_packages(p.__path__, 'ono99_tui.engine.'): importlib.import_module(m.name)\n"
+        "from ono99_tui.engine.record import Record, player_problem\n"
+        "player_problem('bot:hard'); player_problem('bot:wizard')\n"
+        "up = ('bots', 'table', 'lab', 'net', 'tui')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[:2][-1] in up and m.startswith('ono99_tui.')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"

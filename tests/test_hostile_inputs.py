@@ -17,6 +17,7 @@ from ono99_tui.text import visible
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.themes import ThemeError, load_themes, parse_theme
 from tests.cli import ono99
+from tests.waits import until_my_turn
 
 ESC = "\x1b]0;pwned\x07\x1b[31m"
 DEEP = "a = " + "[" * 1000 + "]" * 1000 + "\n"
@@ -282,7 +283,7 @@ async def test_the_statistics_screen_shows_a_malformed_file_as_a_message(private
 def test_an_unknown_bot_level_is_refused_on_import_and_open(tmp_path, private_dirs):
     path = tmp_path / "wizard.toml"
     path.write_text(record_text(seats=(("Ana", "human"), ("Bo", "bot:wizard"))))
-    with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard' \(levels: random, easy"):
+    with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard'; levels are random, easy"):
         Record.load(path)
     out = ono99("saves", "import", str(path))
     assert out.returncode == 2 and "unknown bot level 'wizard'" in out.stderr
@@ -336,10 +337,7 @@ async def test_a_name_with_spaces_never_makes_the_autosave_unloadable(private_di
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        for _ in range(300):
-            if screen._human_may_play():
-                break
-            await pilot.pause(0.01)
+        await until_my_turn(pilot, screen)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
         await pilot.pause()

@@ -17,6 +17,7 @@ from ono99_tui.tui.screens.modals import GameOverScreen
 from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
+from tests.waits import settle
 
 CLOSE = "[/]"
 CLICK = "[@click=app.quit]"
@@ -54,7 +55,7 @@ async def test_the_table_shows_markup_names_as_text_and_plays_to_the_end():
                 playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
                 await pilot.press(str(playable[0]))
             else:
-                await pilot.pause(0.01)
+                await settle(pilot)
         assert isinstance(app.screen, GameOverScreen)
         assert app.is_running  # "[@click=app.quit]" was shown, not obeyed
 

@@ -106,7 +106,7 @@ def test_first_dealer_must_match_the_seed_unless_named():
         ("format = 'ono99-record'\nversion = 1\nseed = 'x'\n", "seed must be a whole number"),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n", "\\[\\[seats\\]\\] is missing"),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n[[seats]]\nname='A'\nplayer='robot'\n",
-         "seat 1 player must be \"human\" or \"bot:LEVEL\""),
+         "seat 1 \\(A\\): player must be \"human\" or \"bot:LEVEL\""),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n[[seats]]\nname='A'\n[[seats]]\nname='B'\n",
          "\\[rules\\] is missing"),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n[[seats]]\nname='A'\n[[seats]]\nname='B'\n"

@@ -41,25 +41,38 @@ def run_cli(capsys, *args):
 # -- locks (issue 15 items 3 and 4) -------------------------------------------------------------
 
 LOCKER = r"""
-import sys, time
+import sys
 from pathlib import Path
 from ono99_tui.store.lock import Lock
-go = float(sys.argv[2])
-while time.time() < go:
-    pass
+print("ready", flush=True)
+sys.stdin.readline()  # the start line: every opener is up and waiting, then all go at once
 lock = Lock(Path(sys.argv[1]))
 print("got" if lock.acquire() else "refused", flush=True)
-time.sleep(1.5)
+sys.stdin.readline()  # hold the lock until every opener has answered
 """
 
 
 def test_only_one_of_many_simultaneous_openers_gets_the_lock(store):
-    """Issue 15.3: check-delete-create let 23 of 300 openers in together; flock lets exactly one."""
+    """Issue 15.3: check-delete-create let 23 of 300 openers in together; flock lets exactly one.
+    The openers start together on a pipe handshake (each says it is ready, then all are told to go)."""
     save(store)
-    go = time.time() + 1.0
-    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, str(store.path("friday")), str(go)],
-                              stdout=subprocess.PIPE, text=True) for _ in range(8)]
-    results = [p.communicate(timeout=30)[0].strip() for p in procs]
+    procs = [subprocess.Popen([sys.executable, "-c", LOCKER, str(store.path("friday"))],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) for _ in range(8)]
+    try:
+        assert [p.stdout.readline().strip() for p in procs] == ["ready"] * 8
+        for p in procs:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        results = [p.stdout.readline().strip() for p in procs]
+        for p in procs:
+            p.stdin.write("done\n")
+            p.stdin.flush()
+        for p in procs:
+            assert p.wait(timeout=30) == 0
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
     assert sorted(results) == ["got"] + ["refused"] * 7
 
 

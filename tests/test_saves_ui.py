@@ -13,6 +13,7 @@ from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, 
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.test_saves import damaged_variants, save
 from tests.cli import ono99
+from tests.waits import settle, until_my_turn
 
 
 
@@ -96,13 +97,7 @@ async def test_load_lists_a_damaged_save_explains_it_and_deletes_it(private_dirs
 
 
 async def wait_for_my_turn(pilot, screen):
-    for _ in range(500):
-        if screen._human_may_play():
-            return
-        if isinstance(pilot.app.screen, (RoundEndScreen, PassScreen, OutScreen)):
-            await pilot.press("enter")
-        await pilot.pause(0.01)
-    raise AssertionError("never my turn")
+    await until_my_turn(pilot, screen)
 
 
 async def test_save_as_then_autosave_goes_to_the_new_name(private_dirs):
@@ -169,7 +164,7 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
                 playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
                 await pilot.press(str(playable[0]))
             else:
-                await pilot.pause(0.01)
+                await settle(pilot)
         game = screen.game
         assert game.over
     players, problem = load_stats()

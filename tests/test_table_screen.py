@@ -13,22 +13,9 @@ from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, 
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
 from ono99_tui.tui.widgets.hand import HandPane, arrange
+from tests.waits import settle
 
 SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
-
-
-async def settle(pilot):
-    """Until the bots have played and the screen has drawn what they did."""
-    from textual.worker import WorkerCancelled
-
-    for _ in range(50):
-        try:
-            await pilot.app.workers.wait_for_complete()
-        except WorkerCancelled:
-            pass  # a bot's worker replaced by a newer one (exclusive group): its play is refused as stale
-        await pilot.pause()
-        if not pilot.app.workers:
-            return
 
 
 async def until_my_turn(pilot, screen: GameScreen):

@@ -9,6 +9,8 @@ from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.widgets.card import CardWidget
 from textual.widgets import Select
 
+from tests.waits import palette_ready, settle, until_my_turn
+
 SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
 
 
@@ -36,7 +38,7 @@ async def play_to_the_end(pilot, app, max_steps=3000):
             assert playable, "a human to move always has a playable card"
             await pilot.press(str(playable[0]))
         else:
-            await pilot.pause(0.01)
+            await settle(pilot)
     raise AssertionError("the game did not end")
 
 
@@ -85,10 +87,7 @@ async def test_an_unplayable_card_says_why_and_nothing_happens(short_rules):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
-        for _ in range(200):
-            if screen._human_may_play():
-                break
-            await pilot.pause(0.01)
+        await until_my_turn(pilot, screen)
         # Force a hand with a 99 so one card is unplayable.
         g = screen.game
         hand = g.hands[0]
@@ -141,7 +140,7 @@ async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, asc
             seen.append(screen_text(app))
         await pilot.press("escape", "escape")  # close help, leave the table (saved)
         await pilot.press("ctrl+p")  # the command palette too
-        await pilot.pause(0.3)
+        await palette_ready(pilot)
         seen.append(screen_text(app))
         await pilot.press("escape")
         await pilot.pause()

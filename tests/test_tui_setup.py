@@ -13,6 +13,8 @@ from ono99_tui.tui.screens.settings import SettingsScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.stacked import stacked_deck
+from tests.waits import palette_ready
+from textual.command import CommandList
 
 
 def notices(app) -> list[str]:
@@ -73,6 +75,22 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
         assert list(again.screen.game.hands[0]) == first_hand  # the same seed deals the same cards
 
 
+async def test_two_seats_added_in_one_tick_both_come():
+    """The second add asks the first new row for its name before that row is composed."""
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        form = app.screen
+        form.action_add_seat()
+        form.action_add_seat()
+        await pilot.pause()
+        rows = list(form.query(SeatRow))
+        assert len(rows) == 6
+        names = [r.spec.name for r in rows]
+        assert len(set(names)) == 6 and all(names)
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
     (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),
@@ -108,7 +126,10 @@ async def test_command_palette_offers_new_game_rules_theme_help():
         assert {"New game", "Rules", "Theme", "Help", "Quit"} <= set(titles)
         await pilot.press("ctrl+p")
         await pilot.press(*"new game")
-        await pilot.pause(0.3)
+        await palette_ready(pilot)
+        results = app.screen.query_one(CommandList)
+        assert results.highlighted is not None
+        assert "New game" in str(results.get_option_at_index(results.highlighted).prompt)
         await pilot.press("enter")
         await pilot.pause()
         assert isinstance(app.screen, NewGameScreen)

@@ -11,6 +11,7 @@ from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
+from tests.waits import settle
 
 SIZE = (80, 24)
 
@@ -86,7 +87,7 @@ async def _play_until(pilot, kinds):
             playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
             await pilot.press(str(playable[0]))
         else:
-            await pilot.pause(0.01)
+            await settle(pilot)
     raise AssertionError(f"never reached {kinds}")
 
 

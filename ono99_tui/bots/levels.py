@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 from typing import Callable
 
+from ..engine.record import BOT_LEVELS
 from ..engine.view import PlayerView
 from .heuristics import choose_easy, choose_medium, choose_random
 from .search import choose_hard
 
-LEVELS = ("random", "easy", "medium", "hard")
+LEVELS = BOT_LEVELS  # which levels exist is the engine's (records name them): engine/record.py
 
 DESCRIPTIONS = {
     "random": "Plays any card it may, but never goes bust when it can avoid it.",

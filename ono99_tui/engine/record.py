@@ -30,8 +30,25 @@ _PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
 _DEALER_METHODS = ("high-card", "random", "named")
 
 
+# The bot levels a seat may name ("bot:LEVEL"); bots/levels.py plays them. Here, in the engine,
+# because records, saves, the New game form and the network lobby all check seats against them,
+# and the engine may not import the bots.
+BOT_LEVELS = ("random", "easy", "medium", "hard")
+
+
 class RecordError(ValueError):
     """A record that is malformed, or whose plays break the rules."""
+
+
+def player_problem(player: Any, extra_levels: tuple[str, ...] = ()) -> str | None:
+    """Why ``player`` cannot play a seat, or None: a seat is "human" or "bot:LEVEL" with a known
+    level (``extra_levels``: more levels allowed here, e.g. the test-only oracles). The one check
+    of a seat's player, used by every reader of seats."""
+    if not isinstance(player, str) or not _PLAYER.match(player):
+        return f"player must be \"human\" or \"bot:LEVEL\", not {shorten(repr(player))}"
+    if player.startswith("bot:") and player[4:] not in BOT_LEVELS + tuple(extra_levels):
+        return f"unknown bot level {shorten(repr(player[4:]))}; levels are {', '.join(BOT_LEVELS)}"
+    return None
 
 
 @dataclass(frozen=True)
@@ -321,8 +338,6 @@ def scores_text(names: list[str], summary: dict[str, Any]) -> str:
 def _seats(raw: Any, source: str) -> list[SeatSpec]:
     if not isinstance(raw, list) or not raw:
         raise RecordError(f"{source}: [[seats]] is missing; a record needs 2 to 8 seats")
-    from ..bots.levels import LEVELS  # here, not at the top: the bots import the engine
-
     if len(raw) > 8:
         raise RecordError(f"{source}: a record has 2 to 8 seats, not {len(raw)}")
     seats = []
@@ -334,11 +349,9 @@ def _seats(raw: Any, source: str) -> list[SeatSpec]:
         except GameSetupError as exc:
             raise RecordError(f"{source}: seat {i}: {exc}") from None
         player = item.get("player", "human")
-        if not isinstance(player, str) or not _PLAYER.match(player):
-            raise RecordError(f"{source}: seat {i} player must be \"human\" or \"bot:LEVEL\", not {shorten(repr(player))}")
-        if player.startswith("bot:") and player[4:] not in LEVELS:
-            raise RecordError(f"{source}: seat {i} ({name}): unknown bot level {player[4:]!r} "
-                              f"(levels: {', '.join(LEVELS)})")
+        problem = player_problem(player)
+        if problem:
+            raise RecordError(f"{source}: seat {i} ({name}): {problem}")
         extra = set(item) - {"name", "player"}
         if extra:
             raise RecordError(f"{source}: seat {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: name, player)")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -38,6 +39,14 @@ class JoinPlan:
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
+
+
+class LobbyChanged(Message, bubble=False):
+    """The app to the screen on top: the table in the lobby changed (only the lobby shows it)."""
+
+    def __init__(self, table: dict, seat: int | None, hint: str) -> None:
+        super().__init__()
+        self.table, self.seat, self.hint = table, seat, hint
 
 
 class LobbyScreen(Screen):
@@ -71,6 +80,10 @@ class LobbyScreen(Screen):
         if hint:
             text.append(hint + "\n")
         self.query_one("#lobby", Static).update(text)
+
+    def on_lobby_changed(self, message: LobbyChanged) -> None:
+        if self.is_mounted:
+            self.show(message.table, message.seat, message.hint)
 
     def on_screen_resume(self) -> None:
         if self.app.remote is not None:  # back from the table (Menu): leaving the table leaves ono99 join
@@ -188,9 +201,8 @@ class JoinApp(Ono99App):
                 return
 
     def _show_lobby(self) -> None:
-        screen = self.screen
-        if isinstance(screen, LobbyScreen) and screen.is_mounted and self._table is not None:
-            screen.show(self._table, self.seat, self.plan.address_hint)
+        if self._table is not None:
+            self.screen.post_message(LobbyChanged(self._table, self.seat, self.plan.address_hint))
 
     def lobby_request(self, message: dict) -> None:
         if self.client is not None and self.remote is None:

@@ -12,7 +12,7 @@ import dataclasses
 from typing import Callable
 
 from ..engine.record import SeatSpec
-from ..table import SeatUpdate, TableError
+from ..table import HumanTurn, SeatUpdate, TableError, TableOver
 from .client import Client, Disconnected, ServerError
 from .protocol import ProtocolError, view_from_dict
 
@@ -103,6 +103,13 @@ class RemoteTable:
 
     def is_bot(self, seat: int) -> bool:
         return False  # the server plays its bots: nothing to schedule here
+
+    def next_step(self):
+        """As TableSession.next_step, from here: someone's move (bots included: the server plays
+        them), or the game is over."""
+        if self.view.over:
+            return TableOver(self.view.winner)
+        return HumanTurn(self.view.current, self.seq)
 
     bot_to_move = False
 

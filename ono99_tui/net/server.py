@@ -21,7 +21,7 @@ from .. import __version__
 from ..bots.levels import Bot
 from ..engine.game import GameSetupError, check_names
 from ..engine.rules import RulesError, rules_from_dict
-from ..table import IllegalMove, NotYourTurn, SeatError, StalePlay, TableError
+from ..table import BotTurn, IllegalMove, NotYourTurn, SeatError, StalePlay, TableError, TableOver
 from ..table.seats import bot_seed
 from .protocol import MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
 from .manifest import SeatEntry, TableEntry, manifest_path, read_manifest, write_manifest
@@ -575,15 +575,17 @@ class Server:
         wake = self._wake[table.id]
         stand_ins: dict[int, Bot] = {}
         deadline: tuple[int, float] | None = None  # (seq, when) an absent player's turn times out
-        while not session.over and not self._stopping:
+        while not self._stopping and not isinstance(step := session.next_step(), TableOver):
             wake.clear()
-            seat = session.current
-            if session.is_bot(seat):
+            seat = step.seat
+            if isinstance(step, BotTurn):
                 if self.config.bot_delay:
                     await asyncio.sleep(self.config.bot_delay)
-                seat, seq, decide = session.bot_job()
-                card = await loop.run_in_executor(self._executor, decide)
-                self._submit_quietly(session, seat, card, seq)
+                    step = session.next_step()  # the table may have moved on meanwhile
+                    if not isinstance(step, BotTurn):
+                        continue
+                card = await loop.run_in_executor(self._executor, step.decide)
+                self._submit_quietly(session, step.seat, card, step.seq)
                 continue
             if table.seats[seat].conn is None:
                 if not any(s.conn is not None for s in table.seats if not s.is_bot):

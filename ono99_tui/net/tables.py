@@ -6,9 +6,8 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 
-from ..bots.levels import LEVELS
 from ..engine.game import GameSetupError
-from ..engine.record import SeatSpec
+from ..engine.record import SeatSpec, player_problem
 from ..engine.rules import Rules
 from ..table import TableSession
 from ..table.seats import bot_names
@@ -92,8 +91,9 @@ class HostedTable:
     def fill_bots(self, level: str, count: int | None) -> int:
         if self.started:
             raise LobbyError("started", "the game has started")
-        if level not in LEVELS:
-            raise LobbyError("bad_level", f"unknown bot level {level[:20]!r}; levels are {', '.join(LEVELS)}")
+        problem = player_problem(f"bot:{level}") if isinstance(level, str) else "a bot level is a word"
+        if problem:
+            raise LobbyError("bad_level", problem)
         free = [i for i, s in enumerate(self.seats) if s.empty]
         if count is not None:
             if count < 1:

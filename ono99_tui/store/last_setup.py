@@ -13,8 +13,8 @@ from pathlib import Path
 
 import tomli_w
 
-from ..bots import LEVELS
 from ..engine.game import GameSetupError, check_names
+from ..engine.record import BOT_LEVELS, player_problem
 from ..text import visible
 from .atomic import write_atomic
 from .paths import config_dir
@@ -41,8 +41,8 @@ def _check(doc: dict) -> LastSetup:
     pairs = []
     for i, seat in enumerate(seats, start=1):
         name, player = seat.get("name"), seat.get("player")
-        allowed = ["human"] + [f"bot:{lv}" for lv in LEVELS]
-        if not isinstance(name, str) or player not in allowed:
+        if not isinstance(name, str) or player_problem(player):
+            allowed = ["human"] + [f"bot:{lv}" for lv in BOT_LEVELS]
             raise ValueError(f"seat {i}: needs a name and a player, one of {', '.join(allowed)}")
         pairs.append((name, player))
     try:

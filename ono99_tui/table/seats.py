@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..bots.levels import LEVELS, Bot
 from ..engine.game import MAX_SEATS, MIN_SEATS, Game, GameSetupError, check_names
-from ..engine.record import SeatSpec
+from ..engine.record import SeatSpec, player_problem
 
 TEST_ONLY_LEVELS = ("oracle", "oracle-hands")  # see hidden cards: yardsticks, never offered to players
 
@@ -26,8 +26,8 @@ class SeatError(ValueError):
 def parse_levels(text: str, allow_oracle: bool = False, what: str = "--bots") -> list[str]:
     """'hard,medium' -> ['hard', 'medium'], refusing unknown levels and bad seat counts."""
     levels = [part.strip().lower() for part in text.split(",")]
-    allowed = LEVELS + (TEST_ONLY_LEVELS if allow_oracle else ())
-    unknown = [lv for lv in levels if lv not in allowed]
+    extra = TEST_ONLY_LEVELS if allow_oracle else ()
+    unknown = [lv for lv in levels if player_problem(f"bot:{lv}", extra)]
     if unknown:
         shown = ", ".join(repr(u) for u in unknown)
         raise SeatError(f"{what}: unknown bot level {shown}; levels are {', '.join(LEVELS)}")
@@ -42,13 +42,11 @@ def check_seats(seats: list[SeatSpec], allow_oracle: bool = False) -> list[SeatS
         check_names([s.name for s in seats])
     except GameSetupError as exc:
         raise SeatError(str(exc)) from None
-    allowed = LEVELS + (TEST_ONLY_LEVELS if allow_oracle else ())
+    extra = TEST_ONLY_LEVELS if allow_oracle else ()
     for i, seat in enumerate(seats, start=1):
-        if seat.is_bot and seat.bot_level not in allowed:
-            raise SeatError(f"seat {i} ({seat.name}): unknown bot level {seat.bot_level!r}; "
-                            f"levels are {', '.join(LEVELS)}")
-        if not seat.is_bot and seat.player != "human":
-            raise SeatError(f"seat {i} ({seat.name}): a seat is \"human\" or \"bot:LEVEL\", not {seat.player!r}")
+        problem = player_problem(seat.player, extra)
+        if problem:
+            raise SeatError(f"seat {i} ({seat.name}): {problem}")
     return list(seats)
 
 

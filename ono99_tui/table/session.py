@@ -1,13 +1,15 @@
 """One table: a game, its seats and bots, its save, statistics and undo. No UI.
 
 Every front end drives a table through this object: the table screen, the
-simulator and `rules compare`, and the network server. A play goes in with
-``submit`` (a human's) or ``play_bot``/``bot_job`` (a bot's); what changed goes
-out to subscribers, each told only what its seat may know (redact.py).
+simulator and `rules compare`, and the network server. Each asks ``next_step``
+what the table waits for (a bot's move with its job, a person's, or nothing:
+the game is over) and answers with ``submit``; what changed goes out to
+subscribers, each told only what its seat may know (redact.py).
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -15,8 +17,9 @@ from ..engine import Game, IllegalPlay
 from ..engine.record import SeatSpec
 from ..engine.rules import DEFAULT, Rules
 from ..engine.view import PlayerView
+from ..text import shorten
 from . import redact
-from .seats import bot_seed, check_seats, make_mover
+from .seats import TEST_ONLY_LEVELS, bot_seed, check_seats, make_mover
 
 
 class TableError(ValueError):
@@ -33,6 +36,34 @@ class StalePlay(TableError):
 
 class IllegalMove(TableError):
     pass
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    """A bot is to move: run ``decide()`` (on any thread: it works on a snapshot of its view),
+    then ``submit(seat, card, seq)``; if the table moved on meanwhile the play is refused as stale."""
+
+    seat: int
+    seq: int
+    decide: Callable[[], str]
+
+
+@dataclass(frozen=True)
+class HumanTurn:
+    """A person (at this keyboard, or at a network seat) is to move, at position ``seq``."""
+
+    seat: int
+    seq: int
+
+
+@dataclass(frozen=True)
+class TableOver:
+    """The game is over."""
+
+    winner: int | None
+
+
+Step = BotTurn | HumanTurn | TableOver
 
 
 @dataclass
@@ -67,10 +98,18 @@ class TableSession:
         # bots are seeded by the game's seed and their seat, whichever front end runs them
         self._movers = {i: make_mover(s.bot_level, bot_seed(self.game.seed, i))
                         for i, s in enumerate(self.seats) if s.is_bot}
+        # the test-only oracles look at the whole game: they decide on the table's own thread
+        self._sees_all = {i for i, s in enumerate(self.seats) if s.is_bot and s.bot_level in TEST_ONLY_LEVELS}
         self.humans = [i for i, s in enumerate(self.seats) if not s.is_bot]
         self.undo_allowed = undo
         self.undo_used = undo_used
         self.save = None  # a store.session.SaveSession, once attached
+        # A front end that must not wait for the disk before it shows a play (the table screen:
+        # the frame first, the fsync meanwhile) sets this to a scheduler that runs ``flush`` soon,
+        # on any thread. Until then, or at the latest on close(), the save is due.
+        self.save_later: Callable[[Callable[[], str | None]], None] | None = None
+        self._save_due = False
+        self._lock = threading.RLock()  # the game and its save, between a play and a save elsewhere
         self.record_stats = False
         self._finished_at_start = self.game.over  # opening a finished game counts nothing again
         self._stats_done = False
@@ -108,6 +147,24 @@ class TableSession:
         """The game's events from index ``since`` on, as ``seat`` may see them."""
         return redact.events_for(self.game.events[since:], seat)
 
+    # -- whose move, and what to do ------------------------------------------------
+    def next_step(self) -> Step:
+        """What the table waits for now: a bot's move (with its job), a person's, or nothing.
+
+        The one place that decides whose move it is and how it is made; every front end (the
+        table screen, the simulator, the network server) asks here and then acts."""
+        if self.game.over:
+            return TableOver(self.game.winner)
+        seat = self.game.current
+        mover = self._movers.get(seat)
+        if mover is None:
+            return HumanTurn(seat, self.seq)
+        if seat in self._sees_all:
+            game = self.game
+            return BotTurn(seat, self.seq, lambda: mover(game, seat))
+        snapshot = _Snapshot(self.game.view(seat))  # decide() may run on another thread
+        return BotTurn(seat, self.seq, lambda: mover(snapshot, seat))
+
     # -- plays -----------------------------------------------------------------------
     def submit(self, seat: int, card: str, seq: int | None = None) -> list[dict]:
         """Play ``card`` for ``seat``; refuses (TableError, nothing changed) out of turn, stale or illegal."""
@@ -116,12 +173,16 @@ class TableSession:
             raise TableError("the game is over")
         if seq is not None and seq != self.seq:
             raise StalePlay(f"that play was for move {seq + 1}, but the table is at move {self.seq + 1}")
-        if not isinstance(seat, int) or not 0 <= seat < g.n:
-            raise TableError(f"no seat {seat!r} at this table")
+        # a bool is an int to Python, not a seat; a card is a string (a list, a dict: never)
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < g.n:
+            raise TableError(f"no seat {shorten(repr(seat))} at this table")
+        if not isinstance(card, str):
+            raise IllegalMove(f"a card is a string such as '7' or 'hold', not {shorten(repr(card))}")
         if seat != g.current:
             raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
         try:
-            events = g.play(card)
+            with self._lock:
+                events = g.play(card)
         except IllegalPlay as exc:
             raise IllegalMove(str(exc)) from None
         self._changed(events)
@@ -129,15 +190,15 @@ class TableSession:
 
     def play_bot(self) -> list[dict]:
         """The bot to move decides and plays (synchronously)."""
-        seat = self.current
-        if seat is None or seat not in self._movers:
+        step = self.next_step()
+        if not isinstance(step, BotTurn):
             raise TableError("no bot is to move")
-        return self.submit(seat, self._movers[seat](self.game, seat))
+        return self.submit(step.seat, step.decide(), step.seq)
 
     def play_bots(self, on_play: Callable[[list[dict]], None] | None = None) -> None:
-        """Bots play until a human is to move or the game ends."""
-        while self.bot_to_move:
-            events = self.play_bot()
+        """Bots play (synchronously) until a human is to move or the game ends."""
+        while isinstance(step := self.next_step(), BotTurn):
+            events = self.submit(step.seat, step.decide(), step.seq)
             if on_play is not None:
                 on_play(events)
 
@@ -145,13 +206,10 @@ class TableSession:
         """(seat, seq, decide) for the bot to move: ``decide`` may run on another thread, as it
         works on a snapshot of the position. Submit its card with that seat and seq: if the table
         moved on meanwhile (an undo), the play is refused as stale."""
-        seat = self.current
-        if seat is None or seat not in self._movers:
+        step = self.next_step()
+        if not isinstance(step, BotTurn):
             raise TableError("no bot is to move")
-        view = self.game.view(seat)
-        mover = self._movers[seat]
-        snapshot = _Snapshot(view)
-        return seat, self.seq, lambda: mover(snapshot, seat)
+        return step.seat, step.seq, step.decide
 
     # -- undo --------------------------------------------------------------------------
     def may_undo(self, seat: int) -> bool:
@@ -168,7 +226,8 @@ class TableSession:
         from ..store.session import rebuild
 
         last = max(i for i, (s, _) in enumerate(self.game.plays) if s == seat)
-        self.game = rebuild(self.game, last)
+        with self._lock:
+            self.game = rebuild(self.game, last)
         self.undo_used = True
         if self.save is not None:
             self.save.undo_used = True
@@ -192,15 +251,33 @@ class TableSession:
         """Save under ``name`` and keep saving there; raises the store's SaveError."""
         if self.save is None:
             raise TableError("this table has no save")
-        return self.save.save_as(self.game, name)
+        with self._lock:
+            self.flush()
+            return self.save.save_as(self.game, name)
+
+    def flush(self) -> str | None:
+        """Make the save that ``save_later`` put off, if one is due; its notice (saving failed, or
+        works again), if any. Safe to call on another thread."""
+        with self._lock:
+            if not self._save_due or self.save is None:
+                return None
+            self._save_due = False
+            return self.save.save(self.game)
 
     def close(self) -> None:
         if self.save is not None:
-            self.save.close()
+            with self._lock:
+                self.flush()
+                self.save.close()
 
     def _changed(self, events: list[dict], undone: bool = False) -> None:
         notices = []
-        if self.save is not None:
+        if self.save is not None and self.save_later is not None:
+            with self._lock:
+                due, self._save_due = self._save_due, True
+            if not due:
+                self.save_later(self.flush)
+        elif self.save is not None:
             warning = self.save.save(self.game)
             if warning:
                 notices.append(warning)

@@ -16,6 +16,7 @@ from ..text import visible
 from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
+from .messages import MenuChosen, ResumeFailed, ResumeGame, SettingsSaved, StartGame
 from .screens.menu import MenuScreen
 from .setup import TableSetup
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
@@ -158,9 +159,23 @@ class Ono99App(App):
             self._menu_found = found
             self.screen.refresh_options()
 
-    def resume(self, name: str) -> bool:
+    # -- what screens ask for (tui/messages.py) ------------------------------------------------
+    def on_start_game(self, message: StartGame) -> None:
+        self.start_game(message.setup, replace_screen=message.replace_screen)
+
+    def on_resume_game(self, message: ResumeGame) -> None:
+        self.resume(message.name, replace_screen=message.replace_screen)
+
+    def on_settings_saved(self, message: SettingsSaved) -> None:
+        self.apply_settings(message.settings)
+
+    def on_menu_chosen(self, message: MenuChosen) -> None:
+        self.menu_choice(message.key)
+
+    def resume(self, name: str, replace_screen: bool = False) -> bool:
         """Open a saved game where it stopped: replayed once, events kept for the last rounds only
-        (the table's log starts there instead of formatting every past play)."""
+        (the table's log starts there instead of formatting every past play). If it cannot be
+        opened the screen on top is told (ResumeFailed): the menu and Load then list it as it is."""
         from ..store.saves import SaveError, SaveStore
         from .screens.game import GameScreen
 
@@ -168,13 +183,12 @@ class Ono99App(App):
             record, game = SaveStore().open_game(name, events_from_round=-1)
         except SaveError as exc:
             self.notify(str(exc), severity="error", timeout=10, markup=False)
-            if type(self.screen).__name__ == "MenuScreen":
-                self.screen.refresh_options()  # Continue no longer offers the damaged save
+            self.screen.post_message(ResumeFailed(name))
             return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
         screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
-        if type(self.screen).__name__ == "LoadScreen":
+        if replace_screen:
             self.switch_screen(screen)
         else:
             self.push_screen(screen)
@@ -232,15 +246,13 @@ class Ono99App(App):
 
         The seat is the one whose hand the table shows (hot-seat: the player at the keyboard).
         """
-        stack = [s for s in self.screen_stack if type(s).__name__ != "CommandPalette"]
+        from textual.screen import SystemModalScreen
+
+        stack = [s for s in self.screen_stack if not isinstance(s, SystemModalScreen)]  # the palette
         if below in stack:
             stack = stack[:stack.index(below)]
         table = stack[-1] if stack else None  # only right on top: never from under a "Pass to" screen
-        # the seat whose hand is on screen; None while a hand is hidden between hot-seat players
-        seat = getattr(table, "viewer", None) if _is_table(table) else None
-        if seat is None or getattr(table, "table", None) is None:
-            return None
-        return table.table.view_for(seat)
+        return table.card_view() if _is_table(table) else None
 
     def action_card_reference(self) -> None:
         from .screens.reference import CardReferenceScreen
@@ -250,7 +262,7 @@ class Ono99App(App):
             self.push_screen(CardReferenceScreen(view))
 
     def action_new_game(self) -> None:
-        if type(self.screen).__name__ != "NewGameScreen":
+        if not getattr(self.screen, "is_new_game", False):  # not a second New game over the first
             self.push_screen(self.new_game_screen())
 
     def action_command_palette(self) -> None:
@@ -316,7 +328,9 @@ def _peek_saves(read_at_most: int | None) -> tuple[bool, str | None, str | None,
 
 
 def _is_table(screen) -> bool:
-    return type(screen).__name__ == "GameScreen"  # by name: the table screen loads when first used
+    """A screen showing a table: it can give the view the card reference shows. (Asked of the
+    screen, not its class: the table screen loads when first used.)"""
+    return callable(getattr(screen, "card_view", None))
 
 
 def run_app(args) -> int:

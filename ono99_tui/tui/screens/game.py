@@ -23,12 +23,12 @@ from textual.widgets import Header, Log, Static
 from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import agree, describe
-from ...table import SPECTATOR, SeatUpdate, TableError, TableSession
+from ...table import SPECTATOR, BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane
-from ..widgets.panes import BigTotal, ScorePane, TablePane
+from ..widgets.panes import BigTotal, ScorePane, TablePane, put
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
 MIN_W, MIN_H = 80, 24
@@ -36,6 +36,27 @@ ROOMY_W, ROOMY_H = 120, 36
 HUGE_H = 56  # from this height the total's digits and the cards grow again
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
+
+
+class TableLog(Log):
+    """The table's log. Log.write sets the log's virtual size, and a new virtual size asks for a
+    layout of the whole screen: on every play, before its frame. Once the log scrolls (its
+    scrollbar is up) a longer log changes nothing outside the log, and the scroll to the end
+    that follows each write brings the scrollbar up to date; so no layout then."""
+
+    _writing = False
+
+    def write(self, data: str, scroll_end: bool | None = None):
+        self._writing = True
+        try:
+            return super().write(data, scroll_end)
+        finally:
+            self._writing = False
+
+    def refresh(self, *regions, repaint: bool = True, layout: bool = False, recompose: bool = False):
+        if layout and self._writing and self.show_vertical_scrollbar:
+            layout = False
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
 def turn_hint(view, viewer: int | None) -> str:
@@ -97,6 +118,7 @@ class GameScreen(Screen):
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
         self._turn_hint = ""
         self._undo_shown = False
+        self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
 
@@ -115,7 +137,7 @@ class GameScreen(Screen):
             with Horizontal(id="top"):
                 yield TablePane(self.app.glyphs, id="table")
                 yield ScorePane(self.app.glyphs, self.kinds, id="scores")
-            yield Log(id="log", auto_scroll=True, max_lines=LOG_LINES)
+            yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
             with Vertical(id="hand-box"):
                 yield HandPane(max(4, self.game.rules.hand_size), id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
@@ -127,6 +149,7 @@ class GameScreen(Screen):
         self.table.record_stats = True
         if not self.remote:
             self._open_save()
+            self.table.save_later = self._save_soon  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -199,6 +222,18 @@ class GameScreen(Screen):
                                                     self.table.undo_used), opened=self._opened)
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
+
+    def _save_soon(self, flush) -> None:
+        self._save_in_background(flush)
+
+    @work(thread=True, group="save")  # never exclusive: a save is not cancelled by the next one
+    def _save_in_background(self, flush) -> None:
+        notice = flush()
+        if notice:
+            try:
+                self.app.call_from_thread(self.notify, notice, severity="warning", timeout=12, markup=False)
+            except RuntimeError:  # the app has closed meanwhile: close() saved, nobody to tell
+                pass
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._sub)
@@ -277,9 +312,9 @@ class GameScreen(Screen):
         self.query_one("#log", Log).clear()
         self._log_joinable = None
 
-    def _draw(self, fresh: bool = False) -> None:
-        """Every pane from the table's current state, in place."""
-        view = self.table.view_for(self.viewer)
+    def _draw(self, fresh: bool = False, view=None) -> None:
+        """Every pane from the table's current state (``view``: the viewer's, if at hand), in place."""
+        view = view or self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
         if self.remote:  # who has lost the connection (the server's lobby says)
@@ -319,10 +354,13 @@ class GameScreen(Screen):
         self._armed = None
         if self.viewer is None:
             hand.hide()
-            box.border_title = "Hands hidden" if self.hot_seat else "Watching"
+            title = "Hands hidden" if self.hot_seat else "Watching"
         else:
-            box.border_title = Text(f"{view.names[self.viewer]}'s hand") if self.hot_seat else "Your hand"
+            title = f"{view.names[self.viewer]}'s hand" if self.hot_seat else "Your hand"
             hand.show(view)
+        if title != self._hand_title:  # setting a title repaints the box: only when it changes
+            self._hand_title = title
+            box.border_title = Text(title)
         self._turn_hint = turn_hint(view, self.viewer)
         focused = self.focused if isinstance(self.focused, CardWidget) else None
         if self._human_may_play() and (focused is None or focused.card is None or focused.reason
@@ -338,7 +376,7 @@ class GameScreen(Screen):
         text = self._turn_hint
         if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
             text = f"{C.LABEL[widget.card]}: {widget.reason}"
-        self.query_one("#hint", Static).update(text, layout=False)
+        put(self.query_one("#hint", Static), text)
 
     def on_descendant_focus(self, event) -> None:
         self._show_hint(event.widget)
@@ -358,38 +396,39 @@ class GameScreen(Screen):
         if lost is not None and self.pace != "skip":
             self._draw_finished(lost)  # the round-lost notice goes over the round that was lost
         else:
-            self._draw(fresh=bool(update.events))
+            self._draw(fresh=bool(update.events), view=update.view if update.seat == self.viewer else None)
         if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
             self._after_play(update.events)
 
     # -- flow -------------------------------------------------------------------------
     def advance(self) -> None:
-        """Whoever is to move next: a bot (scheduled), this viewer, or another human (hand over)."""
-        table = self.table
-        if table.over:
+        """Whatever the table waits for next (its next_step): a bot's move (scheduled), this
+        viewer's, or another human's (hand the keyboard over)."""
+        step = self.table.next_step()
+        if isinstance(step, TableOver):
             self.busy = True
             g = self.game
             scores = [("winner" if s == g.winner else "out") if g.rules.scoring_mode == "tokens"
                       else f"{g.points[s]} points" for s in range(g.n)]
             self.app.push_screen(GameOverScreen(g.names, g.standings(), scores), self._after_game)
             return
-        seat = table.current
         if self.pace is None and self.humans and all(self.game.out[h] for h in self.humans):
             self.busy = True
             who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
             self.app.push_screen(OutScreen(who), self._paced)
             return
-        if table.is_bot(seat):
+        if isinstance(step, BotTurn):
             self.busy = True
             delay = {"fast": min(self.app.bot_delay, 0.1), "skip": 0}.get(self.pace, self.app.bot_delay)
             if delay > 0:
                 self.set_timer(delay, self._start_bot)
             else:  # Textual timers cannot take 0
                 self.call_later(self._start_bot)
-        elif seat != self.viewer and not self.remote:
+        elif step.seat != self.viewer and not self.remote:
             self.busy = True
             self.viewer = None  # hide the hand that was on screen before anyone else sits down
             self._draw()
+            seat = step.seat
             self.app.push_screen(PassScreen(self.game.names[seat]),
                                  lambda choice: self.action_menu() if choice == "menu" else self._seated(seat))
         else:
@@ -409,21 +448,22 @@ class GameScreen(Screen):
         self._draw()
 
     def _start_bot(self) -> None:
-        if not self.table.bot_to_move:
+        step = self.table.next_step()  # asked again: the delay gave the table time to move on
+        if not isinstance(step, BotTurn):
             self.advance()
             return
-        self._think(*self.table.bot_job())
+        self._think(step)
 
     @work(thread=True, exclusive=True, group="bot")
-    def _think(self, seat: int, seq: int, decide) -> None:
-        card = decide()
-        self.app.call_from_thread(self._bot_played, seat, seq, card)
+    def _think(self, step: BotTurn) -> None:
+        card = step.decide()
+        self.app.call_from_thread(self._bot_played, step, card)
 
-    def _bot_played(self, seat: int, seq: int, card: str) -> None:
+    def _bot_played(self, step: BotTurn, card: str) -> None:
         if not self.is_attached or not self.query("#log"):
             return  # the table was left while the bot thought (its panes are already gone)
         try:
-            self._play(seat, card, seq)
+            self._play(step.seat, card, step.seq)
         except TableError:
             self.advance()  # the table moved on (an undo) while the bot thought: ask again
 
@@ -466,7 +506,7 @@ class GameScreen(Screen):
     def _choose(self, widget: CardWidget) -> None:
         hint = self.query_one("#hint", Static)
         if widget.reason:
-            hint.update(f"{C.LABEL[widget.card]}: {widget.reason}", layout=False)
+            put(hint, f"{C.LABEL[widget.card]}: {widget.reason}")
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
@@ -474,8 +514,8 @@ class GameScreen(Screen):
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
-            hint.update(f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                        f"Press {widget.index} again to play it anyway.", layout=False)
+            put(hint, f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
+                      f"Press {widget.index} again to play it anyway.")
             self.app.bell()
             return
         self.busy = True
@@ -510,6 +550,11 @@ class GameScreen(Screen):
         focused = self.focused if isinstance(self.focused, CardWidget) else None
         i = cards.index(focused) if focused in cards else -step
         cards[(i + step) % len(cards)].focus()
+
+    def card_view(self):
+        """The view the card reference shows: the seat whose hand is on screen (None while a hand
+        is hidden between hot-seat players)."""
+        return None if self.viewer is None else self.table.view_for(self.viewer)
 
     def may_undo(self) -> bool:
         return self.viewer is not None and self.table.may_undo(self.viewer)

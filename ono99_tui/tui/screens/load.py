@@ -19,6 +19,7 @@ from rich.text import Text
 
 from ...store.saves import SaveError, SaveInfo, SaveStore
 from ...text import for_markup
+from ..messages import ResumeFailed, ResumeGame
 from .modals import _Notice
 from .save_as import NameScreen
 
@@ -123,8 +124,10 @@ class LoadScreen(Screen):
                 f"[b]{_safe(info.name)} cannot be opened:[/b] {_safe(info.damaged)}. Press d to delete it.")
             self.app.bell()
             return
-        if not self.app.resume(info.name):
-            self.reload()  # found damaged when opened: the list now says so
+        self.app.post_message(ResumeGame(info.name, replace_screen=True))
+
+    def on_resume_failed(self, message: ResumeFailed) -> None:
+        self.reload()  # found damaged when opened: the list now says so
 
     def action_delete(self) -> None:
         info = self._current()

@@ -10,6 +10,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
+from ..messages import MenuChosen, ResumeFailed
+
 MENU = (
     ("new", "New game..."),
     ("quick", "Quick game: you against three medium bots"),
@@ -69,4 +71,7 @@ class MenuScreen(Screen):
         self.action_choose(event.option.id)
 
     def action_choose(self, key: str) -> None:
-        self.app.menu_choice(key)
+        self.app.post_message(MenuChosen(key))
+
+    def on_resume_failed(self, message: ResumeFailed) -> None:
+        self.on_screen_resume()  # Continue no longer offers the damaged save

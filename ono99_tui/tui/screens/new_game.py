@@ -25,7 +25,8 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...bots import LEVELS
 from ...engine import Game
-from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, check_names
+from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError
+from ...table.seats import SeatError, check_seats
 from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
@@ -33,6 +34,7 @@ from ...engine.describe import agree
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
 from ...text import visible
+from ..messages import StartGame
 from ..setup import TableSetup
 
 KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
@@ -41,22 +43,30 @@ BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 
 class SeatRow(Horizontal):
+    """One seat: its number, a name field and who plays it. The row keeps the seat's name and
+    kind itself and reads them from its fields once those exist: a row asked before it is
+    composed (two seats added in one tick) answers with what it was made with."""
+
     def __init__(self, index: int, name: str, kind: str):
         super().__init__(classes="seat-row")
-        self.index, self.start_name, self.start_kind = index, name, kind
+        self.index, self.seat_name, self.kind = index, name, kind
 
     def compose(self) -> ComposeResult:
         yield Label(f"{self.index + 1}", classes="seat-no")
-        yield Input(self.start_name, max_length=24, compact=True, classes="seat-name",
+        yield Input(self.seat_name, max_length=24, compact=True, classes="seat-name",
                     placeholder="name")
-        yield Choice(KINDS, value=self.start_kind, allow_blank=False, compact=True, classes="seat-kind")
+        yield Choice(KINDS, value=self.kind, allow_blank=False, compact=True, classes="seat-kind")
 
     @property
     def spec(self) -> SeatSpec:
-        return SeatSpec(self.query_one(Input).value.strip(), str(self.query_one(Select).value))
+        names, kinds = self.query(Input), self.query(Select)
+        if names and kinds:
+            self.seat_name, self.kind = names.first().value, str(kinds.first().value)
+        return SeatSpec(self.seat_name.strip(), self.kind)
 
 
 class NewGameScreen(Screen):
+    is_new_game = True  # the palette's New game does not open a second one over it
     BINDINGS = [
         # priority: a name field has focus, and an Input would take Ctrl+A/Ctrl+D (Home, Delete) itself
         Binding("ctrl+s", "start", "Start", priority=True),
@@ -183,9 +193,9 @@ class NewGameScreen(Screen):
             if not seat.name:
                 raise ValueError(f"Seat {i} needs a name.")
         try:
-            check_names([s.name for s in seats])
-        except GameSetupError as exc:
-            raise ValueError(str(exc).capitalize() + ".") from None
+            check_seats(seats)  # the one seat check: names, and who plays each
+        except SeatError as exc:
+            raise ValueError(str(exc)[:1].upper() + str(exc)[1:] + ".") from None
         spec = self.query_one("#rules-file", Input).value.strip() or str(self.query_one("#preset", Select).value)
         try:
             rules, label = resolve_rules(spec)
@@ -226,7 +236,7 @@ class NewGameScreen(Screen):
             self.app.bell()
             return
         self._remember(setup)
-        self.app.start_game(setup, replace_screen=True)
+        self.app.post_message(StartGame(setup, replace_screen=True))
 
     def _remember(self, setup: TableSetup) -> None:
         """Keep this table for the next New game (never the seed: each game gets a new deal)."""

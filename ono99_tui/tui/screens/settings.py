@@ -9,6 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
+from ..messages import SettingsSaved
 from ..widgets.choice import Choice
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
@@ -111,7 +112,7 @@ class SettingsScreen(Screen):
             self.query_one("#form-error", Static).update(
                 Content.from_markup("[b]Not saved:[/b] cannot write settings: $why", why=visible(exc.strerror or exc)))
             return
-        self.app.apply_settings(settings)
+        self.app.post_message(SettingsSaved(settings))
         self.notify(f"Settings saved to {path}", timeout=5)
         self.app.pop_screen()
 

@@ -45,7 +45,8 @@ class CardWidget(Static, can_focus=True):
             return
         kind = KIND_CLASS.get(card, "number")
         flags = [kind] + [name for name, on in (("unplayable", reason is not None), ("busts", busts), ("new", new)) if on]
-        self.set_classes(["card", *flags])  # one restyle, not one per class
+        if self.classes != {"card", *flags}:  # a restyle only when the look changes (a 7 for a 5: none)
+            self.set_classes(["card", *flags])  # one restyle, not one per class
         big = C.LABEL[card] if card in C.ADDERS or card == C.NINETY_NINE else C.LABEL[card].upper()
         if card in C.NUMBERS:
             note = f"+{card}"

@@ -74,6 +74,14 @@ class BigTotal(Static):
         self.update(big_number(value, self.scale, ink))
 
 
+def put(widget: Static, content) -> None:
+    """``widget.update(content)`` without a layout, and nothing at all if it already shows that
+    (an update repaints the widget even when nothing changed)."""
+    if getattr(widget, "_ono99_shown", None) != content:
+        widget._ono99_shown = content
+        widget.update(content, layout=False)
+
+
 class TablePane(Vertical):
     def __init__(self, glyphs: Glyphs, **kwargs) -> None:
         super().__init__(**kwargs)
@@ -94,16 +102,18 @@ class TablePane(Vertical):
         total = self.query_one("#total", BigTotal)
         if total.display:
             total.update_total(view.total)
-        self.border_title = f"Table {g.dash} round {view.round}"
+        title = f"Table {g.dash} round {view.round}"
+        if title != self.border_title:  # setting a title repaints the pane
+            self.border_title = title
         self.border_subtitle = (f"round over {g.dash} played {len(view.played_this_round)}" if finished else
                                 f"draw {view.draw_pile_size} {g.dash} played {len(view.played_this_round)}")
         way = g.left if view.direction == 1 else g.right
         # fixed-size lines: update without a layout pass (that reflowed the whole screen per play)
-        self.query_one("#direction", Static).update(
-            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"), layout=False)
+        put(self.query_one("#direction", Static),
+            Text.assemble((f"Total {view.total}", "bold"), f"/{view.rules.target}, play goes {way}"))
         double = self.query_one("#double", Static)
         line = turn_line(view)
-        double.update(line, layout=False)
+        put(double, line)
         if double.display != bool(line.plain):  # shown only under a Double Play: no blank row
             double.display = bool(line.plain)
             self.call_after_refresh(self._draw_plays)  # the plays below get one row more or less
@@ -119,7 +129,7 @@ class TablePane(Vertical):
         view, fresh = self._shown
         last = self.query_one("#last", Static)
         rows = last.size.height or 1
-        last.update(recent_plays(view, self.glyphs, rows, fresh), layout=False)
+        put(last, recent_plays(view, self.glyphs, rows, fresh))
 
     def on_resize(self) -> None:
         self.call_after_refresh(self._draw_plays)
