@@ -341,7 +341,8 @@ class GameScreen(Screen):
         self.query_one(TablePane).show(finished, fresh=True, finished=True)
         self.query_one(ScorePane).show(finished)
         self.query_one(HandPane).hide()
-        self.query_one("#hand-box").border_title = f"Round {lost['round']} over"
+        self._hand_title = f"Round {lost['round']} over"  # (kept: _draw_hand sets it back when it differs)
+        self.query_one("#hand-box").border_title = Text(self._hand_title)
         self._turn_hint = ""
         self._show_hint(None)
 
