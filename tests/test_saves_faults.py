@@ -318,11 +318,12 @@ def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_fo
     import threading
 
     real = saves_mod.write_atomic
-    writers, release = [], threading.Event()
+    writers, release, stalled = [], threading.Event(), threading.Event()
 
     def slow_write(path, text, *a, **k):
         writers.append(threading.current_thread().name)
         if len(writers) > 1:
+            stalled.set()
             release.wait(10)  # a disk that takes its time
         return real(path, text, *a, **k)
 
@@ -342,6 +343,7 @@ def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_fo
         game.play(rng.choice(game.legal_plays()))
         session.save(game)
         assert store.load("threads").play_count == len(game.plays)  # every play durable meanwhile
+    assert stalled.wait(10), "the round-end fold never reached the disk"  # (a watchdog, not a timing)
     assert writers[0] == threading.current_thread().name and writers[1] != writers[0]
     release.set()
     session.close()
