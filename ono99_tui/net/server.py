@@ -689,23 +689,28 @@ class Server:
             c.send(info | {"seat": c.seat})
 
 
-async def run(config: ServerConfig, ready=None) -> None:
-    """Serve until cancelled or SIGTERM/SIGINT; then tell players and save."""
+def stop_on_signals() -> asyncio.Event:
+    """An event set by SIGTERM or SIGINT: a server stops on it, telling its players and saving."""
     import signal
 
     loop = asyncio.get_running_loop()
     stop = asyncio.Event()
-    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
     for sig in (signal.SIGTERM, signal.SIGINT):
         try:
             loop.add_signal_handler(sig, stop.set)
         except (NotImplementedError, RuntimeError):  # pragma: no cover - not the main thread
             pass
+    return stop
+
+
+async def run(config: ServerConfig, ready=None) -> None:
+    """Serve until cancelled or SIGTERM/SIGINT; then tell players and save."""
+    stop = stop_on_signals()  # before anything is said to be ready: a SIGTERM then stops it cleanly (saving)
     server = Server(config)
     port = await server.start()
     if ready is not None:
         ready(port)
-    serving = loop.create_task(server.serve_forever())
+    serving = asyncio.get_running_loop().create_task(server.serve_forever())
     try:
         await stop.wait()
     finally:

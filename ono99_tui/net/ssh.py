@@ -361,16 +361,9 @@ async def _end_group(pgid: int, proc) -> None:
 
 async def run(config: SSHConfig, server_config, ready=None) -> None:
     """The table server on loopback and the SSH gate in front of it, until SIGTERM/SIGINT."""
-    from .server import Server
+    from .server import Server, stop_on_signals
 
-    loop = asyncio.get_running_loop()
-    stop = asyncio.Event()
-    # before anything is said to be ready: a SIGTERM from then on stops the server cleanly (saving)
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        try:
-            loop.add_signal_handler(sig, stop.set)
-        except (NotImplementedError, RuntimeError):  # pragma: no cover
-            pass
+    stop = stop_on_signals()  # before anything is said to be ready: a SIGTERM then stops it cleanly (saving)
     server = Server(server_config)
     table_port = await server.start()
     try:

@@ -276,6 +276,7 @@ def kill_group(pgid: int, sig: int) -> None:
 async def run(config: WebConfig, server_config, ready=None) -> None:
     """The table server on loopback and the web server in front of it, until SIGTERM/SIGINT."""
     from .server import Server as TableServer
+    from .server import stop_on_signals
 
     server = TableServer(server_config)
     gate = WebGate(config, await server.start())
@@ -284,15 +285,9 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     try:
         site = web.TCPSite(runner, config.host, config.port)
         await site.start()
+        stop = stop_on_signals()  # before it is said to be ready: a SIGTERM then stops it cleanly
         if ready is not None:
             ready(runner.addresses[0][1])
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            try:
-                loop.add_signal_handler(sig, stop.set)
-            except (NotImplementedError, RuntimeError):  # pragma: no cover
-                pass
         await stop.wait()
     finally:
         await gate.close()
