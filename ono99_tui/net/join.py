@@ -239,6 +239,7 @@ class JoinApp(Ono99App):
         self.action_screenshot()
 
     def on_game_screen_finished(self, message) -> None:
+        message.prevent_default()  # never the local app's "Play again": a table's game is the server's
         self.exit(return_code=0)
 
     async def action_quit(self) -> None:

@@ -415,6 +415,8 @@ class GameScreen(Screen):
             return
         if self.pace is None and self.humans and all(self.game.out[h] for h in self.humans):
             self.busy = True
+            if any(isinstance(s, OutScreen) for s in self.app.screen_stack):
+                return  # already asked (at a network table every play that arrives meanwhile comes here)
             who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
             self.app.push_screen(OutScreen(who), self._paced)
             return
