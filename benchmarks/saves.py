@@ -255,10 +255,10 @@ def screens(data: Path, tmp: Path) -> None:
     reads: list[float] = []
 
     class Timed(Ono99App):
-        def menu_available(self):
+        def menu_available(self, found=None):
             t = time.perf_counter()
             try:
-                return super().menu_available()
+                return super().menu_available(found)
             finally:
                 reads.append(time.perf_counter() - t)
 
@@ -388,10 +388,10 @@ else:
     from ono99_tui.tui.app import Ono99App as Base
 
 class Timed(Base):
-    def menu_available(self):
+    def menu_available(self, found=None):
         t = time.perf_counter()
         try:
-            return super().menu_available()
+            return super().menu_available(found)
         finally:
             self.reading = time.perf_counter() - t
 

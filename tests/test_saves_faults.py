@@ -584,9 +584,9 @@ async def test_the_menu_reads_the_saves_once_and_never_replays_on_the_ui_thread(
     calls = []
 
     class Counting(Ono99App):
-        def menu_available(self):
+        def menu_available(self, found=None):
             calls.append(1)
-            return super().menu_available()
+            return super().menu_available(found)
 
     app = Counting(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:

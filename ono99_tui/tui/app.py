@@ -16,7 +16,7 @@ from ..text import visible
 from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
-from .messages import MenuChosen, ResumeFailed, ResumeGame, SettingsSaved, StartGame
+from .messages import MenuChosen, ResumeFailed, ResumeGame, SavesRead, SettingsSaved, StartGame
 from .screens.menu import MenuScreen
 from .setup import TableSetup
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
@@ -46,7 +46,6 @@ class Ono99App(App):
         self.resume_name = resume_name
         self.continue_name: str | None = None  # the game "Continue" opens, found by the menu
         self.saves_problem: str | None = None
-        self._menu_found: tuple | None = None  # what the menu's worker found in the saves, for its refresh
         try:
             self.rules, self.rules_label = resolve_rules(self.rules_spec)
         except RulesError as exc:
@@ -124,7 +123,7 @@ class Ono99App(App):
         else:
             self.push_screen(GameScreen(setup))
 
-    def menu_available(self) -> dict[str, str]:
+    def menu_available(self, found: tuple | None = None) -> dict[str, str]:
         """Menu entries that can be chosen now (value ""), and for the others why not ("_why_KEY").
 
         Reads each save's listing line (an index, a directory scan: store/saves.py), newest first,
@@ -132,8 +131,7 @@ class Ono99App(App):
         does not know yet (a version-1 save, a folder copied in); when more are needed, a worker reads
         and indexes them and the menu is refreshed when it is done (the next visit is a listing)."""
         ready = dict.fromkeys(("new", "quick", "rules", "settings", "stats", "help", "quit"), "")
-        found, self._menu_found = self._menu_found, None
-        if found is None:
+        if found is None:  # (given: what the worker below read, SavesRead)
             found = _peek_saves(MENU_READS)
             if found[3]:
                 self.run_worker(self._read_menu_saves, thread=True, exclusive=True, group="menu-saves")
@@ -155,9 +153,7 @@ class Ono99App(App):
         self.call_from_thread(self._menu_saves_read, found)
 
     def _menu_saves_read(self, found) -> None:
-        if type(self.screen).__name__ == "MenuScreen":
-            self._menu_found = found
-            self.screen.refresh_options()
+        self.screen.post_message(SavesRead(found))  # the menu, if it is on top, redraws from it
 
     # -- what screens ask for (tui/messages.py) ------------------------------------------------
     def on_start_game(self, message: StartGame) -> None:

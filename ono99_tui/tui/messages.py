@@ -49,3 +49,12 @@ class MenuChosen(Message):
     def __init__(self, key: str) -> None:
         super().__init__()
         self.key = key
+
+
+class SavesRead(Message, bubble=False):
+    """The app to the screen on top: its worker has read every save; ``found`` is what
+    ``menu_available`` takes (the menu redraws from it instead of reading again)."""
+
+    def __init__(self, found: tuple) -> None:
+        super().__init__()
+        self.found = found

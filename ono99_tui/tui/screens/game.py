@@ -23,7 +23,7 @@ from textual.widgets import Header, Log, Static
 from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import agree, describe
-from ...table import SPECTATOR, BotTurn, SeatUpdate, TableError, TableOver, TableSession
+from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -149,7 +149,7 @@ class GameScreen(Screen):
         self.table.record_stats = True
         if not self.remote:
             self._open_save()
-            self.table.save_later = self._save_soon  # the play is drawn while the disk catches up
+            self.table.save_later = self._save_in_background  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
@@ -222,9 +222,6 @@ class GameScreen(Screen):
                                                     self.table.undo_used), opened=self._opened)
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
-
-    def _save_soon(self, flush) -> None:
-        self._save_in_background(flush)
 
     @work(thread=True, group="save")  # never exclusive: a save is not cancelled by the next one
     def _save_in_background(self, flush) -> None:

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..messages import MenuChosen, ResumeFailed
+from ..messages import MenuChosen, ResumeFailed, SavesRead
 
 MENU = (
     ("new", "New game..."),
@@ -38,8 +38,8 @@ class MenuScreen(Screen):
             yield Static("", id="menu-note")
         yield Footer(show_command_palette=not self.app.ascii)
 
-    def _options(self) -> list[Option]:
-        available = self.app.menu_available()  # reads the saves: once per call, so call it once
+    def _options(self, found: tuple | None = None) -> list[Option]:
+        available = self.app.menu_available(found)  # reads the saves: once per call, so call it once
         problem = getattr(self.app, "saves_problem", None)
         if self.is_mounted:
             self.query_one("#menu-note", Static).update(Text(problem or ""))
@@ -56,10 +56,11 @@ class MenuScreen(Screen):
             return
         self.refresh_options()
 
-    def refresh_options(self) -> None:
-        """The entries again from the saves (back from another screen, or the saves have been read)."""
+    def refresh_options(self, found: tuple | None = None) -> None:
+        """The entries again from the saves (back from another screen, or ``found``: the saves
+        have been read)."""
         menu = self.query_one("#menu", OptionList)
-        options = self._options()
+        options = self._options(found)
         if [(o.prompt, o.disabled) for o in menu.options] == [(o.prompt, o.disabled) for o in options]:
             return
         highlighted = menu.highlighted
@@ -72,6 +73,9 @@ class MenuScreen(Screen):
 
     def action_choose(self, key: str) -> None:
         self.app.post_message(MenuChosen(key))
+
+    def on_saves_read(self, message: SavesRead) -> None:
+        self.refresh_options(message.found)
 
     def on_resume_failed(self, message: ResumeFailed) -> None:
         self.on_screen_resume()  # Continue no longer offers the damaged save
