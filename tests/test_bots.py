@@ -13,14 +13,30 @@ from ono99_tui.engine.rules import DEFAULT
 from tests.strategies import tables
 
 
-def position(seed: int, plays: int, players: int = 4) -> Game:
-    g = Game([f"P{i}" for i in range(players)], DEFAULT, seed)
-    rng = random.Random(seed)
-    for _ in range(plays):
-        if g.over:
-            break
-        g.play(rng.choice(g.legal_plays()))
+def before_it_ends(make, step, plays: int, ended=lambda g, start: g.over):
+    """The game after ``plays`` steps, or after the last step before ``ended`` held (replayed from
+    the start: games are deterministic), so a test always has a live position to assert on."""
+    g = make()
+    start = g.round_no
+    for done in range(plays):
+        step(g)
+        if ended(g, start):
+            g = make()
+            for _ in range(done):
+                step(g)
+            return g
     return g
+
+
+def position(seed: int, plays: int, players: int = 4) -> Game:
+    """A live (not over) position after up to ``plays`` random plays."""
+    rng = {}
+
+    def make():
+        rng["r"] = random.Random(seed)
+        return Game([f"P{i}" for i in range(players)], DEFAULT, seed)
+
+    return before_it_ends(make, lambda g: g.play(rng["r"].choice(g.legal_plays())), plays)
 
 
 def shuffle_hidden(g: Game, seat: int, rng: random.Random) -> Game:
@@ -47,10 +63,13 @@ def test_decision_unchanged_when_hidden_cards_are_shuffled(level, seed, plays, s
         from ono99_tui.bots.search import worth_searching
 
         rng = random.Random(seed)
-        while not g.over and not worth_searching(g.view(g.current)):
+        while not worth_searching(g.view(g.current)):
+            before = copy.deepcopy(g)
             g.play(rng.choice(g.legal_plays()))
-    if g.over:
-        return
+            if g.over:  # the game ended before a searched position: test the last live one
+                g = before
+                break
+    assert not g.over
     seat = g.current
     h = shuffle_hidden(g, seat, random.Random(shuffle_seed))
     assert g.view(seat) == h.view(seat)  # nothing hidden is in the view
@@ -171,14 +190,14 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     from ono99_tui.bots.search import _determinize
 
     rules, names, game_seed, dealer = table
-    g = Game(names, rules, game_seed, first_dealer=dealer, record_events=False)
-    medium = [make_bot("medium", s) for s in range(len(names))]
-    for _ in range(plays):
-        if g.over:
-            break
-        g.play(medium[g.current].choose(g.view(g.current)))
-    if g.over:
-        return
+    bots = {}
+
+    def make():
+        bots["m"] = [make_bot("medium", s) for s in range(len(names))]
+        return Game(names, rules, game_seed, first_dealer=dealer, record_events=False)
+
+    g = before_it_ends(make, lambda g: g.play(bots["m"][g.current].choose(g.view(g.current))), plays)
+    assert not g.over
     view = g.view(g.current)
     rng = random.Random(seed)
     for _ in range(3):
@@ -196,14 +215,20 @@ def test_public_history_replays_each_position_of_the_round(table, seed, plays):
     from ono99_tui.bots.belief import public_history
 
     rules, names, game_seed, dealer = table
-    g = Game(names, rules, game_seed, first_dealer=dealer, record_events=False)
-    rng = random.Random(seed)
-    start, before = g.round_no, []
-    for _ in range(plays):
+    state, before = {}, []
+
+    def make():
+        state["rng"] = random.Random(seed)
+        before.clear()
+        return Game(names, rules, game_seed, first_dealer=dealer, record_events=False)
+
+    def step(g):
         before.append((g.current, g.total, g.owed == 2, g.direction, g.ninety_nine_used))
-        g.play(rng.choice(g.legal_plays()))
-        if g.over or g.round_no != start:
-            return
+        g.play(state["rng"].choice(g.legal_plays()))
+
+    # up to ``plays`` plays, and never past the end of the first round (its history is the round's)
+    g = before_it_ends(make, step, plays, lambda g, start: g.over or g.round_no != start)
+    assert not g.over and g.round_no == 1
     got = public_history(g.view(g.current))
     assert [(s.seat, s.total, s.first_of_two, s.direction, s.ninety_nine_used) for s in got] == before
 

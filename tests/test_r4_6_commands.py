@@ -6,6 +6,7 @@ play limit; the table screen, bots only, plays a looping round through to its en
 """
 
 import random
+import re
 
 import pytest
 
@@ -79,7 +80,9 @@ def test_replay_of_a_game_with_a_looping_round_ends_saying_so(loop_rules, tmp_pa
     out = ono99("replay", str(record), timeout=60)
     assert out.returncode == 0, out.stderr
     assert "had to play when the round hit its play limit (R4.6)" in out.stdout
-    assert "Game over" in out.stdout.splitlines()[-2] or "Game over" in out.stdout
+    # the replay's closing lines: where the game ended, then the scores
+    closing = [line for line in out.stdout.splitlines() if line.startswith("Game over after ")]
+    assert len(closing) == 1 and re.fullmatch(r"Game over after \d+ rounds: \S.* wins\.", closing[0]), out.stdout
 
 
 async def test_the_table_screen_plays_a_looping_round_to_its_end(loop_rules):

@@ -128,33 +128,32 @@ def test_pass_the_keyboard(snap_compare):
     assert snap_compare(app(), terminal_size=SIZE, run_before=go)
 
 
-def _fixed_data_dir(monkeypatch):
-    """Saves at a fixed path with a fixed time, so the Load screen draws the same every run."""
+@pytest.fixture
+def fixed_data_dir(monkeypatch, tmp_path):
+    """Saves in a folder of this test's own that the Load screen shows as the same path every
+    run (``~/ono99-snapshot-data``: HOME is the test's folder), at fixed times in UTC."""
     import os
-    import shutil
-    import tempfile
-    from pathlib import Path
+    import time
 
     from tests.test_saves import save
 
     from ono99_tui.store.saves import SaveStore
 
-    folder = Path(tempfile.gettempdir()) / "ono99-snapshot-data"
-    shutil.rmtree(folder, ignore_errors=True)
-    monkeypatch.setenv("ONO99_DATA_DIR", str(folder))
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("ONO99_DATA_DIR", str(tmp_path / "ono99-snapshot-data"))
     store = SaveStore()
     save(store, "friday", plays=30)
     store.path("broken").write_text("not a save")
     for i, name in enumerate(("friday", "broken")):
         os.utime(store.path(name), (1_790_000_000 - i * 60, 1_790_000_000 - i * 60))
-    import time
-
     monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()  # TZ back as it was, and the C library told so: no later test runs in UTC
     time.tzset()
 
 
-def test_load(snap_compare, monkeypatch):
-    _fixed_data_dir(monkeypatch)
+def test_load(snap_compare, fixed_data_dir):
 
     async def open_load(pilot):
         pilot.app.menu_choice("load")
@@ -165,8 +164,7 @@ def test_load(snap_compare, monkeypatch):
     assert snap_compare(app(), terminal_size=SIZE, run_before=open_load)
 
 
-def test_statistics(snap_compare, monkeypatch):
-    _fixed_data_dir(monkeypatch)
+def test_statistics(snap_compare, fixed_data_dir):
     assert snap_compare(app(), terminal_size=SIZE, run_before=lambda pilot: pilot.app.menu_choice("stats"))
 
 

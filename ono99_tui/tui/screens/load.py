@@ -8,6 +8,7 @@ deleted, never opened.
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from textual import work
 from textual.app import ComposeResult
@@ -55,6 +56,12 @@ class LoadScreen(Screen):
         yield Static("", id="load-note")
         yield Footer(show_command_palette=not self.app.ascii)
 
+    @property
+    def folder(self) -> str:
+        """The saves folder as the player would type it: under the home folder, ``~/...``."""
+        folder, home = Path(self.store.folder), Path.home()
+        return f"~/{folder.relative_to(home)}" if folder.is_relative_to(home) and folder != home else str(folder)
+
     def on_mount(self) -> None:
         self.query_one("#saves").border_title = "Saved games"
         self.reload()
@@ -64,7 +71,7 @@ class LoadScreen(Screen):
         saves = self.query_one("#saves", OptionList)
         saves.clear_options()
         saves.focus()
-        self._note(f"Reading the saves in {self.store.folder}...")
+        self._note(f"Reading the saves in {self.folder}...")
         self._read_saves()
 
     def _note(self, text: str) -> None:
@@ -100,8 +107,8 @@ class LoadScreen(Screen):
         if first and self.infos:
             saves.highlighted = 0
         if done:
-            self._note(f"Enter open, d delete, r rename. Folder: {self.store.folder}" if self.infos
-                       else f"No saved games yet: games are saved after every play, in {self.store.folder}")
+            self._note(f"Enter open, d delete, r rename. Folder: {self.folder}" if self.infos
+                       else f"No saved games yet: games are saved after every play, in {self.folder}")
         else:
             self._note(f"Reading the saves... {len(self.infos)} so far")
 
