@@ -365,6 +365,10 @@ def cmd_resume(args) -> int:
 # -- the game --------------------------------------------------------------------
 
 def cmd_play(args) -> int:
+    if getattr(args, "plain", False):  # lines of text for screen readers and pipes (docs/accessibility.md)
+        from .plain import run
+
+        return run(args)
     try:
         from .tui.app import run_app
     except ImportError as exc:  # pragma: no cover - a broken install
@@ -614,6 +618,12 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
 
 # -- argument parsing --------------------------------------------------------------
 
+def _add_plain(p) -> None:
+    """--plain after a subcommand too (``ono99 resume --plain``); SUPPRESS keeps one given before it."""
+    p.add_argument("--plain", action="store_true", default=argparse.SUPPRESS,
+                   help="lines of text instead of the full screen (docs/accessibility.md)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="ono99",
@@ -631,6 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="draw with Unicode characters even where the terminal looks unable to "
                         "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
     parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
+    parser.add_argument("--plain", action="store_true",
+                        help="lines of text instead of the full screen: for screen readers, braille displays "
+                        "and pipes (also after resume: ono99 resume --plain NAME)")
     parser.add_argument("--theme", metavar="NAME", help="colour theme (ono99-dark, ono99-light, "
                         "ono99-high-contrast, ono99-ansi, or one of yours)")
     parser.set_defaults(func=cmd_play)
@@ -672,6 +685,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one)")
     p.add_argument("name", nargs="?", metavar="NAME")
+    _add_plain(p)
     p.set_defaults(func=cmd_resume)
 
     saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")

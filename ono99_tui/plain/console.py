@@ -1,0 +1,59 @@
+"""Lines in, lines out: the only place the plain front end touches stdin and stdout.
+
+Every line written goes through ``visible`` (names and messages from files are shown, never
+obeyed) and then any byte below 0x20 but the newline is dropped, so no escape sequence can
+leave, whatever a name or a save holds. Input is read as bytes, a line at a time, never with
+the readline module (which writes its own escape sequences on some terminals); control
+characters in a line (a pasted bracketed-paste marker, a stray arrow key) are dropped.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import BinaryIO
+
+from ..text import visible
+
+MAX_LINE = 1024  # bytes of one input line kept; the rest of a longer line is read and dropped
+_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")  # escape sequences a terminal sends
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class EndOfInput(Exception):
+    """Standard input is closed: the player has left (the game is saved on the way out)."""
+
+
+def clean_input(raw: bytes) -> str:
+    """One typed line as text: decoded leniently, escape sequences and control characters dropped."""
+    text = raw.decode("utf-8", errors="replace")
+    text = _CSI.sub("", text)
+    return _CONTROL.sub("", text).strip()
+
+
+class Console:
+    def __init__(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None):
+        self._in = stdin if stdin is not None else sys.stdin.buffer
+        self._out = stdout if stdout is not None else sys.stdout.buffer
+        self.lines_read = 0
+
+    def say(self, text: str = "") -> None:
+        """Write one line (or several, one per newline in ``text``), safe as text."""
+        for line in str(text).split("\n"):
+            safe = _CONTROL.sub("", visible(line))
+            self._out.write(safe.encode("utf-8", errors="replace") + b"\n")
+        self._out.flush()
+
+    def ask(self, prompt: str) -> str:
+        """Say ``prompt`` on a line of its own and read the answer; EndOfInput when input ends."""
+        self.say(prompt)
+        raw = self._in.readline(MAX_LINE)
+        if not raw:
+            raise EndOfInput
+        if not raw.endswith(b"\n") and len(raw) >= MAX_LINE:
+            while True:  # drop the rest of an over-long line
+                more = self._in.readline(MAX_LINE)
+                if not more or more.endswith(b"\n"):
+                    break
+        self.lines_read += 1
+        return clean_input(raw)

@@ -1,0 +1,310 @@
+"""One table in lines of text: a view of a TableSession, as the table screen is.
+
+The session decides whose move it is (next_step), runs the bots, saves after every play
+and counts statistics; this loop only says what happened (from its subscription: what its
+seat may know), lists the hand of the person to move, and turns their line into a play.
+Hot seat (two or more people at one keyboard): the log is a spectator's, and a hand is only
+printed once its owner answers the "Pass to NAME" line.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ..engine import cards as C
+from ..engine.legal import busts
+from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
+from . import words as W
+from .console import Console, EndOfInput
+
+PROMPT = "Which card?"
+FIRST_HINT = "Type a card's number and Enter to play it; ? lists every command."
+
+
+class Leave(Exception):
+    """The player left the table (q, or m in a dialog): back to the menu, the game saved."""
+
+
+class PlainTable:
+    def __init__(self, console: Console, table: TableSession, setup, *, save_name: str | None = None,
+                 opened: bool = False, settings=None, bot_delay: float = 0.0):
+        self.con = console
+        self.table = table
+        self.setup = setup
+        self.save_name = save_name
+        self.opened = opened
+        self.confirm_bust = getattr(settings, "confirm_bust", True)
+        if settings is not None:
+            table.undo_allowed = settings.undo
+        self.bot_delay = bot_delay
+        self.humans = table.humans
+        self.hot_seat = len(self.humans) > 1
+        self.viewer = self.humans[0] if len(self.humans) == 1 else None
+        self.seated: int | None = self.viewer  # hot seat: who has the keyboard now
+        self.pace: str | None = None  # once every person is out: "watch", "fast" or "skip"
+        self._pending: list[SeatUpdate] = []
+        self._hinted = False
+        self._sub = table.subscribe(self._pending.append, self.viewer)
+
+    @property
+    def names(self):
+        return self.table.names
+
+    # -- the whole table -------------------------------------------------------------------
+    def run(self) -> str:
+        """Play until the game ends ("again" or "menu") or the player leaves ("menu").
+        EndOfInput passes through, after the game is saved."""
+        try:
+            self._open_save()
+            self._introduce()
+            return self._loop()
+        except Leave:
+            self._left("You left the table.")
+            return "menu"
+        except EndOfInput:
+            self._left("End of input.")
+            raise
+        finally:
+            self.table.unsubscribe(self._sub)
+            self.table.close()
+
+    def _open_save(self) -> None:
+        from ..store.saves import SaveError, SaveStore
+        from ..store.session import SaveSession
+
+        self.table.record_stats = True
+        store = SaveStore()
+        try:
+            name = self.save_name or store.new_name()
+        except (SaveError, OSError) as exc:
+            self.con.say(f"Not saving: {exc}")
+            return
+        self.save_name = name
+        notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
+                                                    self.table.undo_used), opened=self.opened)
+        if notice:
+            self.con.say(notice)
+
+    def _left(self, why: str) -> None:
+        save = self.table.save
+        if save is None or save.read_only:
+            self.con.say(f"{why} This game is not saved here.")
+            return
+        self.table.flush()
+        if self.table.over:
+            self.con.say(f"{why} The finished game is saved as {save.name}.")
+        else:
+            self.con.say(f"{why} The game is saved as {save.name}; "
+                         f"continue it with c at the main menu, or: ono99 resume --plain \"{save.name}\"")
+
+    def _introduce(self) -> None:
+        seats = []
+        for spec in self.setup.seats:
+            seats.append(f"{spec.name}, {spec.bot_level} bot" if spec.is_bot else f"{spec.name}, human")
+        self.con.say(f"Table: {'; '.join(seats)}. Rules: {self.setup.rules_label}.")
+        if self.opened:
+            view = self.table.view_for(self.viewer)
+            self.con.say(f"Resuming {self.save_name}.")
+            self.con.say(W.total_line(view))
+            for line in W.scores_lines(view):
+                self.con.say(line)
+            if view.round_plays:
+                for line in W.last_plays_lines(view):
+                    self.con.say(line)
+        else:
+            events = self.table.events_for(self.viewer)
+            self._say_events(events)
+
+    def _loop(self) -> str:
+        while True:
+            self._flush()
+            step = self.table.next_step()
+            if isinstance(step, TableOver):
+                return self._game_over()
+            if self.pace is None and self.humans and all(self.table.game.out[h] for h in self.humans):
+                self._out_of_game()
+                continue
+            if isinstance(step, BotTurn):
+                delay = {"fast": min(self.bot_delay, 0.1), "skip": 0.0}.get(self.pace, self.bot_delay)
+                if delay > 0:
+                    time.sleep(delay)
+                try:
+                    self.table.submit(step.seat, step.decide(), step.seq)
+                except TableError:
+                    pass  # the table moved on meanwhile: ask it again
+                continue
+            seat = step.seat
+            if self.hot_seat and seat != self.seated:
+                self.seated = None
+                self._pass_to(seat)
+            self._turn(seat)
+
+    # -- what happened ---------------------------------------------------------------------
+    def _flush(self) -> None:
+        pending, self._pending[:] = list(self._pending), []
+        for update in pending:
+            for notice in update.notices:
+                self.con.say(notice)
+            if update.undone:
+                continue  # said by the undo itself
+            self._say_events(update.events)
+
+    def _say_events(self, events: list[dict]) -> None:
+        players = len(self.table.view_for(None).in_round)
+        if self.pace == "skip":
+            events = [e for e in events if e["type"] in ("round_lost", "eliminated", "tie", "game_over")]
+        # a lost round's notice comes between its last lines and the next deal
+        cut = next((i for i, e in enumerate(events) if e["type"] == "deal"
+                    and any(x["type"] == "round_lost" for x in events[:i])), None)
+        head, tail = (events, []) if cut is None else (events[:cut], events[cut:])
+        for line in W.event_lines(head, self.names, self.viewer, players):
+            self.con.say(line)
+        if cut is not None:
+            self._round_over(next(e for e in head if e["type"] == "round_lost"))
+            for line in W.event_lines(tail, self.names, self.viewer, players):
+                self.con.say(line)
+
+    def _round_over(self, lost: dict) -> None:
+        """The round-lost notice: its lines are said; a line from the player goes on."""
+        if self.pace == "skip":
+            return
+        view = self.table.view_for(None)
+        for line in W.scores_lines(view):
+            self.con.say(line)
+        answer = self.con.ask(f"Round {lost['round']} is over. Press Enter for round {lost['round'] + 1}, "
+                              "or type q to leave.")
+        if answer.lower() in ("q", "m"):
+            raise Leave
+
+    # -- dialogs --------------------------------------------------------------------------------
+    def _pass_to(self, seat: int) -> None:
+        name = self.names[seat]
+        while True:
+            answer = self.con.ask(f"Pass to {name}. {name}, press Enter when you are ready, or type q to leave.")
+            if answer.lower() == "q":
+                raise Leave
+            if answer == "":
+                self.seated = seat
+                return
+            self.con.say(f"Press Enter alone to see {name}'s hand, or type q to leave.")
+
+    def _out_of_game(self) -> None:
+        who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
+        self.con.say(f"{who} out of the game; the computer players play on.")
+        choices = {"w": "watch", "f": "fast", "s": "skip"}
+        while True:
+            answer = self.con.ask("Type w to watch, f to watch fast, s to skip to the end, or m for the main menu.").lower()
+            if answer in ("m", "q"):
+                raise Leave
+            if answer in choices:
+                self.pace = choices[answer]
+                return
+            self.con.say("That is not one of w, f, s or m.")
+
+    def _game_over(self) -> str:
+        for line in W.standings_lines(self.table.game):
+            self.con.say(line)
+        self._flush()  # statistics notices
+        while True:
+            answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.").lower()
+            if answer == "a":
+                return "again"
+            if answer in ("", "m", "q"):
+                return "menu"
+            self.con.say("Type a to play again, or press Enter for the main menu.")
+
+    # -- a person's turn -------------------------------------------------------------------------
+    def _turn(self, seat: int) -> None:
+        """Read lines until a card is played, the play before is undone, or the player leaves."""
+        self._say_hand(seat)
+        if not self._hinted:
+            self._hinted = True
+            self.con.say(FIRST_HINT)
+        armed: int | None = None
+        while True:
+            answer = self.con.ask(PROMPT)
+            view = self.table.view_for(seat)
+            cards = W.hand_order(view)
+            key = answer.lower()
+            index = self._card_index(key, cards)
+            if index is not None:
+                if not 1 <= index <= len(cards):
+                    self.con.say(f"There is no card {index}: type a number from 1 to {len(cards)}, or ? for help.")
+                    armed = None
+                    continue
+                c = cards[index - 1]
+                why = view.why_not(c)
+                if why:
+                    self.con.say(f"{W.card(c)} can't be played: {why}.")
+                    armed = None
+                    continue
+                safe = any(not busts(view.rules, x, view.total) for x in view.legal_plays())
+                if busts(view.rules, c, view.total) and safe and self.confirm_bust and armed != index:
+                    armed = index
+                    self.con.say(f"{W.card(c)} takes the total to {view.total + C.EFFECT[c]} and loses the round. "
+                                 f"Type {index} again to play it anyway, or choose another card.")
+                    continue
+                self.table.submit(seat, c, self.table.seq)
+                return
+            armed = None
+            if key == "q":
+                raise Leave
+            if key == "u":
+                if self._undo(seat):
+                    return
+                continue
+            lines = self._command(key, view)
+            if lines is None:
+                shown = answer if len(answer) <= 20 else answer[:20] + "..."
+                what = "Nothing typed" if not answer else f"{shown!r} is not a command"
+                self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, ? or q.")
+                continue
+            for line in lines:
+                self.con.say(line)
+
+    def _say_hand(self, seat: int) -> None:
+        view = self.table.view_for(seat)
+        for line in W.hand_lines(view, self.names[seat] if self.hot_seat else None):
+            self.con.say(line)
+
+    @staticmethod
+    def _card_index(key: str, cards: list[str]) -> int | None:
+        if key.isdigit():
+            return int(key)
+        if key in ("h", "t", "r", "d", "m", "u", "q", "s", "l"):
+            return None  # the commands win over the cards' short names
+        try:
+            c = C.parse_card(key)
+        except ValueError:
+            return None
+        return cards.index(c) + 1 if c in cards else None
+
+    def _command(self, key: str, view) -> list[str] | None:
+        if key == "h":
+            return W.hand_lines(view, self.names[view.seat] if self.hot_seat else None)
+        if key == "t":
+            return [W.total_line(view)]
+        if key == "s":
+            return W.scores_lines(view)
+        if key == "l":
+            return W.last_plays_lines(view)
+        if key == "r":
+            return W.reference_lines(view)
+        if key in ("?", "help"):
+            return W.help_lines(view.rules, self.setup.rules_label)
+        return None
+
+    def _undo(self, seat: int) -> bool:
+        if not self.table.may_undo(seat):
+            if not self.table.undo_allowed:
+                why = "undo is off in your settings"
+            elif self.table.humans != [seat]:
+                why = "undo is only for a game against bots"
+            else:
+                why = "you have not played yet"
+            self.con.say(f"Nothing to undo: {why}.")
+            return False
+        self.table.undo(seat)
+        self._pending.clear()
+        self.con.say("Your last play is taken back; this save is marked: undo used.")
+        return True
