@@ -169,7 +169,7 @@ class PlainTable:
         if self.pace == "skip":
             return
         view = self.table.view_for(None)
-        for line in W.scores_lines(view):
+        for line in W.scores_lines(view, cards=False):
             self.con.say(line)
         answer = self.con.ask(f"Round {lost['round']} is over. Press Enter for round {lost['round'] + 1}, "
                               "or type q to leave.")
@@ -189,17 +189,19 @@ class PlainTable:
             self.con.say(f"Press Enter alone to see {name}'s hand, or type q to leave.")
 
     def _out_of_game(self) -> None:
-        who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
-        self.con.say(f"{who} out of the game; the computer players play on.")
-        choices = {"w": "watch", "f": "fast", "s": "skip"}
+        if len(self.humans) > 1:
+            self.con.say("Every player at this keyboard is out of the game.")
+        self.con.say("The computer players play on.")
+        choices = {"w": "watch", "": "watch", "f": "fast", "s": "skip"}
         while True:
-            answer = self.con.ask("Type w to watch, f to watch fast, s to skip to the end, or m for the main menu.").lower()
+            answer = self.con.ask("Press Enter to watch, or type f to watch fast, s to skip to the end, "
+                                  "or m for the main menu.").lower()
             if answer in ("m", "q"):
                 raise Leave
             if answer in choices:
                 self.pace = choices[answer]
                 return
-            self.con.say("That is not one of w, f, s or m.")
+            self.con.say("Press Enter alone to watch, or type f, s or m.")
 
     def _game_over(self) -> str:
         for line in W.standings_lines(self.table.game):

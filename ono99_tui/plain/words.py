@@ -36,19 +36,19 @@ def direction_word(direction: int) -> str:
 
 # -- what happened ---------------------------------------------------------------------
 
-def play_sentence(event: dict, names, drawn: str | None = None, drew: bool = False, players: int = 3) -> str:
+def play_sentence(event: dict, names, drew_nothing: bool = False, players: int = 3) -> str:
+    """"Bo: Ten, total 20." -- the name, the card, the total: a listener hears a play per line,
+    so no word more (benchmarks/plain_words.py)."""
     who = _who(names, event["seat"])
     c, total = event["card"], event["total"]
-    text = f"{who} {agree(who, 'plays')} {card(c)}"
+    text = f"{who}: {card(c)}"
     if c in C.ADDERS or c == C.MINUS_TEN:
         text += f", total {total}"
     else:
         text += f", total stays {total}"
         if c == C.REVERSE and players > 2:
             text += ", direction flips"
-    if drawn:
-        text += f", and {agree(who, 'draws')} {card(drawn)}"
-    elif drew:
+    if drew_nothing:
         text += f"; {agree(who, 'has')} nothing to draw"
     return text + "."
 
@@ -65,18 +65,14 @@ def event_lines(events: list[dict], names, viewer: int | None, players: int = 3)
         e = events[i]
         kind = e["type"]
         if kind == "play":
-            drawn, drew = None, False
+            drew = False
             nxt = events[i + 1] if i + 1 < len(events) else None
             if nxt is not None and nxt["type"] == "draw" and nxt["seat"] == e["seat"]:
-                i += 1
-                if not nxt.get("hidden"):
-                    drawn = nxt.get("card") if viewer == e["seat"] else None
-                    drew = nxt.get("card") is None
-            lines.append(play_sentence(e, names, drawn, drew, players))
+                i += 1  # the card drawn is heard in the hand; only "nothing to draw" is said
+                drew = not nxt.get("hidden") and nxt.get("card") is None
+            lines.append(play_sentence(e, names, drew, players))
         elif kind == "draw":
-            if not e.get("hidden") and e.get("card") and viewer == e["seat"]:
-                who = names[e["seat"]]
-                lines.append(f"{who} {agree(who, 'draws')} {card(e['card'])}.")
+            pass  # a draw without its play: never in a table's events
         elif kind == "double":
             who = names[e["seat"]]
             lines.append(f"{who} must play twice.")
@@ -107,9 +103,7 @@ def event_lines(events: list[dict], names, viewer: int | None, players: int = 3)
         elif kind == "tie":
             tied = and_list([names[s] for s in e["seats"]])
             lines.append(f"Tie at {e['score']} points: {tied} play on.")
-        elif kind == "game_over":
-            who = names[e["winner"]]
-            lines.append(f"{who} {agree(who, 'wins')} the game.")
+        # game_over: said by the game-over lines (standings_lines), once
         i += 1
     return lines
 
@@ -148,43 +142,38 @@ def and_list(items: list[str]) -> str:
 # -- the hand -----------------------------------------------------------------------------
 
 def short_reason(view: PlayerView, c: str) -> str | None:
-    """Why ``c`` cannot be played now, briefly (the full reason: the view's why_not)."""
+    """Why ``c`` cannot be played now, in a few words (the full reason: the view's why_not,
+    said when the card is chosen anyway)."""
     why = view.why_not(c)
     if why is None:
         return None
     rules = view.rules
     if c == C.NINETY_NINE:
         if not rules.ninety_nine_card_playable_on_tens:
-            return "it never can (R7.1)"
+            return "(R7.1)"
         if view.ninety_nine_used:
-            return "one a turn (R7.2)"
-        return "only on a total ending in 0 (R7.2)"
+            return "twice in a turn (R7.2)"
+        return "unless the total ends in 0 (R7.2)"
     if c == C.DOUBLE and "R6.3" in why:
-        return "not as the first of two plays (R6.3)"
+        return "as the first of two (R6.3)"
     if "R5.3" in why:
-        low = view.legal_plays()[0]
-        return f"every card busts, so you must play {card(low)} (R5.3)"
-    return why
+        return f"you must play {card(view.legal_plays()[0])} (R5.3)"
+    return f"({why})"
 
 
 def card_line(view: PlayerView, n: int, c: str) -> str:
-    """"1: Nine, total 38", "3: Hold, total stays 29", "4: Ninety-nine, can't be played: ..." """
+    """"1: Nine, total 38", "3: Hold, total stays", "4: Ninety-nine, can't be played (R7.1)".
+    What else a card does (Reverse, Double Play) is in the card reference (r): a listener
+    hears the hand every turn."""
     reason = short_reason(view, c)
     if reason:
-        return f"{n}: {card(c)}, can't be played: {reason}."
+        return f"{n}: {card(c)}, can't be played {reason}."
     total = view.total + C.EFFECT[c]
     if busts(view.rules, c, view.total):
         return f"{n}: {card(c)}, busts at {total}."
     if c in C.ADDERS or c == C.MINUS_TEN:
         return f"{n}: {card(c)}, total {total}."
-    text = f"{n}: {card(c)}, total stays {view.total}"
-    if c == C.REVERSE and len(view.in_round) > 2:
-        text += ", direction flips"
-    elif c == C.DOUBLE and view.plays_owed != 2:
-        nxt = next_seat(view, view.seat)
-        if nxt is not None:
-            text += f", {view.names[nxt]} plays twice"
-    return text + "."
+    return f"{n}: {card(c)}, total stays."
 
 
 def hand_order(view: PlayerView) -> list[str]:
@@ -192,16 +181,16 @@ def hand_order(view: PlayerView) -> list[str]:
 
 
 def hand_lines(view: PlayerView, owner: str | None = None) -> list[str]:
-    """The turn's header, then the hand as a numbered list with what each card would do."""
-    whose = "Your" if owner is None else f"{owner},"
-    head = f"{whose} turn, total {view.total}."
-    if owner is not None:
-        head = f"{owner}'s turn, total {view.total}."
+    """The turn's header, then the hand as a numbered list with what each card would do.
+    (The total is in the line before, the play that made it, and in every card's line.)"""
+    head = "Your turn" if owner is None else f"{owner}'s turn"
     if view.plays_owed == 2:
-        head = head[:-1] + ", first of two plays."
+        head += ", first of two plays"
     elif view.second_of_two:
-        head = head[:-1] + ", second of two plays."
-    return [head] + [card_line(view, i, c) for i, c in enumerate(hand_order(view), start=1)]
+        head += ", second of two plays"
+    if not view.round_plays:
+        head += f", total {view.total}"
+    return [head + "."] + [card_line(view, i, c) for i, c in enumerate(hand_order(view), start=1)]
 
 
 def next_seat(view: PlayerView, seat: int) -> int | None:
@@ -225,7 +214,7 @@ def total_line(view: PlayerView) -> str:
             f"{direction_word(view.direction)}. {turn}{after} The draw pile has {view.draw_pile_size} cards.")
 
 
-def scores_lines(view: PlayerView) -> list[str]:
+def scores_lines(view: PlayerView, cards: bool = True) -> list[str]:
     rules = view.rules
     parts = []
     for s, name in enumerate(view.names):
@@ -236,7 +225,7 @@ def scores_lines(view: PlayerView) -> list[str]:
             parts.append(f"{name} {t} token{'' if t == 1 else 's'}")
         else:
             parts.append(f"{name} {view.points[s]} points")
-        if s in view.in_round and not view.over:
+        if cards and s in view.in_round and not view.over:
             parts[-1] += f", {view.hand_sizes[s]} cards"
     what = "Tokens" if rules.scoring_mode == "tokens" else f"Points, limit {rules.scoring_limit}"
     return [f"{what}: " + "; ".join(parts) + "."]

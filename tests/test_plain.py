@@ -1,0 +1,187 @@
+"""`ono99 --plain` as a user runs it: a subprocess, lines piped in, the raw bytes it writes checked.
+
+Every run's output is checked byte by byte: nothing below 0x20 but the newline, no escape, no
+C1 control (the front end is for screen readers, braille displays and pipes)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ono99_tui.store.saves import SaveStore
+
+GAME = "1\n1\n\n"  # play card 1, confirm it if it busts, go on after a lost round
+
+
+def plain(*args: str, lines: str = "", timeout: float = 120) -> tuple[int, list[str]]:
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], input=lines.encode(),
+                          capture_output=True, timeout=timeout, env=dict(os.environ))
+    assert b"Traceback" not in proc.stderr, proc.stderr.decode()
+    assert_plain_bytes(proc.stdout)
+    return proc.returncode, proc.stdout.decode().splitlines()
+
+
+def assert_plain_bytes(raw: bytes) -> None:
+    bad = sorted({b for b in raw if b < 0x20 and b != 0x0A})
+    assert not bad, f"control bytes {bad} in the output"
+    assert b"\x1b" not in raw
+    text = raw.decode("utf-8")  # (it is UTF-8 throughout)
+    assert not re.search("[\x7f-\x9f]", text), "a C1 control in the output"
+
+
+def saved_name(lines: list[str]) -> str:
+    found = [m.group(1) for line in lines if (m := re.search(r"The game is saved as (.+?);", line))]
+    assert found, "no line says where the game is saved"
+    return found[-1]
+
+
+def turns(lines: list[str]) -> list[int]:
+    return [i for i, line in enumerate(lines) if line == "Which card?"]
+
+
+def test_a_whole_quick_game_against_bots_through_a_pipe_ends_and_says_who_won():
+    rc, lines = plain("--plain", lines="g\n" + GAME * 1500)
+    assert rc == 0
+    over = [line for line in lines if line.startswith("Game over after")]
+    assert len(over) == 1 and re.fullmatch(r"Game over after \d+ rounds\. (You|Bo|Cy|Di) wins?\.", over[0])
+    standings = lines[lines.index(over[0]) + 1]
+    assert standings.startswith("Standings: first ")
+    # every play of yours was said, and every line is a sentence: it ends as one
+    assert any(line.startswith("You: ") for line in lines)
+    assert all(line.endswith((".", "?", ")")) or line.startswith("ono99 resume") for line in lines), \
+        [line for line in lines if not line.endswith((".", "?", ")"))][:5]
+    # statistics were counted, as the table screen counts them
+    stats = subprocess.run([sys.executable, "-m", "ono99_tui", "stats"], capture_output=True, text=True)
+    assert re.search(r"^You\s+1\s+[01]\s", stats.stdout, re.M), stats.stdout
+
+
+def test_the_hand_is_numbered_with_what_each_card_would_do():
+    rc, lines = plain("--plain", lines="g\n")
+    assert rc == 0
+    first = turns(lines)[0]
+    head = next(i for i in range(first, -1, -1) if lines[i].startswith("Your turn"))
+    hand = lines[head + 1:first]
+    hand = [h for h in hand if h[:1].isdigit()]
+    assert [h.split(":")[0] for h in hand] == ["1", "2", "3", "4"]
+    for line in hand:
+        assert re.fullmatch(r"\d: [A-Z][A-Za-z -]+, (total -?\d+|total stays|busts at \d+|can't be played .+)\.",
+                            line), line
+
+
+def test_end_of_input_leaves_saves_and_resume_by_name_continues():
+    rc, lines = plain("--plain", lines="g\n1\n1\n")
+    assert rc == 0
+    assert lines[-1].startswith("End of input. The game is saved as ")
+    name = saved_name(lines)
+    plays = SaveStore().load(name).play_count
+    assert plays >= 1
+    # the flag after the subcommand, and before it: both open that save where it stopped
+    rc, again = plain("resume", name, "--plain", lines="1\n1\n")
+    assert rc == 0 and f"Resuming {name}." in again
+    assert any(line.startswith("Round 1, total ") for line in again)
+    assert SaveStore().load(name).play_count > plays
+    rc, third = plain("--plain", "resume", name, lines="q\n")
+    assert rc == 0 and f"Resuming {name}." in third
+    assert any(line.startswith("You left the table. The game is saved as ") for line in third)
+
+
+def test_continue_from_the_menu_opens_the_latest_unfinished_game():
+    _, lines = plain("--plain", lines="g\n1\n")
+    name = saved_name(lines)
+    rc, menu = plain("--plain", lines="c\n")
+    assert rc == 0
+    assert any(f"c continue {name}" in line for line in menu)
+    assert f"Resuming {name}." in menu
+
+
+def test_bad_input_gets_one_line_and_changes_nothing():
+    rc, lines = plain("--plain", lines="g\nxyz\n\n9\nu\nq\n")
+    assert rc == 0
+    at = turns(lines)
+    # after each of the four bad lines: exactly one line, then the same prompt again
+    for a, b in zip(at, at[1:5]):
+        assert b - a == 2, lines[a:b + 1]
+    said = [lines[a + 1] for a in at[:4]]
+    assert said[0] == "'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, ? or q."
+    assert said[1].startswith("Nothing typed: ")
+    assert said[2] == "There is no card 9: type a number from 1 to 4, or ? for help."
+    assert said[3] == "Nothing to undo: you have not played yet."
+    name = saved_name(lines)
+    record = SaveStore().load(name)
+    you = record.names.index("You")
+    assert all(seat != you for seat, _ in record.replay(record_events=False).plays)
+
+
+def test_menu_bad_choice_and_commands_at_the_table():
+    rc, lines = plain("--plain", lines="x\ng\nh\nt\ns\nl\nr\n?\nq\nq\n")
+    assert rc == 0
+    assert lines[3] == "Not a menu choice: type n, g, s, ? or q."
+    text = "\n".join(lines)
+    assert re.search(r"^Round 1, total \d+, bust at 99, play goes (left|right)\. It is your turn\.", text, re.M)
+    assert re.search(r"^Tokens: You 3 tokens, 4 cards; Bo 3 tokens, 4 cards", text, re.M)
+    assert re.search(r"^Round 1, plays? .*Total \d+\.$", text, re.M)
+    assert re.search(r"^Ten: adds 10\. 10 in the deck, \d+ seen, \d+ unseen\.$", text, re.M)
+    assert "q: leave the table; the game is saved after every play." in lines
+    assert lines[-1] == "Goodbye."
+
+
+def test_new_game_questions_make_a_seeded_hot_seat_table_that_hides_hands_until_asked():
+    setup = "n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n1\n7\n\n"  # 2 seats, both human, rules kept, Ann deals, seed 7
+    rc, lines = plain("--plain", lines=setup + "\n1\n1\n2\n2\n3\n3\n4\n4\n" * 300)
+    assert rc == 0
+    assert "New game: seat 1, Ann, human; seat 2, Bea, human. Rules standard; Ann deals first; seed 7." in lines
+    assert any(line.startswith("Game over after ") for line in lines)
+    # a hand is printed only after its owner's "Pass to" line has been answered with Enter
+    holder = None
+    for line in lines:
+        if m := re.match(r"Pass to (\w+)\. ", line):
+            holder = m.group(1)
+            continue
+        if m := re.match(r"(\w+)'s turn", line):
+            assert m.group(1) == holder, f"{m.group(1)}'s hand shown while {holder} was called"
+    # the shared screen never names a card drawn (the log is a spectator's)
+    assert not any("draw" in line and "nothing to draw" not in line and "draw pile" not in line for line in lines)
+    # New game remembers the table (never the seed); the same seed deals the same game
+    _, again = plain("--plain", lines="n\ne\n" + "\n" * 7 + "7\n\n" + "\n1\n1\n2\n2\n3\n3\n4\n4\n" * 300)
+    assert [line for line in again if line.startswith("Game over")] == \
+        [line for line in lines if line.startswith("Game over")]
+
+
+def test_pass_to_then_q_leaves_without_showing_a_hand():
+    setup = "n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n\n\n\n"
+    rc, lines = plain("--plain", lines=setup + "q\nq\n")
+    assert rc == 0
+    assert any(line.startswith("Pass to ") for line in lines)
+    assert not any(re.match(r"\w+'s turn", line) for line in lines)
+    assert any(line.startswith("You left the table.") for line in lines)
+
+
+def test_names_and_file_names_are_shown_never_obeyed(tmp_path):
+    evil = tmp_path / "evil\x1b]0;owned\x07\x1b[31m.toml"
+    evil.write_text("target = 120\n")
+    rc, lines = plain("--plain", "--rules", str(evil), lines="g\nq\nq\n")
+    assert rc == 0
+    assert any("evil\\x1b]0;owned\\x07\\x1b[31m" in line for line in lines)
+
+
+def test_input_with_escape_sequences_and_carriage_returns_is_read_as_its_text():
+    # a bracketed paste and a CRLF line end around the menu's "q"
+    rc, lines = plain("--plain", lines="\x1b[200~q\x1b[201~\r\n")
+    assert rc == 0 and lines[-1] == "Goodbye."
+
+
+def test_plain_bot_delay_comes_from_the_environment_only_when_set(monkeypatch):
+    monkeypatch.setenv("ONO99_BOT_DELAY", "soon")
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "--plain"], input=b"", capture_output=True)
+    assert proc.returncode == 2 and b"ONO99_BOT_DELAY must be a number of seconds" in proc.stderr
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_plain_given_with_resume_of_a_missing_save_is_one_message(where):
+    args = ["--plain", "resume", "nope"] if where == "before" else ["resume", "nope", "--plain"]
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("ono99: no save named 'nope'")
