@@ -150,15 +150,15 @@ def short_reason(view: PlayerView, c: str) -> str | None:
     rules = view.rules
     if c == C.NINETY_NINE:
         if not rules.ninety_nine_card_playable_on_tens:
-            return "(R7.1)"
+            return " (R7.1)"
         if view.ninety_nine_used:
-            return "twice in a turn (R7.2)"
-        return "unless the total ends in 0 (R7.2)"
+            return ": only one a turn (R7.2)"
+        return " unless the total ends in 0 (R7.2)"
     if c == C.DOUBLE and "R6.3" in why:
-        return "as the first of two (R6.3)"
+        return " as the first of two (R6.3)"
     if "R5.3" in why:
-        return f"you must play {card(view.legal_plays()[0])} (R5.3)"
-    return f"({why})"
+        return f": you must play {card(view.legal_plays()[0])} (R5.3)"
+    return f": {why}"
 
 
 def card_line(view: PlayerView, n: int, c: str) -> str:
@@ -167,7 +167,7 @@ def card_line(view: PlayerView, n: int, c: str) -> str:
     hears the hand every turn."""
     reason = short_reason(view, c)
     if reason:
-        return f"{n}: {card(c)}, can't be played {reason}."
+        return f"{n}: {card(c)}, can't be played{reason}."
     total = view.total + C.EFFECT[c]
     if busts(view.rules, c, view.total):
         return f"{n}: {card(c)}, busts at {total}."

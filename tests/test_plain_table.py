@@ -1,0 +1,158 @@
+"""The plain table on stacked decks: what each card is said to do, bust confirmation, undo, dialogs.
+
+Run in this process through the front end's own Console (bytes in, bytes out), so a position
+can be set up card by card; tests/test_plain.py runs the real command through a pipe."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from ono99_tui.engine import cards as C
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.plain import words as W
+from ono99_tui.plain.console import Console, EndOfInput, clean_input
+from ono99_tui.plain.table import PlainTable
+from ono99_tui.store.settings import Settings
+from ono99_tui.table import TableSession
+from ono99_tui.tui.setup import TableSetup
+from tests.stacked import game_with, set_total
+
+
+def table_for(hands, total=0, bots=("easy",), rules=None, draw=()):
+    kw = {"rules": rules} if rules is not None else {}
+    game = game_with(hands, draw=draw, **kw)
+    set_total(game, total)
+    seats = [SeatSpec("Ana")] + [SeatSpec(n, f"bot:{lv}") for n, lv in zip(("Bo", "Cy", "Di"), bots)]
+    setup = TableSetup(seats, game.rules, "standard", seed=0)
+    return TableSession(seats, game.rules, 0, game=game), setup
+
+
+def run(table, setup, lines: str, settings=None) -> tuple[list[str], str | None]:
+    out = io.BytesIO()
+    con = Console(io.BytesIO(lines.encode()), out)
+    result = None
+    try:
+        result = PlainTable(con, table, setup, settings=settings or Settings()).run()
+    except EndOfInput:
+        pass
+    return out.getvalue().decode().splitlines(), result
+
+
+def hand_after(lines, header="Your turn"):
+    at = next(i for i, line in enumerate(lines) if line.startswith(header))
+    return [line for line in lines[at + 1:at + 6] if line[:1].isdigit()]
+
+
+def test_each_card_says_what_it_would_do_and_why_not():
+    table, setup = table_for([["9", "hold", "99", "10"], ["2", "3", "4", "5"]], total=29)
+    lines, _ = run(table, setup, "")
+    assert hand_after(lines) == ["1: Nine, total 38.", "2: Ten, total 39.", "3: Hold, total stays.",
+                                 "4: Ninety-nine, can't be played (R7.1)."]
+
+
+def test_a_busting_card_asks_again_while_a_safe_card_exists():
+    table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
+    lines, _ = run(table, setup, "3\n1\n")
+    assert "3: Ten, busts at 100." in hand_after(lines)
+    warn = "Ten takes the total to 100 and loses the round. Type 3 again to play it anyway, or choose another card."
+    assert warn in lines
+    assert "Ana: Two, total 92." in lines  # another card played: the Ten was never played
+    table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
+    lines, _ = run(table, setup, "3\n3\n")
+    assert lines.count(warn) == 1 and "Ana: Ten, total 100." in lines
+    assert "Ana goes bust at 100 and loses round 1." in lines
+    # the setting off: it plays at once
+    table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
+    lines, _ = run(table, setup, "3\n", settings=Settings(confirm_bust=False))
+    assert warn not in lines and "Ana: Ten, total 100." in lines
+
+
+def test_when_every_card_busts_the_lowest_is_the_only_one_and_asks_nothing():
+    table, setup = table_for([["5", "6", "7", "8"], ["2", "3", "4", "5"]], total=95)
+    lines, _ = run(table, setup, "2\n1\n")
+    assert hand_after(lines) == ["1: Five, busts at 100.",
+                                 "2: Six, can't be played: you must play Five (R5.3).",
+                                 "3: Seven, can't be played: you must play Five (R5.3).",
+                                 "4: Eight, can't be played: you must play Five (R5.3)."]
+    refused = "Six can't be played: every card you can play busts, so you must play your lowest, 5 (R5.3)."
+    assert refused in lines
+    assert "Ana: Five, total 100." in lines and not any("Type 1 again" in line for line in lines)
+
+
+def test_a_round_lost_is_a_notice_before_the_next_deal():
+    table, setup = table_for([["10", "2", "3", "4"], ["2", "3", "4", "5"]], total=95)
+    lines, _ = run(table, setup, "4\n4\n")  # the Ten, confirmed
+    lost = lines.index("Ana goes bust at 105 and loses round 1.")
+    assert lines[lost + 1] == "Ana gives up a token, 2 left."
+    assert lines[lost + 2] == "Tokens: Ana 2 tokens; Bo 3 tokens."
+    assert lines[lost + 3] == "Round 1 is over. Press Enter for round 2, or type q to leave."
+    assert "Round 2: Ana deals." not in lines  # the input ended at the notice: the next deal is not said
+
+
+def test_undo_against_bots_takes_the_play_back():
+    table, setup = table_for([["2", "3", "4", "5"], ["2", "3", "4", "5"]])
+    lines, _ = run(table, setup, "4\nu\n")
+    assert "Ana: Five, total 5." in lines
+    at = lines.index("Your last play is taken back; this save is marked: undo used.")
+    assert table.undo_used and table.seq == 0  # back before the Five
+    assert lines[at + 1:at + 7] == ["Your turn, total 0.", "1: Two, total 2.", "2: Three, total 3.",
+                                    "3: Four, total 4.", "4: Five, total 5.", "Which card?"]
+
+
+def test_out_of_the_game_asks_and_enter_watches_to_the_end():
+    # Ana holds her last token: the bust puts her out, and the two bots play on to the end
+    table, setup = table_for([["10", "2", "3", "4"], ["2", "3", "4", "5"], ["2", "3", "4", "6"]], total=95,
+                             bots=("easy", "easy"))
+    table.game.tokens[0] = 1
+    table.game.rules = table.game.rules.replace(scoring_extra_life=False)
+    lines, result = run(table, setup, "4\n4\n\n" + "\n" * 400)
+    assert "Ana is out of the game." in lines
+    assert "Press Enter to watch, or type f to watch fast, s to skip to the end, or m for the main menu." in lines
+    assert any(line.startswith("Game over after ") for line in lines)
+    assert result == "menu"
+
+
+def test_hot_seat_prints_a_hand_only_after_pass_to_is_answered():
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["Ana", "Bo"])
+    seats = [SeatSpec("Ana"), SeatSpec("Bo")]
+    table = TableSession(seats, game.rules, 0, game=game)
+    lines, _ = run(table, TableSetup(seats, game.rules, "standard"), "x\n\n1\n")
+    first = lines.index("Pass to Ana. Ana, press Enter when you are ready, or type q to leave.")
+    assert lines[first + 1] == "Press Enter alone to see Ana's hand, or type q to leave."
+    assert lines[first + 3] == "Ana's turn, total 0."
+    assert "1: Six, total 6." not in lines  # Bo's hand never shown: Bo was called and did not answer
+    assert lines[-2].startswith("Pass to Bo.") and lines[-1].startswith("End of input.")
+
+
+@pytest.mark.parametrize("raw, text", [(b"\x1b[200~3\x1b[201~\r\n", "3"), (b" h \n", "h"),
+                                       (b"\xff\xfe1\n", "\ufffd\ufffd1"), (b"\x07\x00q\x7f\n", "q")])
+def test_input_lines_lose_their_escape_sequences_and_controls(raw, text):
+    assert clean_input(raw) == text
+
+
+def test_an_over_long_line_is_cut_and_the_rest_dropped():
+    con = Console(io.BytesIO(b"x" * 5000 + b"\nq\n"), io.BytesIO())
+    assert con.ask("?") == "x" * 1024
+    assert con.ask("?") == "q"
+
+
+def test_output_never_carries_a_control_byte():
+    out = io.BytesIO()
+    Console(io.BytesIO(), out).say("Ann\x1b[31m\x07 \u202e\x9b plays\tTen\r")
+    raw = out.getvalue()
+    assert raw.endswith(b"\n") and not any(b < 0x20 for b in raw[:-1])
+    assert b"\\x1b[31m" in raw
+
+
+def test_words_for_every_card_kind():
+    assert [W.card(c) for c in C.ALL_CARDS] == ["Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine",
+                                                "Ten", "Minus Ten", "Hold", "Reverse", "Double Play",
+                                                "Ninety-nine"]
+    names = ("You", "Bo", "Cy")
+    assert W.play_sentence({"seat": 1, "card": "10", "total": 20}, names) == "Bo: Ten, total 20."
+    assert W.play_sentence({"seat": 0, "card": "reverse", "total": 20}, names) == \
+        "You: Reverse, total stays 20, direction flips."
+    assert W.event_lines([{"type": "round_lost", "seat": 0, "reason": "bust", "total": 101, "round": 2}],
+                         names, 0) == ["You go bust at 101 and lose round 2."]
