@@ -185,3 +185,26 @@ def test_plain_given_with_resume_of_a_missing_save_is_one_message(where):
     args = ["--plain", "resume", "nope"] if where == "before" else ["resume", "nope", "--plain"]
     proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("ono99: no save named 'nope'")
+
+
+def test_the_example_round_in_the_docs_is_what_ono99_prints():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "accessibility.md").read_text(encoding="utf-8")
+    block = doc.split("## An example round", 1)[1].split("```\n", 2)[1].splitlines()
+    typed = [line[2:] for line in block if line.startswith("> ")]
+    shown = [line for line in block if not line.startswith("> ")]
+    setup = "n\ne\n" + "\n" * 11 + "11\n\n"  # New game as it starts (you and three medium bots), seed 11
+    rc, lines = plain("--plain", lines=setup + "".join(t + "\n" for t in typed))
+    start = lines.index(shown[0])
+    assert lines[start:start + len(shown)] == shown
+
+
+def test_the_docs_name_every_command_of_the_table():
+    from pathlib import Path
+
+    from ono99_tui.plain.words import COMMANDS
+
+    doc = (Path(__file__).resolve().parent.parent / "docs" / "accessibility.md").read_text(encoding="utf-8")
+    for key, _ in COMMANDS[1:]:
+        assert f"| `{key}` |" in doc, key

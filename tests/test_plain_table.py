@@ -52,6 +52,13 @@ def test_each_card_says_what_it_would_do_and_why_not():
                                  "4: Ninety-nine, can't be played (R7.1)."]
 
 
+def test_a_card_may_be_named_instead_of_numbered():
+    table, setup = table_for([["9", "hold", "99", "10"], ["2", "3", "4", "5"]], total=29)
+    lines, _ = run(table, setup, "ninety-nine\nnine\n")
+    assert "Ninety-nine can't be played: a 99 card cannot be played; it stays in your hand (R7.1)." in lines
+    assert "Ana: Nine, total 38." in lines
+
+
 def test_a_busting_card_asks_again_while_a_safe_card_exists():
     table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
     lines, _ = run(table, setup, "3\n1\n")

@@ -275,8 +275,9 @@ class PlainTable:
             return int(key)
         if key in ("h", "t", "r", "d", "m", "u", "q", "s", "l"):
             return None  # the commands win over the cards' short names
+        by_word = {w.lower(): c for c, w in W.CARD_WORD.items()}
         try:
-            c = C.parse_card(key)
+            c = by_word.get(key) or by_word.get(key.replace("-", " ")) or C.parse_card(key)
         except ValueError:
             return None
         return cards.index(c) + 1 if c in cards else None
