@@ -47,9 +47,16 @@ class Console:
     def ask(self, prompt: str) -> str:
         """Say ``prompt`` on a line of its own and read the answer; EndOfInput when input ends."""
         self.say(prompt)
+        line = self.read_line()
+        if line is None:
+            raise EndOfInput
+        return line
+
+    def read_line(self) -> str | None:
+        """The next line typed, cleaned; None at the end of input."""
         raw = self._in.readline(MAX_LINE)
         if not raw:
-            raise EndOfInput
+            return None
         if not raw.endswith(b"\n") and len(raw) >= MAX_LINE:
             while True:  # drop the rest of an over-long line
                 more = self._in.readline(MAX_LINE)

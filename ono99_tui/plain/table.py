@@ -204,7 +204,7 @@ class PlainTable:
             self.con.say("Press Enter alone to watch, or type f, s or m.")
 
     def _game_over(self) -> str:
-        for line in W.standings_lines(self.table.game):
+        for line in W.standings_lines(self.table.game, self.table.view_for(None).round):
             self.con.say(line)
         self._flush()  # statistics notices
         while True:
@@ -218,51 +218,59 @@ class PlainTable:
     # -- a person's turn -------------------------------------------------------------------------
     def _turn(self, seat: int) -> None:
         """Read lines until a card is played, the play before is undone, or the player leaves."""
+        self._start_turn(seat)
+        while not self._answer(seat, self.con.ask(PROMPT)):
+            pass
+
+    def _start_turn(self, seat: int) -> None:
         self._say_hand(seat)
         if not self._hinted:
             self._hinted = True
             self.con.say(FIRST_HINT)
-        armed: int | None = None
-        while True:
-            answer = self.con.ask(PROMPT)
-            view = self.table.view_for(seat)
-            cards = W.hand_order(view)
-            key = answer.lower()
-            index = self._card_index(key, cards)
-            if index is not None:
-                if not 1 <= index <= len(cards):
-                    self.con.say(f"There is no card {index}: type a number from 1 to {len(cards)}, or ? for help.")
-                    armed = None
-                    continue
-                c = cards[index - 1]
-                why = view.why_not(c)
-                if why:
-                    self.con.say(f"{W.card(c)} can't be played: {why}.")
-                    armed = None
-                    continue
-                safe = any(not busts(view.rules, x, view.total) for x in view.legal_plays())
-                if busts(view.rules, c, view.total) and safe and self.confirm_bust and armed != index:
-                    armed = index
-                    self.con.say(f"{W.card(c)} takes the total to {view.total + C.EFFECT[c]} and loses the round. "
-                                 f"Type {index} again to play it anyway, or choose another card.")
-                    continue
-                self.table.submit(seat, c, self.table.seq)
-                return
-            armed = None
-            if key == "q":
-                raise Leave
-            if key == "u":
-                if self._undo(seat):
-                    return
-                continue
-            lines = self._command(key, view)
-            if lines is None:
-                shown = answer if len(answer) <= 20 else answer[:20] + "..."
-                what = "Nothing typed" if not answer else f"{shown!r} is not a command"
-                self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, ? or q.")
-                continue
-            for line in lines:
-                self.con.say(line)
+        self._armed = None
+
+    _armed: int | None = None  # a busting card chosen once: the same number again plays it
+
+    def _answer(self, seat: int, answer: str) -> bool:
+        """One line at this seat's turn: True once a card is played (or the play before undone)."""
+        view = self.table.view_for(seat)
+        cards = W.hand_order(view)
+        key = answer.lower()
+        index = self._card_index(key, cards)
+        armed, self._armed = self._armed, None
+        if index is not None:
+            if not 1 <= index <= len(cards):
+                self.con.say(f"There is no card {index}: type a number from 1 to {len(cards)}, or ? for help.")
+                return False
+            c = cards[index - 1]
+            why = view.why_not(c)
+            if why:
+                self.con.say(f"{W.card(c)} can't be played: {why}.")
+                return False
+            safe = any(not busts(view.rules, x, view.total) for x in view.legal_plays())
+            if busts(view.rules, c, view.total) and safe and self.confirm_bust and armed != index:
+                self._armed = index
+                self.con.say(f"{W.card(c)} takes the total to {view.total + C.EFFECT[c]} and loses the round. "
+                             f"Type {index} again to play it anyway, or choose another card.")
+                return False
+            self._submit(seat, c)
+            return True
+        if key == "q":
+            raise Leave
+        if key == "u":
+            return self._undo(seat)
+        lines = self._command(key, view)
+        if lines is None:
+            shown = answer if len(answer) <= 20 else answer[:20] + "..."
+            what = "Nothing typed" if not answer else f"{shown!r} is not a command"
+            self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, ? or q.")
+            return False
+        for line in lines:
+            self.con.say(line)
+        return False
+
+    def _submit(self, seat: int, card: str) -> None:
+        self.table.submit(seat, card, self.table.seq)
 
     def _say_hand(self, seat: int) -> None:
         view = self.table.view_for(seat)

@@ -297,7 +297,7 @@ def help_lines(rules, label: str) -> list[str]:
     return lines
 
 
-def standings_lines(game) -> list[str]:
+def standings_lines(game, rounds: int) -> list[str]:
     names = game.names
     parts = []
     for i, s in enumerate(game.standings()):
@@ -305,5 +305,5 @@ def standings_lines(game) -> list[str]:
             parts.append(f"{ORDINAL[i]} {names[s]} with {game.points[s]} points")
         else:
             parts.append(f"{ORDINAL[i]} {names[s]}")
-    return [f"Game over after {game.round_no} rounds. {names[game.winner]} "
+    return [f"Game over after {rounds} rounds. {names[game.winner]} "
             f"{agree(names[game.winner], 'wins')}.", "Standings: " + "; ".join(parts) + "."]
