@@ -451,6 +451,10 @@ def cmd_serve(args) -> int:
 
 
 def _run_join(args, plan) -> int:
+    if getattr(args, "plain", False):
+        from .plain.remote import run_join
+
+        return run_join(plan)
     try:
         from .net.join import build_app
     except ImportError as exc:  # pragma: no cover - a broken install
@@ -463,6 +467,10 @@ def _run_join(args, plan) -> int:
 
 
 def cmd_join(args) -> int:
+    if getattr(args, "plain", False):  # the plain front end's own lobby: no Textual behind it
+        from .plain.remote import join_plan, run_join
+
+        return run_join(join_plan(args))
     from .engine.game import GameSetupError, check_names
     from .net.client import split_address
     from .net.join import JoinPlan
@@ -490,7 +498,11 @@ def cmd_join(args) -> int:
 
 def cmd_host(args) -> int:
     from .engine.rules import RulesError
-    from .net.join import JoinPlan
+
+    if getattr(args, "plain", False):
+        from .plain.remote import Plan as JoinPlan
+    else:
+        from .net.join import JoinPlan
     from .store.rule_presets import all_presets, resolve
 
     config = _server_config(args)
@@ -741,6 +753,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.epilog = "ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token)."
     p.add_argument("--or-create", action="store_true",
                    help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
+    _add_plain(p)
     p.set_defaults(func=cmd_join)
 
     p = sub.add_parser("serve-ssh", help="a table server that friends reach with nothing but ssh",
@@ -772,6 +785,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
     _add_server_options(p, f"port to listen on (default {DEFAULT_PORT})")
+    _add_plain(p)
     p.set_defaults(func=cmd_host)
 
     return parser

@@ -32,3 +32,18 @@ def test_a_whole_plain_session_runs_without_textual_or_rich():
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "RESULT 0 []" in proc.stderr
     assert "You left the table." in proc.stdout and "Goodbye." in proc.stdout
+
+
+def test_a_plain_network_table_runs_without_textual_or_rich():
+    code = (
+        "import sys\n"
+        "from ono99_tui.cli import main\n"
+        "rc = main(['host', '--plain', '--port', '0', '--bot-delay', '0', '--seats', '2', '--no-save'])\n"
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich'))\n"
+        "print('RESULT', rc, bad, file=sys.stderr)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], input="b\ns\n1\n1\nq\n", capture_output=True,
+                          text=True, timeout=60)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "RESULT 0 []" in proc.stderr
+    assert "You left the table. The table closes: you were its host." in proc.stdout

@@ -1,0 +1,105 @@
+"""`ono99 join HOST --plain` and `ono99 host --plain`: network tables in lines, run as users run them.
+
+A real `ono99 serve`, two plain joins at one table (lines piped into each), a whole game."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+
+from tests.test_plain import GAME, assert_plain_bytes
+
+
+class Running:
+    """A subprocess whose stdout is collected (raw) by a thread, to wait on what it has said."""
+
+    def __init__(self, *args: str):
+        self.proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", *args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ))
+        self.raw = bytearray()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self):
+        for chunk in iter(lambda: self.proc.stdout.read1(65536), b""):
+            self.raw.extend(chunk)
+
+    @property
+    def lines(self) -> list[str]:
+        return bytes(self.raw).decode().splitlines()
+
+    def wait_for(self, pattern: str, timeout: float = 60) -> re.Match:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            m = re.search(pattern, bytes(self.raw).decode(), re.M)
+            if m:
+                return m
+            if self.proc.poll() is not None and not self.thread.is_alive():
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"never said {pattern!r}; said:\n" + bytes(self.raw).decode()[-3000:]
+                             + self.proc.stderr.read().decode() if self.proc.poll() is not None else "")
+
+    def type(self, text: str, close: bool = False) -> None:
+        self.proc.stdin.write(text.encode())
+        self.proc.stdin.flush()
+        if close:
+            self.proc.stdin.close()
+
+    def finish(self, timeout: float = 120) -> int:
+        rc = self.proc.wait(timeout)
+        self.thread.join(10)
+        err = self.proc.stderr.read().decode()
+        assert "Traceback" not in err, err
+        return rc
+
+
+def test_two_plain_joins_play_a_whole_game_at_one_server_table():
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "2", "--no-save")
+    try:
+        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
+        bob = Running("--plain", "join", f"127.0.0.1:{port}", "--name", "Bob")  # --plain before, too
+        ann.wait_for(r"seat 2, Bob;")
+        bob.wait_for(r"^Seated at table 1, seat 2\.$")
+        ann.type("b\ns\n" + GAME * 800, close=True)
+        bob.wait_for(r"^Table: Ann, human; Bob, human; Medium, medium bot; Medium 2, medium bot\.")
+        bob.type(GAME * 800, close=True)
+        assert ann.finish() == 0 and bob.finish() == 0
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
+    for player in (ann, bob):
+        assert_plain_bytes(bytes(player.raw))
+    over = [[line for line in p.lines if line.startswith("Game over after")] for p in (ann, bob)]
+    assert len(over[0]) == 1 and over[0] == over[1], over
+    # each hears its own plays as its own, and the other's plays as the other's
+    assert any(line.startswith("Ann: ") for line in bob.lines) and any(line.startswith("Bob: ") for line in ann.lines)
+    # each was asked at its own turns, and nobody is ever told what anyone drew
+    for p in (ann, bob):
+        assert sum(line.startswith("Your turn") for line in p.lines) >= 3
+        assert not any("draw" in line and "nothing to draw" not in line and "draw pile" not in line
+                       for line in p.lines)
+
+
+def test_plain_join_to_nothing_is_one_message():
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "join", "127.0.0.1:1", "--name", "Ann", "--plain"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ono99: cannot connect to 127.0.0.1:1") and len(proc.stderr.splitlines()) == 1
+
+
+def test_host_plain_plays_against_bots_and_leaves_at_end_of_input():
+    host = Running("host", "--plain", "--port", "0", "--bot-delay", "0", "--seats", "3", "--no-save")
+    host.wait_for(r"^Others join with: ono99 join localhost:\d+ --name NAME$")
+    host.type("x\nb\ns\n" + GAME * 600, close=True)
+    assert host.finish() == 0
+    assert_plain_bytes(bytes(host.raw))
+    lines = host.lines
+    assert "The game has not started: type b, s or q." in lines
+    assert any(line.startswith("Game over after ") for line in lines)
