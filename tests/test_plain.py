@@ -89,6 +89,32 @@ def test_end_of_input_leaves_saves_and_resume_by_name_continues():
     assert any(line.startswith("You left the table. The game is saved as ") for line in third)
 
 
+def test_save_as_a_name_moves_the_game_there_and_resume_finds_it():
+    rc, lines = plain("--plain", lines="g\nw\nbad/name\nw\nmy game\n1\n1\n")
+    assert rc == 0
+    assert any(line.startswith("Not saved as that name: save name 'bad/name': use letters") for line in lines)
+    assert "Saved as my game; later plays are saved there too." in lines
+    assert saved_name(lines) == "my game"
+    assert SaveStore().names() == ["my game"]  # moved, not copied
+    rc, again = plain("resume", "my game", "--plain", lines="q\nq\n")
+    assert rc == 0 and "Resuming my game." in again
+
+
+def test_settings_in_plain_text_are_saved_and_used():
+    rc, lines = plain("--plain", lines="o\nAnn\nnosuch\npoints\noff\nmaybe\noff\ng\nh\nu\nq\nq\n")
+    assert rc == 0
+    assert any(line.startswith("Settings saved in ") for line in lines)
+    assert "Type on or off, or Enter." in lines
+    assert any("nosuch" in line for line in lines)  # the unknown rules named in one line
+    assert any(line.startswith("Table: Ann, human; Bo, medium bot") and "Rules: points." in line for line in lines)
+    assert "Nothing to undo: undo is off in your settings." in lines
+    # and the next run starts with them
+    _, again = plain("--plain", lines="o\n\n\n\n\nq\n")
+    assert any(line.startswith("Settings: your name Ann; rules for a new game points; undo against bots off; "
+                               "a busting card asks again off.") for line in again)
+    assert "Nothing changed." in again
+
+
 def test_continue_from_the_menu_opens_the_latest_unfinished_game():
     _, lines = plain("--plain", lines="g\n1\n")
     name = saved_name(lines)
@@ -106,7 +132,7 @@ def test_bad_input_gets_one_line_and_changes_nothing():
     for a, b in zip(at, at[1:5]):
         assert b - a == 2, lines[a:b + 1]
     said = [lines[a + 1] for a in at[:4]]
-    assert said[0] == "'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, ? or q."
+    assert said[0] == "'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, w, ? or q."
     assert said[1].startswith("Nothing typed: ")
     assert said[2] == "There is no card 9: type a number from 1 to 4, or ? for help."
     assert said[3] == "Nothing to undo: you have not played yet."
@@ -119,7 +145,7 @@ def test_bad_input_gets_one_line_and_changes_nothing():
 def test_menu_bad_choice_and_commands_at_the_table():
     rc, lines = plain("--plain", lines="x\ng\nh\nt\ns\nl\nr\n?\nq\nq\n")
     assert rc == 0
-    assert lines[3] == "Not a menu choice: type n, g, s, ? or q."
+    assert lines[3] == "Not a menu choice: type n, g, s, o, ? or q."
     text = "\n".join(lines)
     assert re.search(r"^Round 1, total \d+, bust at 99, play goes (left|right)\. It is your turn\.", text, re.M)
     assert re.search(r"^Tokens: You 3 tokens, 4 cards; Bo 3 tokens, 4 cards", text, re.M)

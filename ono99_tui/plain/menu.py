@@ -100,7 +100,7 @@ class PlainApp:
                 entries.append(f"c continue {latest}")
             if any_save:
                 entries.append("l load a saved game")
-            entries += ["s statistics", "? rules and help", "q quit"]
+            entries += ["s statistics", "o settings", "? rules and help", "q quit"]
             if problem:
                 self.con.say(f"The saves cannot be read: {problem}.")
             self.con.say("Main menu: " + "; ".join(entries) + ".")
@@ -120,10 +120,12 @@ class PlainApp:
                 self.load()
             elif key == "s":
                 self.stats()
+            elif key == "o":
+                self.edit_settings()
             elif key in ("?", "h", "r"):
                 self.help()
             else:
-                allowed = "n, g, " + ("c, " if latest else "") + ("l, " if any_save else "") + "s, ? or q"
+                allowed = "n, g, " + ("c, " if latest else "") + ("l, " if any_save else "") + "s, o, ? or q"
                 self.con.say(f"Not a menu choice: type {allowed}.")
 
     def _saves_state(self) -> tuple[str | None, bool, str | None]:
@@ -135,6 +137,60 @@ class PlainApp:
             return None, False, str(exc)
         latest = next((i.name for i in infos if not i.damaged and not i.finished), None)
         return latest, bool(infos), None
+
+    def edit_settings(self) -> None:
+        """The settings that matter without a screen, one question a line; saved to config.toml."""
+        from ..engine.game import GameSetupError, normalise_name
+        from ..engine.rules import RulesError
+        from ..store.rule_presets import resolve
+        from ..store.settings import save_settings
+
+        s = self.settings
+        onoff = {True: "on", False: "off"}
+        self.con.say(f"Settings: your name {s.player_name}; rules for a new game {s.rules}; undo against bots "
+                     f"{onoff[s.undo]}; a busting card asks again {onoff[s.confirm_bust]}. (Bots wait "
+                     "between plays only if ONO99_BOT_DELAY says so; themes and ASCII are for the full screen.)")
+        while True:
+            answer = self.con.ask(f"Your name at the table? Enter keeps {s.player_name}.")
+            try:
+                name = normalise_name(answer) if answer else s.player_name
+                break
+            except GameSetupError as exc:
+                self.con.say(f"{W.cap(str(exc))}.")
+        while True:
+            answer = self.con.ask(f"Rules for a new game: a preset or a rules file? Enter keeps {s.rules}.")
+            try:
+                if answer:
+                    resolve(answer)
+                rules = answer or s.rules
+                break
+            except RulesError as exc:
+                self.con.say(f"{exc.problems[0]}.")
+        undo = self._ask_on_off("Undo against bots, on or off?", s.undo)
+        confirm = self._ask_on_off("Ask again before a card that loses the round, on or off?", s.confirm_bust)
+        new = dataclasses.replace(s, player_name=name, rules=rules, undo=undo, confirm_bust=confirm)
+        if new == s:
+            self.con.say("Nothing changed.")
+            return
+        try:
+            path = save_settings(new)
+        except OSError as exc:
+            self.con.say(f"Settings not saved: {exc.strerror or exc}.")
+            return
+        self.settings = new
+        if rules != s.rules:
+            self.rules_spec, self.rules_given = rules, True
+            self.rules, self.rules_label = resolve(rules)
+        self.con.say(f"Settings saved in {path}.")
+
+    def _ask_on_off(self, question: str, now: bool) -> bool:
+        while True:
+            answer = self.con.ask(f"{question} Enter keeps {'on' if now else 'off'}.").lower()
+            if not answer:
+                return now
+            if answer in ("on", "off", "yes", "no"):
+                return answer in ("on", "yes")
+            self.con.say("Type on or off, or Enter.")
 
     def help(self) -> None:
         for line in W.help_lines(self.rules, self.rules_label):

@@ -388,6 +388,9 @@ class RemotePlain(PlainTable):
         self.con.say("Nothing to undo: undo is only for a game against bots on this computer.")
         return False
 
+    def _save_as(self) -> None:
+        self.con.say("The server saves this game; there is nothing to save here.")
+
     def _game_over(self) -> str:
         from ..engine.describe import agree
 

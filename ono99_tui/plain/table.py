@@ -259,11 +259,14 @@ class PlainTable:
             raise Leave
         if key == "u":
             return self._undo(seat)
+        if key == "w":
+            self._save_as()
+            return False
         lines = self._command(key, view)
         if lines is None:
             shown = answer if len(answer) <= 20 else answer[:20] + "..."
             what = "Nothing typed" if not answer else f"{shown!r} is not a command"
-            self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, ? or q.")
+            self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, w, ? or q.")
             return False
         for line in lines:
             self.con.say(line)
@@ -281,7 +284,7 @@ class PlainTable:
     def _card_index(key: str, cards: list[str]) -> int | None:
         if key.isdigit():
             return int(key)
-        if key in ("h", "t", "r", "d", "m", "u", "q", "s", "l"):
+        if key in ("h", "t", "r", "d", "m", "u", "q", "s", "l", "w"):
             return None  # the commands win over the cards' short names
         by_word = {w.lower(): c for c, w in W.CARD_WORD.items()}
         try:
@@ -304,6 +307,26 @@ class PlainTable:
         if key in ("?", "help"):
             return W.help_lines(view.rules, self.setup.rules_label)
         return None
+
+    def _save_as(self) -> None:
+        """Save under a name of the player's choice, as the table screen's Ctrl+S does."""
+        from ..store.saves import SaveError
+
+        save = self.table.save
+        if save is None:
+            self.con.say("This game is not being saved, so it cannot be saved as a name.")
+            return
+        name = self.con.ask(f"Save as what name? Letters, digits, spaces, - and _. Enter keeps {save.name}.")
+        if not name:
+            self.con.say(f"The game stays saved as {save.name}.")
+            return
+        try:
+            used = self.table.save_as(name)
+        except (SaveError, TableError) as exc:
+            self.con.say(f"Not saved as that name: {exc}.")
+            return
+        self.save_name = used
+        self.con.say(f"Saved as {used}; later plays are saved there too.")
 
     def _undo(self, seat: int) -> bool:
         if not self.table.may_undo(seat):

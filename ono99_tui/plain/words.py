@@ -281,6 +281,7 @@ COMMANDS = (
     ("l", "the last plays of this round"),
     ("r", "card reference: what each card does, how many are unseen"),
     ("u", "undo your last play, against bots only"),
+    ("w", "save the game as a name of your choice; later plays are saved there too"),
     ("?", "this help"),
     ("q", "leave the table; the game is saved after every play"),
 )
