@@ -324,7 +324,10 @@ class RemotePlain(PlainTable):
         while self.inbox.other:
             kind, *rest = self.inbox.other.popleft()
             if kind == "update":
-                self._pending.append(rest[0])
+                update = rest[0]
+                self._pending.append(update)
+                if update.notices and not update.events:
+                    self._sent = self._asked = None  # a play refused (or news): the turn is asked again
             elif kind == "lost":
                 if not self.table.over:
                     raise Lost(rest[0])
