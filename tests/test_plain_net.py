@@ -41,8 +41,8 @@ class Running:
             if self.proc.poll() is not None and not self.thread.is_alive():
                 break
             time.sleep(0.05)
-        raise AssertionError(f"never said {pattern!r}; said:\n" + bytes(self.raw).decode()[-3000:]
-                             + self.proc.stderr.read().decode() if self.proc.poll() is not None else "")
+        err = self.proc.stderr.read().decode() if self.proc.poll() is not None else ""
+        raise AssertionError(f"never said {pattern!r}; said:\n{bytes(self.raw).decode()[-3000:]}{err}")
 
     def type(self, text: str, close: bool = False) -> None:
         self.proc.stdin.write(text.encode())

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from ..errors import UserError
 from . import words as W
 from .console import Console, EndOfInput
-from .table import FIRST_HINT, PROMPT, Leave, PlainTable
+from .table import PROMPT, Leave, PlainTable
 
 DEFAULT_PORT = 7099
 ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q")  # answered even while someone else plays
