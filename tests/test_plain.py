@@ -115,6 +115,17 @@ def test_settings_in_plain_text_are_saved_and_used():
     assert "Nothing changed." in again
 
 
+def test_load_lists_the_saves_and_opens_one_by_number_or_name():
+    _, lines = plain("--plain", lines="g\n")
+    name = saved_name(lines)
+    rc, menu = plain("--plain", lines=f"l\n7\n1\nq\nl\n{name}\nq\nq\n")
+    assert rc == 0
+    assert any(re.fullmatch(rf"1: {re.escape(name)}, round 1, played .+\. You, Bo \(medium\), Cy \(medium\), "
+                            r"Di \(medium\)\. .+\.", line) for line in menu), menu[:8]
+    assert "No save '7': type a number from 1 to 1, a name, or Enter." in menu
+    assert menu.count(f"Resuming {name}.") == 2
+
+
 def test_continue_from_the_menu_opens_the_latest_unfinished_game():
     _, lines = plain("--plain", lines="g\n1\n")
     name = saved_name(lines)

@@ -163,3 +163,23 @@ def test_words_for_every_card_kind():
         "You: Reverse, total stays 20, direction flips."
     assert W.event_lines([{"type": "round_lost", "seat": 0, "reason": "bust", "total": 101, "round": 2}],
                          names, 0) == ["You go bust at 101 and lose round 2."]
+
+
+def test_bots_wait_only_when_the_environment_asks(monkeypatch):
+    from ono99_tui.plain import menu, table as plain_table
+
+    slept = []
+    monkeypatch.setattr(plain_table.time, "sleep", slept.append)
+    t, setup = table_for([["2", "3", "4", "5"], ["2", "3", "4", "5"]])
+    out = io.BytesIO()
+    try:
+        PlainTable(Console(io.BytesIO(b"1\n"), out), t, setup, bot_delay=0.25).run()
+    except EndOfInput:
+        pass
+    assert slept == [0.25]  # Bo's one play after Ana's
+    monkeypatch.delenv("ONO99_BOT_DELAY", raising=False)
+    assert menu.bot_delay_from_env() == 0.0
+    monkeypatch.setenv("ONO99_BOT_DELAY", "9")
+    assert menu.bot_delay_from_env() == 5.0
+    monkeypatch.setenv("ONO99_BOT_DELAY", "0.3")
+    assert menu.bot_delay_from_env() == 0.3
