@@ -399,7 +399,7 @@ class RemotePlain(PlainTable):
 
         view = self.table.view
         names = view.names
-        order = self.table.game.standings()
+        order = _standings(self.table.events, view)
         ranked = "; ".join(f"{W.ORDINAL[i]} {names[s]}" + (f" with {view.points[s]} points"
                                                             if view.rules.scoring_mode == "points" else "")
                            for i, s in enumerate(order))
@@ -407,6 +407,15 @@ class RemotePlain(PlainTable):
         self.con.say(f"Game over after {view.round} rounds. {winner} {agree(winner, 'wins')}.")
         self.con.say(f"Standings: {ranked}.")
         return "menu"
+
+
+def _standings(events: list[dict], view) -> list[int]:
+    """Seats best first, as the server's game_over event gives them (from the view without one)."""
+    for event in reversed(events):
+        if event["type"] == "game_over":
+            return list(event["standings"])
+    score = (lambda s: -view.tokens[s]) if view.rules.scoring_mode == "tokens" else (lambda s: view.points[s])
+    return sorted(range(len(view.names)), key=lambda s: (s != view.winner, view.out[s], score(s), s))
 
 
 def run_join(plan: Plan) -> int:

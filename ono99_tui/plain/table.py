@@ -121,7 +121,7 @@ class PlainTable:
             step = self.table.next_step()
             if isinstance(step, TableOver):
                 return self._game_over()
-            if self.pace is None and self.humans and all(self.table.game.out[h] for h in self.humans):
+            if self.pace is None and self.humans and all(self.table.view_for(None).out[h] for h in self.humans):
                 self._out_of_game()
                 continue
             if isinstance(step, BotTurn):
