@@ -1,0 +1,233 @@
+"""The network side of a plain seat: the asyncio loop in its own thread, the client on it,
+standard input read by another thread, and one inbox where both arrive, in order.
+
+A line typed ahead is the answer to the next question (so a script can pipe a whole game);
+everything else (the lobby's messages, the table's updates) waits in its own queue until
+the main thread says it. Sitting down follows `ono99 join`: come back with a kept token,
+else the table asked for, the one waiting, or (with --or-create) a new one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import queue
+import threading
+from collections import deque
+from dataclasses import dataclass
+
+from ..errors import UserError
+from .console import Console, EndOfInput
+
+DEFAULT_PORT = 7099
+NEW_TABLE = -1
+
+
+class Lost(Exception):
+    """The connection ended; the message says why."""
+
+
+@dataclass
+class Plan:
+    host: str
+    port: int
+    name: str
+    password: str | None = None
+    table: int | None = None
+    create: dict | None = None  # hosting: {"rules": ..., "seats": N}
+    serve: object | None = None  # hosting: a ServerConfig run in this process
+    or_create: bool = False
+    token: str | None = None
+    comeback: str | None = None
+    keep: bool = False
+    address_hint: str = ""  # hosting: what the others type to join
+
+
+class Inbox:
+    """What this thread waits for: typed lines (in order, None for the end of input) and
+    everything else (network messages, table updates), each in its own line of waiting."""
+
+    def __init__(self):
+        self.q: queue.Queue = queue.Queue()
+        self.typed: deque = deque()
+        self.other: deque = deque()
+
+    def put(self, item) -> None:
+        self.q.put(item)
+
+    def pump(self) -> None:
+        """Wait for one more item and sort it."""
+        item = self.q.get()
+        if item[0] == "line":
+            self.typed.append(item[1])
+        else:
+            self.other.append(item)
+
+    def next_line(self) -> str:
+        while not self.typed:
+            self.pump()
+        line = self.typed.popleft()
+        if line is None:
+            self.typed.appendleft(None)  # the end stays the end
+            raise EndOfInput
+        return line
+
+
+class InboxConsole(Console):
+    """A console whose answers come from the inbox (typed ahead or not), never read directly."""
+
+    def __init__(self, console: Console, inbox: Inbox):
+        super().__init__(console._in, console._out)
+        self.inbox = inbox
+
+    def ask(self, prompt: str) -> str:
+        self.say(prompt)
+        return self.inbox.next_line()
+
+
+def read_stdin(console: Console, inbox: Inbox) -> None:
+    while True:
+        line = console.read_line()
+        inbox.put(("line", line))
+        if line is None:
+            return
+
+
+class Network:
+    """The asyncio loop in its thread, and the one client on it."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="ono99-plain-net", daemon=True)
+        self.thread.start()
+        self.client = None
+        self.server = None
+
+    def run(self, coro, timeout: float | None = 30):
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
+
+    def send(self, message: dict) -> None:
+        self.loop.call_soon_threadsafe(self.client.send, message)
+
+    def call(self, func, *args) -> None:
+        self.loop.call_soon_threadsafe(func, *args)
+
+    def stop(self) -> None:
+        async def closing():
+            if self.client is not None:
+                await self.client.aclose()
+            if self.server is not None:
+                await self.server.close("the host left")
+
+        try:
+            self.run(closing(), timeout=10)
+        except Exception:  # noqa: BLE001 - leaving: nothing to tell anyone any more
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
+    """Connect (starting the server first when hosting) and sit: (seat, table, came back)."""
+    from ..net.client import Client, ServerError
+
+    if plan.serve is not None:
+        from ..net.server import Server
+
+        net.server = Server(plan.serve)
+        asked, plan.port = plan.port, await net.server.start()
+        if asked == 0:  # any free port: the others need the one it got
+            plan.address_hint = plan.address_hint.replace(":0 ", f":{plan.port} ")
+    client = net.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                               token=plan.token or plan.comeback)
+    if client.welcome.get("resumed"):
+        return None, None, True
+    if plan.comeback is not None and plan.token is None and plan.keep:
+        from ..net.kept_seats import forget_token
+
+        forget_token(plan.host, plan.port, plan.name)
+    if plan.create is not None:
+        plan.table = (await client.request({"type": "create", **plan.create}))["table"]
+    tables = (await client.request({"type": "tables"}))["tables"]
+    waiting = [t["id"] for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    if plan.table is not None:
+        candidates = [plan.table]
+    elif plan.or_create:
+        candidates = waiting + [NEW_TABLE]
+    elif len(waiting) == 1:
+        candidates = waiting
+    elif not waiting:
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
+                          "(ask the host to start one with: ono99 host)")
+    else:
+        raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "
+                          "choose one with --table N")
+    for table in candidates:
+        if table == NEW_TABLE:
+            table = (await client.request({"type": "create"}))["table"]
+        sit = {"type": "sit", "table": table}
+        if plan.token is not None:
+            sit["token"] = plan.token
+        try:
+            reply = await client.request(sit)
+            break
+        except ServerError as exc:
+            if table == candidates[-1] or exc.code not in ("table_full", "started", "no_table"):
+                raise
+    if plan.keep:
+        from ..net.kept_seats import keep_token
+
+        keep_token(plan.host, plan.port, plan.name, reply["token"])
+    return reply["seat"], reply["table"], False
+
+
+async def lobby_reader(net: Network, inbox: Inbox) -> None:
+    """Until the game starts: the lobby's messages to the inbox; then the RemoteTable reads."""
+    from ..net.client import Disconnected
+    from ..net.protocol import ProtocolError
+    from ..net.remote import RemoteTable
+
+    last = None
+    while True:
+        try:
+            msg = await net.client.recv()
+        except (Disconnected, ConnectionError, ProtocolError) as exc:
+            inbox.put(("lost", str(exc) or "the server closed the connection", ""))
+            return
+        kind = msg["type"]
+        if kind == "table":
+            last = msg
+            inbox.put(("table", msg))
+        elif kind == "state":
+            seat = last["seat"] if last else msg.get("seat")
+            table_id = last["table"]["id"] if last else msg["table"]
+            remote = RemoteTable(net.client, table_id, seat, msg)
+            remote.lobby = last["table"] if last else None
+            remote.on_lost = lambda why, how: inbox.put(("lost", why, how))
+            remote.subscribe(lambda update: inbox.put(("update", update)), seat)
+            remote.start()
+            inbox.put(("started", remote))
+            return
+        elif kind in ("kicked", "closing"):
+            inbox.put(("lost", msg.get("message", kind), kind))
+            return
+        else:
+            inbox.put((kind, msg))
+
+
+def join_plan(args) -> Plan:
+    """`ono99 join ... --plain`: the address, name and seat as `ono99 join` reads them."""
+    from ..engine.game import GameSetupError, check_names
+    from ..net.client import split_address
+    from ..net.kept_seats import kept_token
+
+    try:
+        host, port = split_address(args.address, DEFAULT_PORT)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        check_names([args.name, args.name + "'"])
+    except GameSetupError:
+        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+    token = os.environ.get("ONO99_SEAT_TOKEN") or None
+    return Plan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
+                comeback=None if token else kept_token(host, port, args.name), keep=token is None)
