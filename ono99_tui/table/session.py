@@ -259,14 +259,21 @@ class TableSession:
         (nothing is rewritten until something changes)."""
         self.save = save
         save.undo_used = save.undo_used or self.undo_used
-        notice = save.open()
+        notice = save.open(self.game)  # the game as read from that save, if any: its journal is checked
         if opened:
             save.opened(self.game)
         notices = [n for n in (notice, save.save(self.game)) if n]
         return " ".join(notices) or None
 
+    @property
+    def can_save_as(self) -> bool:
+        """Whether Save as (a copy under a name of the player's choice) is offered: this table
+        has a save of its own. (A network table's remote end reports False: the server saves.)"""
+        return self.save is not None
+
     def save_as(self, name: str) -> str:
-        """Save under ``name`` and keep saving there; raises the store's SaveError."""
+        """Write a copy of the game as it stands under ``name``, to return to later; the autosave
+        goes on under its own name. Raises the store's SaveError."""
         if self.save is None:
             raise TableError("this table has no save")
         with self._lock:
