@@ -104,11 +104,20 @@ def cmd_replay(args) -> int:
     from .engine.describe import describe
     from .engine.record import Record, RecordError
 
+    from pathlib import Path
+
+    from .store.journal import read_journal
+    from .store.saves import _play_journal
+
     try:
         record = Record.load(args.file)
+        journal = read_journal(record, Path(args.file))  # a save's plays since it was last written
         game = record.replay()
+        _play_journal(record, game, journal)
     except RecordError as exc:
         raise UserError(str(exc)) from None
+    if journal.set_aside:
+        _err(f"{args.file}: {journal.describe()}; replayed without them")
     if args.json:
         doc = {
             "format": "ono99-events",
@@ -277,11 +286,15 @@ def cmd_saves_list(args) -> int:
         shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
+            if info.has_bak:
+                _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(info.name)}")
             continue
         undo = ", undo used" if info.undo_used else ""
         _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+        if info.set_aside:
+            _out(f"    [damaged journal] {info.set_aside}")
     if not shown:
         _out(f"No saved games in {store.folder}.")
     return 0
@@ -294,8 +307,11 @@ def cmd_saves_check(args) -> int:
         _out(f"No saved games in {store.folder}.")
         return 0
     bad = [(name, problem) for name, problem in results if problem]
+    baks = {e.name for e in _save_errors(store._scan) if e.has_bak}
     for name, problem in results:
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+        if problem and name in baks:
+            _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(name)}")
     _out(f"{len(results)} save{'' if len(results) == 1 else 's'} replayed in full: "
          f"{len(results) - len(bad)} ok, {len(bad)} damaged.")
     return EXIT_USAGE if bad else 0
@@ -308,6 +324,17 @@ def _save_errors(func):
         return func()
     except SaveError as exc:
         raise UserError(str(exc)) from None
+
+
+def _quoted(name: str) -> str:
+    return f"'{name}'" if " " in name else name
+
+
+def cmd_saves_restore(args) -> int:
+    store = _store()
+    kept = _save_errors(lambda: store.restore(args.name))
+    _out(f"Restored {args.name!r} from its .bak" + (f"; the save it replaced is kept as {kept}." if kept else "."))
+    return 0
 
 
 def cmd_saves_delete(args) -> int:
@@ -674,12 +701,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", metavar="NAME")
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, restore, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
     p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
     p.set_defaults(func=cmd_saves_check)
+    p = saves_sub.add_parser("restore", help="put a save's previous version (its .bak) back; the save it "
+                             "replaces is kept beside it")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=cmd_saves_restore)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)

@@ -413,11 +413,37 @@ class SaveStore:
         return list(self.infos())
 
     def latest_unfinished(self) -> SaveInfo | None:
-        """The most recently played save that is not finished and not known to be damaged."""
+        """The most recently played save that is not finished and not known to be damaged.
+
+        The listing's word (a summary) is checked against the plays before it is trusted: a save
+        whose summary says "round 3" of a game its plays finish is finished (and listed so)."""
         for info in self.infos():
-            if not info.damaged and not info.finished:
-                return info
+            if info.damaged or info.finished:
+                continue
+            try:
+                _, game, _ = self._open(info.name, record_events=False)
+            except SaveError:
+                continue  # damaged: _open noted it for the listing
+            if game.over:
+                self._note_finished(info, game)
+                continue
+            return info
         return None
+
+    def _note_finished(self, info: SaveInfo, game) -> None:
+        """The listing put right for a save its summary called unfinished."""
+        from ..engine.record import scores_text, summary_of
+
+        try:
+            st = os.stat(info.path)
+        except OSError:
+            return
+        summary = summary_of(game)
+        info.finished, info.round, info.winner = True, summary["round"], summary.get("winner")
+        info.scores = scores_text(list(game.names), summary)
+        index = SaveIndex(self.folder)
+        index.put(info.name, (st.st_mtime_ns, st.st_size), info.cached())
+        index.flush()
 
     def check(self) -> Iterator[tuple[str, str | None]]:
         """Every save replayed in full: (name, None) when it plays and agrees with itself,
@@ -443,11 +469,12 @@ class SaveStore:
                 problems += [f"{note}" for note in set_aside_notes(record.meta, self.folder)]
                 try:  # the file alone, its journal aside: does its [summary] say what its plays do?
                     written = Record.loads(_read_text(Path(entry.path)), entry.path)
+                    said = written.summary  # replay() sets it anew
                     alone = summary_of(written.replay(record_events=False))
                 except Exception:  # noqa: BLE001 - it opened a moment ago: changed meanwhile
-                    written = alone = None
-                if written is not None and written.summary is not None:
-                    wrong = _summary_mismatch(written.summary, alone)
+                    written = alone = said = None
+                if said is not None:
+                    wrong = _summary_mismatch(said, alone)
                     if wrong:
                         problems.append(f"its [summary] says {wrong}")
                 cached = index.get(entry.name, entry.stamp)
