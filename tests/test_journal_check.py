@@ -315,3 +315,27 @@ def test_a_game_with_undos_saves_reopens_and_replays(store, capsys):
         assert code == 0 and sum(e["type"] == "play" for e in json.loads(out)["events"]) == len(game.plays)
         return
     pytest.fail("no game with an undo")
+
+
+@pytest.mark.parametrize("recalled", [True, False])
+def test_the_sessions_look_under_the_lock_finds_the_same_as_the_open(store, recalled):
+    """open_game, then the session under the lock: from what open_game found (neither file
+    changed), or, when that is not known (another process opened it), by reading again. A line
+    whose check values were made to fit but whose play breaks the rules is set aside too."""
+    from ono99_tui.store import saves as saves_mod
+    from tests.test_saves_faults import rechained
+
+    g = killed_mid_round(store)
+    lines = journal_lines(store)
+    plays = [json.loads(line.partition(b" ")[2]) for line in lines[1:]]
+    plays[6][3] = "99"  # a 99 is never legal under the default rules (R7.1)
+    journal_path(store.path("crash")).write_text(rechained(lines[0].decode().rstrip("\n"), plays))
+    record, game = store.open_game("crash")
+    assert game.plays == g.plays[: len(g.plays) - JOURNAL_PLAYS + 6]
+    if not recalled:
+        saves_mod._READS.clear()
+    table = TableSession(record.seats, record.rules, record.seed, game=game)
+    notice = table.attach_save(SaveSession(store, "crash", record.seats, "standard"), opened=True)
+    assert "6 plays in the journal set aside" in notice and "breaks the rules" in notice, notice
+    assert len(kept_journals(store)) == 1
+    table.close()
