@@ -180,7 +180,7 @@ class SaveStore:
             if start is not None and start < 0:
                 start = max(1, max(len(record.rounds), extra[-1][0] if extra else 0) + start)
             game = record.replay(record_events=record_events, events_from_round=start)
-            _play_journal(record, game, read)
+            _play_journal(record, game, read, start if record_events else None)
             _remember(path, len(game.plays), read)
         except RecordError as exc:
             reason = _with_source(exc, path)
@@ -615,14 +615,21 @@ class SaveStore:
         return True
 
 
-def _play_journal(record: "Record", game, read: JournalRead) -> None:
+def _play_journal(record: "Record", game, read: JournalRead, events_from_round: int | None = None) -> None:
     """The journal's plays, each checked by the engine like a record's; the first that does
     not follow (a damaged journal) ends them, and the record keeps every play before it.
-    ``read`` is told how many were refused and why."""
+    ``read`` is told how many were refused and why. With ``events_from_round``, events are
+    kept only from that round on (as Record.replay does)."""
     from ..engine.record import summary_of
 
     plays = read.plays
+    late = events_from_round is not None and game.round_no < events_from_round and bool(plays)
+    if late:
+        game._recording = False  # noqa: SLF001 - the engine's own switch, as Record.replay sets it
     for i, (round_no, name, card) in enumerate(plays):
+        if late and game.round_no >= events_from_round:
+            game._recording = True  # noqa: SLF001
+            late = False
         if game.over or game.round_no != round_no or game.names[game.current] != name or card not in game.legal_plays():
             refused = len(plays) - i
             read.plays = plays[:i]
@@ -633,6 +640,8 @@ def _play_journal(record: "Record", game, read: JournalRead) -> None:
         while len(record.rounds) < round_no:
             record.rounds.append([])
         record.rounds[round_no - 1].append((name, card))
+    if late:
+        game._recording = True  # noqa: SLF001
     if plays:
         record.summary = summary_of(game)
 
