@@ -388,3 +388,26 @@ def test_any_damage_opens_a_prefix_of_the_real_plays_and_any_play_left_out_is_re
         # a journal whose later plays were never made (docs/record-format.md): the plays before it stay
         whole_lines_cut = raw == good[: len(raw)] and (raw.endswith(b"\n") or b"\n" not in raw)
         assert read.set_aside or whole_lines_cut, (read, len(game.plays), len(real))
+
+
+def test_save_as_writes_a_copy_and_the_table_goes_on_saving_under_its_own_name(store):
+    """Issue 19: Save as renamed the running save and kept recording into it."""
+    from ono99_tui.net.remote import RemoteTable
+
+    table = TableSession(SEATS, DEFAULT, 5)
+    assert not table.can_save_as  # no save attached: nothing to copy
+    table.attach_save(SaveSession(store, "auto", SEATS, "standard"))
+    assert table.can_save_as and RemoteTable.can_save_as is False  # the server saves a network game
+    table.play_bots()
+    table.submit(0, table.game.legal_plays()[0])
+    table.play_bots()
+    at_copy = list(table.game.plays)
+    assert table.save_as("keep this") == "keep this"
+    table.submit(0, table.game.legal_plays()[0])
+    table.play_bots()
+    table.close()
+    assert store.open_game("keep this")[1].plays == at_copy
+    assert store.open_game("auto")[1].plays == table.game.plays and len(table.game.plays) > len(at_copy)
+    assert sorted(store.names()) == ["auto", "keep this"]
+    with pytest.raises(Exception, match="already exists"):
+        table.save_as("auto")

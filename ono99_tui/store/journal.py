@@ -196,11 +196,11 @@ def _parse(raw: bytes, record: "Record") -> JournalRead:
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]  # CRLF conversion
     tail = tail.removesuffix("\r")
     count = record.play_count
-    if not lines and not tail:
-        return JournalRead([])
-    header = lines[0].split(" ") if lines else tail.split(" ")
-    body = lines[1:] if lines else []
-    beyond = _beyond(body, count) + (1 if tail and lines else 0)
+    if not lines:
+        return JournalRead([])  # not even its first line whole: no play in it can be known
+    header = lines[0].split(" ")
+    body = lines[1:]
+    beyond = _beyond(body, count) + (1 if tail else 0)
     if len(header) < 3 or header[0] != MAGIC or header[1] not in ("1", "2"):
         if beyond:
             return JournalRead([], beyond, "its first line is not an ono99 journal header (damaged)")

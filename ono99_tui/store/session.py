@@ -91,8 +91,10 @@ class SaveSession:
         try:
             kept = self.store.set_aside_journal(self.name)
         except (OSError, SaveError) as exc:
+            self.read_only = True  # the next save would start a new journal over the damaged one
             return (f"Damaged journal: {report.describe()}. It could not be set aside "
-                    f"({getattr(exc, 'strerror', None) or exc}), so nothing is saved over it.")
+                    f"({getattr(exc, 'strerror', None) or exc}), so this table does not save over it; "
+                    "use Save as to keep a copy.")
         self.set_aside.append({"file": kept, "plays": report.set_aside, "reason": report.problem,
                                "at": now_iso()})
         self._game = game
