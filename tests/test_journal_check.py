@@ -411,3 +411,18 @@ def test_save_as_writes_a_copy_and_the_table_goes_on_saving_under_its_own_name(s
     assert sorted(store.names()) == ["auto", "keep this"]
     with pytest.raises(Exception, match="already exists"):
         table.save_as("auto")
+
+
+def test_the_commands_as_a_user_runs_them(store):
+    """Subprocesses: exit statuses and one clear message each, never a traceback."""
+    from tests.cli import ono99
+
+    g = killed_mid_round(store)
+    damaged, _, set_aside = damage("reordered", g, journal_lines(store))
+    journal_path(store.path("crash")).write_bytes(damaged)
+    proc = ono99("saves", "check")
+    assert proc.returncode == 2 and f"{set_aside} plays in the journal set aside" in proc.stdout
+    proc = ono99("replay", str(store.path("crash")))
+    assert proc.returncode == 0 and f"{set_aside} plays in the journal set aside" in proc.stderr
+    proc = ono99("saves", "restore", "nothing")
+    assert proc.returncode == 2 and "no save named 'nothing'" in proc.stderr and proc.stderr.count("\n") == 1

@@ -261,6 +261,8 @@ class SaveStore:
         path = self.path(name)
         bak = path.with_name(path.name + ".bak")
         if not os.path.lexists(bak):
+            if not os.path.lexists(path):
+                raise SaveError(f"no save named {name!r} in {self.folder}")
             raise SaveError(f"{name!r} has no .bak (previous version) to restore")
         try:
             text = _read_text(bak)
