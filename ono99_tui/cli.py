@@ -100,6 +100,23 @@ def _where(game) -> list[str]:
     return lines
 
 
+def _record_or_save(text: str):
+    """FILE as given, or, when no such file is there, the save of that name (as `resume` takes)."""
+    import os
+    from pathlib import Path
+
+    from .store.saves import SaveError, SaveStore
+
+    if os.path.lexists(text):
+        return Path(text)
+    try:
+        store = SaveStore()
+        path = store.path(text)
+    except SaveError:
+        return Path(text)  # not a save name either: the record reader says the file is missing
+    return path if os.path.lexists(path) else Path(text)
+
+
 def cmd_replay(args) -> int:
     from .engine.describe import describe
     from .engine.record import Record, RecordError
@@ -109,15 +126,16 @@ def cmd_replay(args) -> int:
     from .store.journal import read_journal
     from .store.saves import _play_journal
 
+    path = _record_or_save(args.file)
     try:
-        record = Record.load(args.file)
-        journal = read_journal(record, Path(args.file))  # a save's plays since it was last written
+        record = Record.load(path)
+        journal = read_journal(record, path)  # a save's plays since it was last written
         game = record.replay()
         _play_journal(record, game, journal)
     except RecordError as exc:
         raise UserError(str(exc)) from None
     if journal.set_aside:
-        _err(f"{args.file}: {journal.describe()}; replayed without them")
+        _err(f"{path}: {journal.describe()}; replayed without them")
     if args.json:
         doc = {
             "format": "ono99-events",
@@ -690,7 +708,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rules_compare)
 
     p = sub.add_parser("replay", help="replay a game record play by play")
-    p.add_argument("file", metavar="FILE", help="a game record (.toml)")
+    p.add_argument("file", metavar="FILE", help="a game record (.toml), or the name of a save (with its journal)")
     p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true",

@@ -426,3 +426,11 @@ def test_the_commands_as_a_user_runs_them(store):
     assert proc.returncode == 0 and f"{set_aside} plays in the journal set aside" in proc.stderr
     proc = ono99("saves", "restore", "nothing")
     assert proc.returncode == 2 and "no save named 'nothing'" in proc.stderr and proc.stderr.count("\n") == 1
+
+
+def test_replay_takes_a_saves_name_as_resume_does(store, capsys):
+    g = killed_mid_round(store)
+    code, out, _ = run_cli(capsys, "replay", "crash", "--json")
+    assert code == 0 and sum(e["type"] == "play" for e in json.loads(out)["events"]) == len(g.plays)
+    code, _, err = run_cli(capsys, "replay", "no such game")
+    assert code == 2 and "no such game" in err
