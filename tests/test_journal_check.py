@@ -434,3 +434,23 @@ def test_replay_takes_a_saves_name_as_resume_does(store, capsys):
     assert code == 0 and sum(e["type"] == "play" for e in json.loads(out)["events"]) == len(g.plays)
     code, _, err = run_cli(capsys, "replay", "no such game")
     assert code == 2 and "no such game" in err
+
+
+async def test_resuming_a_damaged_save_tells_the_player_on_screen(store):
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+
+    g = killed_mid_round(store)
+    damaged, verify, set_aside = damage("flipped byte", g, journal_lines(store))
+    journal_path(store.path("crash")).write_bytes(damaged)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        from tests.waits import settle
+
+        assert app.resume("crash")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        messages = [str(n.message) for n in app._notifications]
+        assert any(f"{set_aside} plays in the journal set aside" in m and "line 4" in m for m in messages), messages
+        assert len(app.screen.game.plays) == len(g.plays) - JOURNAL_PLAYS + verify
+    assert len(kept_journals(store)) == 1
