@@ -454,3 +454,33 @@ async def test_resuming_a_damaged_save_tells_the_player_on_screen(store):
         assert any(f"{set_aside} plays in the journal set aside" in m and "line 4" in m for m in messages), messages
         assert len(app.screen.game.plays) == len(g.plays) - JOURNAL_PLAYS + verify
     assert len(kept_journals(store)) == 1
+
+
+async def test_the_load_screen_offers_a_damaged_saves_bak_and_b_puts_it_back(store):
+    from tests.waits import settle
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.load import LoadScreen
+
+    killed_mid_round(store)
+    path = store.path("crash")
+    damaged = path.read_text().replace("[[rounds]]", "[[rounds]]\nbroken = 1", 1)
+    path.write_text(damaged)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("load")
+        await settle(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, LoadScreen)
+        info = screen.infos[0]
+        assert info.damaged and info.has_bak
+        await pilot.press("enter")
+        await settle(pilot)
+        assert "b to put back its previous version" in str(screen.query_one("#load-note").render())
+        await pilot.press("b")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert not screen.infos[0].damaged and screen.infos[0].name == "crash"
+    kept = [p for p in store.folder.iterdir() if p.name.startswith("crash.toml.replaced-")]
+    assert len(kept) == 1 and kept[0].read_text() == damaged
