@@ -1,6 +1,6 @@
 """Fuzz every file ono99 reads (issue 15, "Figures in the closing note").
 
-For each input kind (rules, record, save, config, theme, stats) it writes hostile files,
+For each input kind (rules, record, save, config, theme, stats, setup, journal) it writes hostile files,
 named attacks first (deep nesting, key floods, huge strings and numbers, a byte-order mark,
 bad UTF-8, NUL bytes, a FIFO, a folder, /dev/zero, /dev/urandom, /dev/null, a dangling
 symlink), then random mutations and wrong-typed values of a valid file, and reads each one

@@ -100,15 +100,42 @@ def _where(game) -> list[str]:
     return lines
 
 
+def _record_or_save(text: str):
+    """FILE as given, or, when no such file is there, the save of that name (as `resume` takes)."""
+    import os
+    from pathlib import Path
+
+    from .store.saves import SaveError, SaveStore
+
+    if os.path.lexists(text):
+        return Path(text)
+    try:
+        store = SaveStore()
+        path = store.path(text)
+    except SaveError:
+        return Path(text)  # not a save name either: the record reader says the file is missing
+    return path if os.path.lexists(path) else Path(text)
+
+
 def cmd_replay(args) -> int:
     from .engine.describe import describe
     from .engine.record import Record, RecordError
 
+    from pathlib import Path
+
+    from .store.journal import read_journal
+    from .store.saves import _play_journal
+
+    path = _record_or_save(args.file)
     try:
-        record = Record.load(args.file)
+        record = Record.load(path)
+        journal = read_journal(record, path)  # a save's plays since it was last written
         game = record.replay()
+        _play_journal(record, game, journal)
     except RecordError as exc:
         raise UserError(str(exc)) from None
+    if journal.set_aside:
+        _err(f"{path}: {journal.describe()}; replayed without them")
     if args.json:
         doc = {
             "format": "ono99-events",
@@ -277,11 +304,15 @@ def cmd_saves_list(args) -> int:
         shown += 1
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
+            if info.has_bak:
+                _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(info.name)}")
             continue
         undo = ", undo used" if info.undo_used else ""
         _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
+        if info.set_aside:
+            _out(f"    [damaged journal] {info.set_aside}")
     if not shown:
         _out(f"No saved games in {store.folder}.")
     return 0
@@ -294,8 +325,11 @@ def cmd_saves_check(args) -> int:
         _out(f"No saved games in {store.folder}.")
         return 0
     bad = [(name, problem) for name, problem in results if problem]
+    baks = {e.name for e in _save_errors(store._scan) if e.has_bak}
     for name, problem in results:
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
+        if problem and name in baks:
+            _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(name)}")
     _out(f"{len(results)} save{'' if len(results) == 1 else 's'} replayed in full: "
          f"{len(results) - len(bad)} ok, {len(bad)} damaged.")
     return EXIT_USAGE if bad else 0
@@ -308,6 +342,17 @@ def _save_errors(func):
         return func()
     except SaveError as exc:
         raise UserError(str(exc)) from None
+
+
+def _quoted(name: str) -> str:
+    return f"'{name}'" if " " in name else name
+
+
+def cmd_saves_restore(args) -> int:
+    store = _store()
+    kept = _save_errors(lambda: store.restore(args.name))
+    _out(f"Restored {args.name!r} from its .bak" + (f"; the save it replaced is kept as {kept}." if kept else "."))
+    return 0
 
 
 def cmd_saves_delete(args) -> int:
@@ -688,7 +733,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rules_compare)
 
     p = sub.add_parser("replay", help="replay a game record play by play")
-    p.add_argument("file", metavar="FILE", help="a game record (.toml)")
+    p.add_argument("file", metavar="FILE", help="a game record (.toml), or the name of a save (with its journal)")
     p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true",
@@ -700,12 +745,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plain(p)
     p.set_defaults(func=cmd_resume)
 
-    saves = sub.add_parser("saves", help="list, check, delete, export and import saved games")
+    saves = sub.add_parser("saves", help="list, check, restore, delete, export and import saved games")
     saves_sub = saves.add_subparsers(title="saves commands", metavar="ACTION", required=True)
     p = saves_sub.add_parser("list", help="every save: players, rules, round, scores, last played; damaged ones say why")
     p.set_defaults(func=cmd_saves_list)
     p = saves_sub.add_parser("check", help="replay every save in full; exit 2 naming each damaged one and why")
     p.set_defaults(func=cmd_saves_check)
+    p = saves_sub.add_parser("restore", help="put a save's previous version (its .bak) back; the save it "
+                             "replaces is kept beside it")
+    p.add_argument("name", metavar="NAME")
+    p.set_defaults(func=cmd_saves_restore)
     p = saves_sub.add_parser("delete", help="delete a save")
     p.add_argument("name", metavar="NAME")
     p.set_defaults(func=cmd_saves_delete)

@@ -25,7 +25,7 @@ from ono99_tui.store.saves import SaveError, SaveStore
 from ono99_tui.store.settings import Settings, load_settings, to_toml
 from ono99_tui.store.stats import load_stats, record_game
 
-KINDS = ("rules", "record", "save", "config", "theme", "stats", "setup")
+KINDS = ("rules", "record", "save", "config", "theme", "stats", "setup", "journal")
 ROOT = Path(__file__).resolve().parents[1]
 SEATS = [SeatSpec("Ana"), SeatSpec("Bo", "bot:medium"), SeatSpec("Cy", "bot:easy")]
 
@@ -60,6 +60,21 @@ def read_save(path: Path) -> str:
     return "clean" if any(i.damaged for i in infos) else "ok"
 
 
+def read_journal(path: Path) -> str:
+    """A save's journal (record version 3: every line checked), beside a valid save: opened as
+    the app opens it and checked as `saves check` does. Whatever the journal holds, the game
+    opened is the real game up to some play (never another history)."""
+    store = SaveStore(path.parent)
+    save = store.path("fuzz")
+    if not save.exists():
+        save.write_text(_journal_save()[0])
+    _, game, read = store._open("fuzz", record_events=False)
+    real = _journal_save()[1]
+    assert game.plays == real[: len(game.plays)], "a journal changed the game's history"
+    list(store.check())
+    return "clean" if read.set_aside or read.not_a_file else "ok"
+
+
 def read_config(path: Path) -> str:
     _, problems = load_settings(path)
     return "clean" if problems else "ok"
@@ -92,14 +107,14 @@ def read_setup(path: Path) -> str:
 
 
 READERS = {"setup": read_setup, "rules": read_rules, "record": read_record, "save": read_save, "config": read_config,
-           "theme": read_theme, "stats": read_stats}
+           "theme": read_theme, "stats": read_stats, "journal": read_journal}
 #: Files a reader must never change (reading is not writing); stats may gain a game when valid.
-KEEPS_FILE = {"rules", "record", "save", "config", "theme", "setup"}
+KEEPS_FILE = {"rules", "record", "save", "config", "theme", "setup", "journal"}
 
 
 def file_name(kind: str) -> str:
     return {"save": "fuzz.toml", "config": "config.toml", "stats": "stats.toml", "theme": "mine.toml",
-            "setup": "last-setup.toml"}.get(
+            "setup": "last-setup.toml", "journal": "fuzz.toml.journal"}.get(
         kind, "input.toml")
 
 
@@ -118,7 +133,34 @@ def _finished_game() -> Game:
     return _GAME[0]
 
 
+_JOURNAL: list = []
+
+
+def _journal_save() -> tuple[str, list, str]:
+    """(a save of a game's first 15 plays, that game's 25 plays, the journal of plays 16 to 25)."""
+    if not _JOURNAL:
+        from ono99_tui.store.journal import MAGIC, VERSION, chain_start, play_line
+
+        rng = random.Random(7)
+        g = Game([s.name for s in SEATS], seed=7, record_events=False)
+        head = None
+        for _ in range(25):
+            if len(g.plays) == 15:
+                head = Record.from_game(g, SEATS, {"rules": "standard", "name": "fuzz", "journal": "0123456789abcdef"})
+            g.play(rng.choice(g.legal_plays()))
+        previous = chain_start("0123456789abcdef")
+        lines = [f"{MAGIC} {VERSION} 0123456789abcdef {previous}\n"]
+        for n, (seat, card) in enumerate(g.plays[15:], start=16):
+            rounds = [i for i, rp in enumerate(g.round_plays, start=1) for _ in rp]
+            line, previous = play_line((n, rounds[n - 1], g.names[seat], card), previous)
+            lines.append(line.decode())
+        _JOURNAL.append((head.to_toml(), list(g.plays), "".join(lines)))
+    return _JOURNAL[0]
+
+
 def sample(kind: str) -> str:
+    if kind == "journal":
+        return _journal_save()[2]
     if kind == "rules":
         return (ROOT / "ono99_tui" / "presets" / "first-to-500.toml").read_text() + "hand_size = 5\n"
     if kind in ("record", "save"):
@@ -185,7 +227,10 @@ def _replace_leaf(doc, rng: random.Random):
 
 
 def _typed(text: str, rng: random.Random) -> str:
-    doc = tomllib.loads(text)
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:  # not TOML (a journal): its values are mutated as bytes instead
+        return _mutated(text, rng)
     for _ in range(rng.randrange(1, 4)):
         _replace_leaf(doc, rng)
     if rng.random() < 0.3:

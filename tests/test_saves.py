@@ -69,7 +69,7 @@ def damaged_variants(good: str):
         "truncated": good[: len(good) // 2],
         "empty": "",
         "wrong type": 'target = 150\n[scoring]\nmode = "points"\n',
-        "future version": good.replace("version = 2", "version = 99"),
+        "future version": good.replace("version = 3", "version = 99"),
         "tampered": "\n".join(tampered) + "\n",
     }
 

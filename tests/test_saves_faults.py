@@ -527,7 +527,7 @@ def test_a_version_1_save_opens_lists_and_is_upgraded_when_next_written(store):
     session.save(game)
     session.close()
     text = store.path("old").read_text()
-    assert "version = 2" in text and "[summary]" in text
+    assert "version = 3" in text and "[summary]" in text
 
 
 def test_resume_replays_the_save_once_and_keeps_only_the_last_rounds_events(store, monkeypatch):
@@ -742,12 +742,24 @@ def test_a_journal_play_that_breaks_the_rules_ends_the_journal_and_keeps_the_pla
     assert g.round_no == 1
     jp = journal_path(store.path("bent"))
     lines = jp.read_text().splitlines()
-    n, rnd, name, card = json.loads(lines[3])
-    lines[3] = json.dumps([n, rnd, name, "99" if card != "99" else "hold"])  # not in that hand, or not legal
-    jp.write_text("\n".join(lines) + "\n")
+    n, rnd, name, card = json.loads(lines[3].partition(" ")[2])
+    plays = [json.loads(line.partition(" ")[2]) for line in lines[1:]]
+    plays[2] = [n, rnd, name, "99" if card != "99" else "hold"]  # not in that hand, or not legal
+    jp.write_text(rechained(lines[0], plays))  # check values made to fit: the engine still refuses it
     record, game = store.open_game("bent")
     assert game.plays == g.plays[:2] and record.play_count == 2
     assert store.listing()[0].damaged is None
+
+
+def rechained(header: str, plays: list) -> str:
+    """A journal whose check values fit ``plays`` (what only someone with the code in hand does)."""
+    from ono99_tui.store.journal import play_line
+
+    previous, out = header.split(" ")[3], [header + "\n"]
+    for play in plays:
+        line, previous = play_line(tuple(play), previous)
+        out.append(line.decode())
+    return "".join(out)
 
 
 async def test_continue_on_a_save_found_damaged_says_why_and_stops_offering_it(store, monkeypatch):

@@ -100,14 +100,16 @@ async def wait_for_my_turn(pilot, screen):
     await until_my_turn(pilot, screen)
 
 
-async def test_save_as_then_autosave_goes_to_the_new_name(private_dirs):
+async def test_save_as_writes_a_copy_to_return_to_and_the_autosave_goes_on_under_its_own_name(private_dirs):
+    """Issue 19: Save as moved the running save (and kept recording into it), so "my save" was
+    not where the player saved it. Now it is a copy of the game as it stood."""
     app = Ono99App(bot_delay=0, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
         await wait_for_my_turn(pilot, screen)
         autosave = screen.table.save.name
-        assert SaveStore().path(autosave).exists()
+        assert SaveStore().path(autosave).exists() and screen.table.can_save_as
         await pilot.press("ctrl+s")
         await pilot.pause()
         field = app.screen.query_one(Input)
@@ -120,13 +122,18 @@ async def test_save_as_then_autosave_goes_to_the_new_name(private_dirs):
         assert isinstance(app.screen, GameScreen)
         path = SaveStore().path("Friday night")
         assert path.exists()
+        at_save = len(screen.game.plays)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
         await pilot.pause()
-        # the plays since the last round end are in the save's journal; the store reads both
-        assert SaveStore().load("Friday night").play_count == len(screen.game.plays)
-        # Save as moved the game (issue 12 defect 7): Load does not list it twice
-        assert SaveStore().names() == ["Friday night"] and not SaveStore().path(autosave).exists()
+        await until_my_turn(pilot, screen)
+        assert len(screen.game.plays) > at_save
+        screen.table.flush()
+        # the copy holds the game as it was saved; the autosave holds every play since
+        assert SaveStore().load("Friday night").play_count == at_save
+        assert SaveStore().load(autosave).play_count == len(screen.game.plays)
+        assert screen.table.save.name == autosave
+        assert sorted(SaveStore().names()) == sorted(["Friday night", autosave])
 
 
 async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):

@@ -150,6 +150,119 @@ def test_undo_takes_back_the_humans_last_play_and_bots_replay_the_rest():
     assert updates and updates[-1].undone
 
 
+def _human_then_bots(table: TableSession, card: str | None = None) -> None:
+    table.submit(0, card or first_legal(table))
+    table.play_bots()
+
+
+def _undoable(seed: int, rules=DEFAULT) -> TableSession | None:
+    """A table where the lone human (seat 0) has played in this round and is to move again."""
+    table = TableSession(humans_vs_bots(), rules, seed=seed)
+    table.play_bots()
+    _human_then_bots(table)
+    if table.over or table.current != 0 or not table.may_undo(0):
+        return None
+    return table
+
+
+def test_undo_cannot_show_the_future_the_taken_back_draws_are_shuffled_back_unseen():
+    """Issue 19: look at the next card, undo, choose again. Before the fix the pile after an undo
+    was the pile before the play taken back, so the card just drawn came back on top every time."""
+    tops, same_pile, tried = 0, 0, 0
+    for seed in range(60):
+        table = _undoable(seed)
+        if table is None:
+            continue
+        g = table.game
+        n = max(i for i, (s, _) in enumerate(g.plays) if s == 0)
+        before = Game(g.names, g.rules, g.seed, first_dealer=g.first_dealer)
+        for seat, card in g.plays[:n]:
+            before.play(card)
+        pile_before = list(before.draw)  # the pile as it stood before the play taken back
+        drawn = [e["card"] for e in g.events if e["type"] == "draw" and e["seat"] == 0][-1]
+        table.undo(0)
+        tried += 1
+        after = table.game
+        assert len(after.plays) == n and sorted(after.draw) == sorted(pile_before)
+        same_pile += after.draw == pile_before
+        tops += bool(after.draw) and after.draw[-1] == drawn
+    assert tried >= 30
+    # the old undo gave back the same pile every time (same_pile == tried, tops == tried)
+    assert same_pile <= 2 and tops <= tried // 4, (same_pile, tops, tried)
+
+
+def test_an_undo_is_recorded_so_the_game_still_replays_to_the_same_pile():
+    from ono99_tui.engine.record import Record
+
+    for seed in range(40):
+        table = _undoable(seed)
+        if table is None:
+            continue
+        table.undo(0)
+        _human_then_bots(table)
+        record = Record.from_game(table.game, table.seats)
+        assert record.undos, record.undos
+        again = Record.loads(record.to_toml()).replay()
+        assert again.plays == table.game.plays and again.draw == table.game.draw
+        assert again.hands == table.game.hands and again.undo_marks == table.game.undo_marks
+        return
+    pytest.fail("no table with an undo")
+
+
+def test_undo_never_reaches_back_into_a_finished_round_nor_restores_a_token():
+    rounds_crossed = 0
+    for seed in range(40):
+        table = TableSession(humans_vs_bots(), SHORT, seed=seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            table.play_bots()
+            if table.over:
+                break
+            round_no, tokens = table.game.round_no, list(table.game.tokens)
+            in_round = any(s == 0 for s, _ in table.game.round_plays[-1])
+            assert table.may_undo(0) == in_round
+            if not in_round and any(s == 0 for s, _ in table.game.plays):
+                rounds_crossed += 1
+                with pytest.raises(TableError, match="never reaches back into a finished round"):
+                    table.undo(0)
+                assert table.game.round_no == round_no and table.game.tokens == tokens
+            elif in_round and rng.random() < 0.3:
+                try:
+                    table.undo(0)
+                except TableError:
+                    pass
+                assert table.game.round_no == round_no and table.game.tokens == tokens
+                continue
+            table.submit(0, rng.choice(table.game.legal_plays()))
+    assert rounds_crossed >= 5
+
+
+def test_undo_is_refused_with_a_reason_when_the_pile_is_too_small_to_hide_anything():
+    """Nine cards, two players: one card is left to draw after the deal, so before the human's
+    first play the pile holds one card; a shuffle of it would hide nothing."""
+    tiny = rules_from_dict({"deck": {"number_each": 1, "ten": 1, "minus_ten": 0, "hold": 0, "reverse": 0,
+                                     "double_play": 0, "ninety_nine": 0}})
+    refused = 0
+    for seed in range(20):
+        table = TableSession([SeatSpec("Ann"), SeatSpec("Bo", "bot:easy")], tiny, seed=seed)
+        table.play_bots()
+        if table.over or table.current != 0 or table.game.draw_pile_size != 1:
+            continue
+        _human_then_bots(table)
+        g = table.game
+        if g.over or g.current != 0 or not table.may_undo(0):
+            continue
+        plays, updates = list(g.plays), []
+        table.subscribe(updates.append, seat=0)
+        with pytest.raises(TableError) as err:
+            table.undo(0)
+        assert str(err.value) == ("cannot undo: the draw pile holds 1 card: "
+                                  "too few to shuffle the cards drawn back in unseen")
+        assert table.game is g and g.plays == plays and not updates and not table.undo_used
+        refused += 1
+    assert refused >= 3
+
+
 def test_no_undo_with_two_humans_or_when_switched_off():
     two = TableSession(humans_vs_bots(2, ("easy",)), SHORT, seed=1)
     two.play_bots()
@@ -183,7 +296,7 @@ class _Save:
     def __init__(self):
         self.saved, self.closed = [], False
 
-    def open(self):
+    def open(self, game=None):
         return None
 
     def save(self, game):
@@ -252,6 +365,7 @@ PUBLIC_KEYS = {
     "eliminated": {"type", "round", "seat"},
     "tie": {"type", "seats", "score"},
     "game_over": {"type", "standings", "winner"},
+    "unseen_shuffled": {"type", "round", "after", "cards"},  # an undo's shuffle: how many, never the order
 }
 OWN_KEYS = {"deal": PUBLIC_KEYS["deal"] | {"hand"}, "draw": {"type", "seat", "card"}}
 
@@ -315,7 +429,12 @@ def play_and_check(table: TableSession, rng: random.Random, undo_rate: float, li
         if isinstance(step, BotTurn):
             table.submit(step.seat, step.decide(), step.seq)
         elif table.may_undo(step.seat) and rng.random() < undo_rate:
-            table.undo(step.seat)
+            try:
+                table.undo(step.seat)
+            except TableError as exc:  # the draw pile is too small to hide anything: nothing changed
+                assert str(exc).startswith("cannot undo: the draw pile holds") and not updates, exc
+                seen.add("undo refused")
+                continue
             seen.add("undo")
             assert updates and all(u.undone and not u.events for u in updates)
         else:

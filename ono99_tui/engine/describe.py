@@ -61,6 +61,8 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         # a seat's (redacted) copy gives only how many cards: never the order (table/redact.py)
         count = event["cards"] if "cards" in event else len(event["order"])
         return f"The played cards are shuffled into a new draw pile ({count} cards)"
+    if kind == "unseen_shuffled":
+        return f"Undo: the draw pile is shuffled ({event['cards']} cards), so the cards drawn back stay unseen"
     if kind == "round_lost":
         return f"{who} {_REASONS[event['reason']]} at {event['total']} and {agree(who, 'loses')} round {event['round']}"
     if kind == "tokens":

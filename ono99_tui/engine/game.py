@@ -129,6 +129,8 @@ class Game:
         self._recording = record_events
         self.plays: list[tuple[int, str]] = []
         self.round_plays: list[list[tuple[int, str]]] = []
+        # per round: after how many of its plays an undo shuffled the unseen pile (shuffle_unseen)
+        self.undo_marks: list[list[int]] = []
         self.tokens = [rules.scoring_tokens] * n
         self.points = [0] * n
         self.out = [False] * n
@@ -234,6 +236,7 @@ class Game:
         self.ninety_nine_used = False
         self.pending_double = False
         self.round_plays.append([])
+        self.undo_marks.append([])
         self._emit(
             {
                 "type": "deal",
@@ -263,6 +266,24 @@ class Game:
     @property
     def draw_pile_size(self) -> int:
         return len(self.draw)
+
+    # -- undo ---------------------------------------------------------------------
+    def shuffle_unseen(self) -> None:
+        """Shuffle the draw pile where it stands: what an undo does once it has rewound the game
+        (docs/rules.md "Undo"), so the cards the plays taken back drew go back unseen and the next
+        draw cannot be known from before. Seeded and counted (``undo_marks``), so a record that
+        holds the mark replays to the same pile. Refused (IllegalPlay) with fewer than two cards:
+        a shuffle would hide nothing."""
+        if self.over:
+            raise IllegalPlay("the game is over")
+        if len(self.draw) < 2:
+            raise IllegalPlay(f"the draw pile holds {len(self.draw)} card{'' if len(self.draw) == 1 else 's'}: "
+                              "too few to shuffle the cards drawn back in unseen")
+        marks = self.undo_marks[-1]
+        marks.append(len(self.round_plays[-1]))
+        random.Random(f"{self.seed}/round{self.round_no}/undo{len(marks)}").shuffle(self.draw)
+        self._emit({"type": "unseen_shuffled", "round": self.round_no, "after": marks[-1],
+                    "cards": len(self.draw)})
 
     # -- playing ----------------------------------------------------------------
     def play(self, card: str) -> list[dict]:
@@ -349,7 +370,11 @@ class Game:
             # played stays face up: otherwise R4.4 (nothing to draw) could never happen.
             self.reshuffles += 1
             pile = self.discard[:-1]
-            random.Random(f"{self.seed}/round{self.round_no}/reshuffle{self.reshuffles}").shuffle(pile)
+            # after an undo in this round, a key of its own: the pile an undo came back to must
+            # not reshuffle as it did before the undo (the discards can be the same again)
+            undos = len(self.undo_marks[-1]) if self.undo_marks else 0
+            key = f"/undo{undos}" if undos else ""
+            random.Random(f"{self.seed}/round{self.round_no}{key}/reshuffle{self.reshuffles}").shuffle(pile)
             self.discard = self.discard[-1:]
             if self._recording:
                 self.events.append({"type": "reshuffle", "round": self.round_no, "order": list(pile)})
@@ -478,6 +503,7 @@ class Game:
         g.names, g.n, g.rules, g.seed = view.names, len(view.names), view.rules, seed
         g.decks, g.events, g._recording = {}, [], False
         g.plays, g.round_plays = [], [list(view.round_plays)]
+        g.undo_marks = [[]]
         g.tokens, g.points, g.out = list(view.tokens), list(view.points), list(view.out)
         g.out_round = [view.round if o else None for o in view.out]
         g.contenders = list(view.in_round) if view.tie_break else None

@@ -19,11 +19,13 @@ import tomli_w
 from ..store.readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
 from ..text import shorten, visible
 from . import cards as C
-from .game import Game, GameSetupError, IllegalPlay, normalise_name
+from .game import MAX_ROUND_PLAYS, Game, GameSetupError, IllegalPlay, normalise_name
 from .rules import Rules, RulesError, rules_from_dict
 
 FORMAT = "ono99-record"
-VERSION = 2  # 2: [summary] and digest, written so a listing need not replay (docs/record-format.md)
+# 2: [summary] and digest, written so a listing need not replay; 3: rounds.undo (an undo shuffled
+# the unseen pile) and the checked journal (docs/record-format.md)
+VERSION = 3
 HEAD = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"
 DIGEST_KEY = "digest = "
 _PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
@@ -83,6 +85,8 @@ class Record:
     meta: dict[str, Any] = field(default_factory=dict)
     # what a listing shows (round, scores, winner), as written; replay never reads it
     summary: dict[str, Any] | None = field(default=None, compare=False)
+    # round -> after how many of its plays an undo shuffled the unseen pile (Game.shuffle_unseen)
+    undos: dict[int, list[int]] = field(default_factory=dict)
 
     @property
     def names(self) -> list[str]:
@@ -97,7 +101,8 @@ class Record:
     def from_game(cls, game: Game, seats: list[SeatSpec] | None = None, meta: dict | None = None) -> "Record":
         seats = seats or [SeatSpec(n) for n in game.names]
         rounds = [[(game.names[s], c) for s, c in rp] for rp in game.round_plays]
-        while rounds and not rounds[-1]:
+        undos = {i: list(m) for i, m in enumerate(game.undo_marks, start=1) if m}
+        while rounds and not rounds[-1] and len(rounds) not in undos:
             rounds.pop()  # a round dealt but not yet played is implied by the seed
         return cls(
             seats=list(seats),
@@ -109,6 +114,7 @@ class Record:
             rounds=rounds,
             meta=dict(meta or {}),
             summary=summary_of(game),
+            undos=undos,
         )
 
     # -- to a game ----------------------------------------------------------------
@@ -137,10 +143,16 @@ class Record:
         late = events_from_round is not None and events_from_round > 1
         game = self.new_game(record_events and not late)
         n = 0
-        for i, plays in enumerate(self.rounds, start=1):
+        for i in range(1, max(len(self.rounds), max(self.undos, default=0)) + 1):
+            plays = self.rounds[i - 1] if i <= len(self.rounds) else []
             if late and record_events and i == events_from_round:
                 game._recording = True  # noqa: SLF001 - the engine's own switch, set before the round's plays
-            for name, card in plays:
+            marks = self.undos.get(i, [])
+            if marks and (game.over or game.round_no != i or marks[-1] > len(plays)):
+                raise RecordError(f"round {i}: undo = {marks} does not fit its {len(plays)} plays "
+                                  f"(an undo mark counts the round's plays before it)")
+            for j, (name, card) in enumerate(plays):
+                self._shuffle_at(game, i, marks, j)
                 n += 1
                 where = f"play {n} (round {i}, {name} plays {C.LABEL.get(card, card)})"
                 if game.over:
@@ -157,6 +169,7 @@ class Record:
                     game.play(card)
                 except IllegalPlay as exc:
                     raise RecordError(f"{where}: {exc}") from None
+            self._shuffle_at(game, i, marks, len(plays))
             if i < len(self.rounds) and game.round_no == i and not game.over:
                 raise RecordError(
                     f"round {i} ends in the record after play {n}, but the round is not over "
@@ -167,14 +180,45 @@ class Record:
         self.summary = summary_of(game)
         return game
 
+    @staticmethod
+    def _shuffle_at(game: Game, round_no: int, marks: list[int], played: int) -> None:
+        """The undo shuffles recorded after ``played`` of the round's plays."""
+        for _ in range(marks.count(played)):
+            if game.over or game.round_no != round_no:
+                raise RecordError(f"round {round_no}: an undo mark after play {played} of the round, "
+                                  "but the round is over by then")
+            try:
+                game.shuffle_unseen()
+            except IllegalPlay as exc:
+                raise RecordError(f"round {round_no}: the undo after play {played} of the round: {exc}") from None
+
+    def rewound(self, plays: int) -> "Record":
+        """The record of this game's first ``plays`` plays (with the undo marks before them)."""
+        rounds, undos, left = [], {}, plays
+        for i in range(1, max(len(self.rounds), max(self.undos, default=0)) + 1):
+            rp = self.rounds[i - 1] if i <= len(self.rounds) else []
+            take = list(rp[:left])
+            rounds.append(take)
+            kept = [m for m in self.undos.get(i, []) if m <= len(take)]
+            if kept:
+                undos[i] = kept
+            left -= len(take)
+            if len(take) < len(rp):
+                break  # cut in this round: the rounds after it were never dealt
+        while rounds and not rounds[-1] and len(rounds) not in undos:
+            rounds.pop()
+        return Record(list(self.seats), self.rules, self.seed, self.first_dealer, self.dealer_chosen_by,
+                      dict(self.decks), rounds, dict(self.meta), None, undos)
+
     # -- TOML ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         doc = self._head_dict()
         doc["rules"] = self.rules.to_dict()
         rounds = self._rounds_out()
         if rounds:
-            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), "plays": [f"{n}: {c}" for n, c in plays]}
-                             for deck, plays in rounds]
+            doc["rounds"] = [{**({"deck": list(deck)} if deck else {}), **({"undo": list(undo)} if undo else {}),
+                              "plays": [f"{n}: {c}" for n, c in plays]}
+                             for deck, undo, plays in rounds]
         return doc
 
     def _head_dict(self) -> dict[str, Any]:
@@ -190,9 +234,10 @@ class Record:
         doc["seats"] = [{"name": s.name, "player": s.player} for s in self.seats]
         return doc
 
-    def _rounds_out(self) -> list[tuple[tuple[str, ...] | None, list[tuple[str, str]]]]:
-        return [(self.decks.get(i), self.rounds[i - 1] if i <= len(self.rounds) else [])
-                for i in range(1, max(len(self.rounds), max(self.decks, default=0)) + 1)]
+    def _rounds_out(self) -> list[tuple[tuple[str, ...] | None, list[int] | None, list[tuple[str, str]]]]:
+        last = max(len(self.rounds), max(self.decks, default=0), max(self.undos, default=0))
+        return [(self.decks.get(i), self.undos.get(i), self.rounds[i - 1] if i <= len(self.rounds) else [])
+                for i in range(1, last + 1)]
 
     def to_toml(self) -> str:
         """The record as TOML: head (format, seats, meta, summary), rules, rounds, with a digest
@@ -201,10 +246,12 @@ class Record:
         parts = [tomli_w.dumps(self._head_dict(), multiline_strings=False), "\n",
                  tomli_w.dumps(rules, multiline_strings=False)]
         quoted: dict[tuple[str, str], str] = {}  # each seat/card pair formatted once: saves stay fast when long
-        for deck, plays in self._rounds_out():
+        for deck, undo, plays in self._rounds_out():
             parts.append("\n[[rounds]]\n")
             if deck:
                 parts.append(tomli_w.dumps({"deck": list(deck)}, multiline_strings=False))
+            if undo:
+                parts.append(f"undo = [{', '.join(str(m) for m in undo)}]\n")
             items = []
             for play in plays:
                 text = quoted.get(play)
@@ -263,8 +310,8 @@ class Record:
         summary = doc.get("summary")
         if summary is not None and not isinstance(summary, dict):
             raise RecordError(f"{source}: summary must be a table")
-        decks, rounds = _rounds(doc.get("rounds", []), names, source)
-        return cls(seats, rules, seed, first, method, decks, rounds, meta, summary)
+        decks, rounds, undos = _rounds(doc.get("rounds", []), names, source)
+        return cls(seats, rules, seed, first, method, decks, rounds, meta, summary, undos)
 
     @classmethod
     def loads(cls, text: str, source: str = "record") -> "Record":
@@ -363,14 +410,24 @@ def _rounds(raw: Any, names: list[str], source: str):
     if not isinstance(raw, list):
         raise RecordError(f"{source}: rounds must be an array of tables ([[rounds]])")
     decks: dict[int, tuple[str, ...]] = {}
+    undos: dict[int, list[int]] = {}
     rounds: list[list[tuple[str, str]]] = []
     n = 0
     for i, entry in enumerate(raw, start=1):
         if not isinstance(entry, dict):
             raise RecordError(f"{source}: round {i} must be a table")
-        extra = set(entry) - {"deck", "plays"}
+        extra = set(entry) - {"deck", "undo", "plays"}
         if extra:
-            raise RecordError(f"{source}: round {i} has unknown key {shorten(repr(sorted(extra)[0]))} (keys: deck, plays)")
+            raise RecordError(f"{source}: round {i} has unknown key {shorten(repr(sorted(extra)[0]))} "
+                              "(keys: deck, undo, plays)")
+        if "undo" in entry:
+            undo = entry["undo"]
+            if (not isinstance(undo, list) or not undo
+                    or not all(isinstance(m, int) and not isinstance(m, bool) and 0 <= m <= MAX_ROUND_PLAYS
+                               for m in undo) or undo != sorted(undo)):
+                raise RecordError(f"{source}: round {i} undo must be an array of play counts in order "
+                                  f"(0 to {MAX_ROUND_PLAYS}), not {shorten(repr(undo))}")
+            undos[i] = list(undo)
         if "deck" in entry:
             deck = entry["deck"]
             if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
@@ -397,6 +454,18 @@ def _rounds(raw: Any, names: list[str], source: str):
                 raise RecordError(f"{source}: play {n} (round {i}): {shorten(exc, 120)}") from None
             parsed.append((name, card))
         rounds.append(parsed)
-    while rounds and not rounds[-1]:
+    while rounds and not rounds[-1] and len(rounds) not in undos:
         rounds.pop()
-    return decks, rounds
+    return decks, rounds, undos
+
+
+def undo_to(game: Game, plays: int) -> Game:
+    """``game`` rewound to its first ``plays`` plays, then the unseen pile shuffled (an undo,
+    docs/rules.md "Undo"): the cards the plays taken back drew go back into the draw pile unseen,
+    so the next draw cannot be known from before the undo. IllegalPlay (nothing changed) when
+    the pile would hold fewer than two cards. The new game's record holds the shuffle
+    (rounds.undo), so it replays to the same pile."""
+    record = Record.from_game(game).rewound(plays)
+    fresh = record.replay(record_events=game._recording)  # noqa: SLF001 - keep the game's own choice
+    fresh.shuffle_unseen()
+    return fresh

@@ -137,6 +137,8 @@ class RemoteTable:
     def attach_save(self, save) -> str | None:
         return None
 
+    can_save_as = False  # the server saves this game: no Save as here
+
     def save_as(self, name: str) -> str:
         raise TableError("the server saves this game")
 

@@ -495,6 +495,8 @@ class Server:
         if save.read_only or save.lock is None:
             session.close()
             raise ValueError(notice or f"cannot open the save {entry.save!r}")
+        if notice:  # e.g. a damaged journal set aside: nobody is connected yet to be told
+            log.warning("table %d (%s): %s", entry.id, entry.name, notice)
         table = HostedTable(entry.id, entry.name, record.rules, entry.rules,
                             [Seat(s.name, s.player, s.token) for s in entry.seats], session=session,
                             save_name=entry.save)

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 # The engine is imported only when a save must be parsed or replayed: the menu, reading
 # the index, starts without it (benchmarks/saves.py --startup).
 from .atomic import remove_stale_temps, write_atomic
-from .journal import journal_path, journal_plays
+from .journal import JournalRead, journal_path, read_journal
 from .lock import Lock
 from ..text import visible
 from .paths import saves_dir
@@ -87,6 +87,8 @@ class SaveInfo:
     undo_used: bool = False
     winner: str | None = None
     damaged: str | None = None  # the reason, when it cannot be played
+    set_aside: str | None = None  # plays an open set aside from a damaged journal: how many, why, where
+    has_bak: bool = False  # a NAME.toml.bak (the previous version) is beside it: `saves restore` offers it
     known: bool = True  # False: not read (infos(parse=False) found no index entry for it)
 
     @property
@@ -101,7 +103,7 @@ class SaveInfo:
 
     def cached(self) -> dict[str, Any]:
         doc = asdict(self)
-        for key in ("name", "path", "modified", "known"):
+        for key in ("name", "path", "modified", "known", "has_bak"):
             doc.pop(key)
         return doc
 
@@ -119,6 +121,7 @@ class _Entry:
     stamp: tuple[int, int]  # (mtime_ns, size): the index's key
     modified: float  # the later of the save's and its journal's
     problem: str | None = None  # not a readable regular file
+    has_bak: bool = False
 
 
 class SaveStore:
@@ -157,7 +160,13 @@ class SaveStore:
         """(record, game): the save with its journal's plays, replayed once through the rules.
 
         ``events_from_round`` < 0 counts from the end: -1 keeps the events of the last two
-        rounds only (a table's log starts there)."""
+        rounds only (a table's log starts there). Plays of a damaged journal that do not verify
+        are left out here (the save session that opens the save sets them aside and says so)."""
+        record, game, _ = self._open(name, events_from_round, record_events)
+        return record, game
+
+    def _open(self, name: str, events_from_round: int | None = None, record_events: bool = True):
+        """(record, game, what the journal gave): see open_game."""
         from ..engine.record import Record, RecordError
 
         path = self.path(name)
@@ -165,17 +174,118 @@ class SaveStore:
             raise SaveError(f"no save named {name!r} in {self.folder}")
         try:
             record = Record.loads(_read_text(path), str(path))
-            extra = journal_plays(record, path)
+            read = read_journal(record, path)
+            extra = read.plays
             start = events_from_round
             if start is not None and start < 0:
                 start = max(1, max(len(record.rounds), extra[-1][0] if extra else 0) + start)
             game = record.replay(record_events=record_events, events_from_round=start)
-            _play_journal(record, game, extra)
+            _play_journal(record, game, read, start if record_events else None)
+            _remember(path, len(game.plays), read)
         except RecordError as exc:
             reason = _with_source(exc, path)
             self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
             raise SaveError(f"damaged save: {reason}") from None
-        return record, game
+        return record, game, read
+
+    def journal_report(self, name: str, game) -> JournalRead | None:
+        """What the save's journal gives beyond ``game`` (as open_game made it): None when there
+        is no journal, or it holds nothing ``game`` lacks; else how many plays do not verify and
+        why. Cheap when there is no journal (one lstat), the usual case after leaving a table."""
+        from ..engine.record import Record, RecordError
+
+        path = self.path(name)
+        if not os.path.lexists(journal_path(path)):
+            return None
+        known = _recalled(path, len(game.plays))  # what open_game found, if neither file changed since
+        if known is not None:
+            return known if known.set_aside or known.not_a_file else None
+        try:
+            record = Record.loads(_read_text(path), str(path))
+        except (RecordError, SaveError):
+            return None
+        read = read_journal(record, path)
+        if read.not_a_file:
+            return read
+        expected = record.play_count + len(read.plays)
+        if len(game.plays) < expected:  # the engine refused one: it and those after it
+            n = len(game.plays) + 1
+            read.set_aside += expected - len(game.plays)
+            read.problem = read.problem or f"play {n} breaks the rules"
+        return read if read.set_aside else None
+
+    def set_aside_read(self, name: str) -> list[dict]:
+        """The save's meta.set_aside notes (plays set aside from a damaged journal), read from the
+        head of the file alone; [] when there is no save or none."""
+        path = self.path(name)
+        try:
+            text = _read_text(path)
+        except Exception:  # noqa: BLE001 - no save yet, or one that is not readable: no notes
+            return []
+        cut = text.find("\n[rules")
+        try:
+            doc = parse_toml(text[: cut if cut >= 0 else len(text)], str(path), "save")
+        except (ReadError, RecursionError):
+            return []
+        notes = doc.get("meta", {}).get("set_aside") if isinstance(doc.get("meta"), dict) else None
+        return [dict(n) for n in notes if isinstance(n, dict)] if isinstance(notes, list) else []
+
+    def set_aside_journal(self, name: str) -> str:
+        """Move the save's journal out of the way, kept (never deleted) as
+        NAME.toml.journal-damaged-STAMP; the new file's name."""
+        src = journal_path(self.path(name))
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        for k in range(1, 1000):
+            dst = src.with_name(f"{src.name}-damaged-{stamp}" + (f"-{k}" if k > 1 else ""))
+            if os.path.lexists(dst):
+                continue
+            try:
+                os.link(src, dst, follow_symlinks=False)  # exclusive: never over another kept journal
+            except FileExistsError:
+                continue
+            except OSError:
+                if os.path.lexists(dst):
+                    continue
+                os.rename(src, dst)  # a filesystem without hard links
+                return dst.name
+            src.unlink()
+            return dst.name
+        raise SaveError(f"cannot set aside {src}: too many kept journals beside it")
+
+    def restore(self, name: str) -> str:
+        """Put the save's .bak (its previous version) back as the save; the save it replaces is
+        kept as NAME.toml.replaced-STAMP. Refused when the .bak does not replay. Returns that
+        kept file's name."""
+        from ..engine.record import Record, RecordError
+
+        path = self.path(name)
+        bak = path.with_name(path.name + ".bak")
+        if not os.path.lexists(bak):
+            if not os.path.lexists(path):
+                raise SaveError(f"no save named {name!r} in {self.folder}")
+            raise SaveError(f"{name!r} has no .bak (previous version) to restore")
+        try:
+            text = _read_text(bak)
+            Record.loads(text, str(bak)).replay(record_events=False)
+        except RecordError as exc:
+            raise SaveError(f"the .bak of {name!r} is damaged too: {_with_source(exc, bak)}") from None
+        with self._locked(name, path, "restore"):
+            kept = None
+            if os.path.lexists(path):
+                stamp = time.strftime("%Y%m%d-%H%M%S")
+                kept = path.with_name(f"{path.name}.replaced-{stamp}")
+                k = 2
+                while os.path.lexists(kept):
+                    kept, k = path.with_name(f"{path.name}.replaced-{stamp}-{k}"), k + 1
+                try:
+                    os.link(path, kept, follow_symlinks=False)
+                except OSError as exc:
+                    raise SaveError(f"cannot keep {path.name} aside before restoring: {exc.strerror or exc}") from None
+            try:
+                write_atomic(path, text, backup=False)
+            except OSError as exc:
+                raise SaveError(f"cannot restore {path}: {exc.strerror or exc}") from None
+        return kept.name if kept else ""
 
     def load(self, name: str) -> "Record":
         """The save as a record, every play checked (its journal's plays included)."""
@@ -191,6 +301,7 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot read the saves folder {self.folder}: {exc.strerror or exc}") from None
         journals: dict[str, float] = {}
+        baks: set[str] = set()
         entries: list[_Entry] = []
         for e in found:
             fname = e.name
@@ -201,6 +312,9 @@ class SaveStore:
                     journals[fname[: -len(".journal")]] = e.stat().st_mtime
                 except OSError:
                     pass
+                continue
+            if fname.endswith(SUFFIX + ".bak"):
+                baks.add(fname[: -len(".bak")])
                 continue
             if not fname.endswith(SUFFIX):
                 continue
@@ -218,6 +332,7 @@ class SaveStore:
             entries.append(_Entry(name, path, (st.st_mtime_ns, st.st_size), st.st_mtime, problem))
         for entry in entries:
             entry.modified = max(entry.modified, journals.get(entry.name + SUFFIX, 0.0))
+            entry.has_bak = entry.name + SUFFIX in baks
         entries.sort(key=lambda en: en.modified, reverse=True)
         return entries
 
@@ -260,7 +375,7 @@ class SaveStore:
             index.flush()
 
     def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None) -> SaveInfo:
-        info = SaveInfo(entry.name, entry.path, entry.modified)
+        info = SaveInfo(entry.name, entry.path, entry.modified, has_bak=entry.has_bak)
         if entry.problem:
             info.damaged = entry.problem
             return info
@@ -304,24 +419,80 @@ class SaveStore:
         return list(self.infos())
 
     def latest_unfinished(self) -> SaveInfo | None:
-        """The most recently played save that is not finished and not known to be damaged."""
-        for info in self.infos():
-            if not info.damaged and not info.finished:
-                return info
-        return None
+        """The most recently played save that is not finished and not known to be damaged.
 
-    def check(self) -> Iterator[tuple[str, str | None]]:
-        """Every save replayed in full: (name, None) when it plays, (name, reason) when not."""
-        for entry in self._scan():
-            if entry.problem:
-                yield entry.name, entry.problem
+        The listing's word (a summary) is checked against the plays before it is trusted: a save
+        whose summary says "round 3" of a game its plays finish is finished (and listed so)."""
+        for info in self.infos():
+            if info.damaged or info.finished:
                 continue
             try:
-                self.open_game(entry.name, record_events=False)
-            except SaveError as exc:
-                yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
-            else:
-                yield entry.name, None
+                _, game, _ = self._open(info.name, record_events=False)
+            except SaveError:
+                continue  # damaged: _open noted it for the listing
+            if game.over:
+                self._note_finished(info, game)
+                continue
+            return info
+        return None
+
+    def _note_finished(self, info: SaveInfo, game) -> None:
+        """The listing put right for a save its summary called unfinished."""
+        from ..engine.record import scores_text, summary_of
+
+        try:
+            st = os.stat(info.path)
+        except OSError:
+            return
+        summary = summary_of(game)
+        info.finished, info.round, info.winner = True, summary["round"], summary.get("winner")
+        info.scores = scores_text(list(game.names), summary)
+        index = SaveIndex(self.folder)
+        index.put(info.name, (st.st_mtime_ns, st.st_size), info.cached())
+        index.flush()
+
+    def check(self) -> Iterator[tuple[str, str | None]]:
+        """Every save replayed in full: (name, None) when it plays and agrees with itself,
+        (name, reason) when not: a record that does not replay, journal plays that do not
+        verify, plays an open set aside earlier (their file still kept), a [summary] or an
+        index entry that says other than the plays. A wrong index entry is put right."""
+        from ..engine.record import Record, scores_text, summary_of
+
+        index = SaveIndex(self.folder)
+        try:
+            for entry in self._scan():
+                if entry.problem:
+                    yield entry.name, entry.problem
+                    continue
+                try:
+                    record, game, read = self._open(entry.name, record_events=False)
+                except SaveError as exc:
+                    yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
+                    continue
+                problems = []
+                if read.set_aside:
+                    problems.append(read.describe())
+                problems += [f"{note}" for note in set_aside_notes(record.meta, self.folder)]
+                try:  # the file alone, its journal aside: does its [summary] say what its plays do?
+                    written = Record.loads(_read_text(Path(entry.path)), entry.path)
+                    said = written.summary  # replay() sets it anew
+                    alone = summary_of(written.replay(record_events=False))
+                except Exception:  # noqa: BLE001 - it opened a moment ago: changed meanwhile
+                    written = alone = said = None
+                if said is not None:
+                    wrong = _summary_mismatch(said, alone)
+                    if wrong:
+                        problems.append(f"its [summary] says {wrong}")
+                cached = index.get(entry.name, entry.stamp)
+                if cached is not None and alone is not None and not cached.get("damaged"):
+                    want = {"round": alone["round"], "finished": alone["finished"], "winner": alone.get("winner"),
+                            "scores": scores_text(written.names, alone)}
+                    if {k: cached.get(k) for k in want} != want:
+                        problems.append("the listing's index said other than its plays (put right)")
+                        index.put(entry.name, entry.stamp, {**cached, **want})
+                yield entry.name, "; ".join(problems) if problems else None
+        finally:
+            index.flush()
 
     # -- managing ------------------------------------------------------------------------
     def delete(self, name: str) -> None:
@@ -446,22 +617,89 @@ class SaveStore:
         return True
 
 
-def _play_journal(record: "Record", game, plays: list[tuple[int, str, str]]) -> None:
+def _play_journal(record: "Record", game, read: JournalRead, events_from_round: int | None = None) -> None:
     """The journal's plays, each checked by the engine like a record's; the first that does
-    not follow (a damaged journal) ends them, and the record keeps every play before it."""
+    not follow (a damaged journal) ends them, and the record keeps every play before it.
+    ``read`` is told how many were refused and why. With ``events_from_round``, events are
+    kept only from that round on (as Record.replay does)."""
     from ..engine.record import summary_of
 
-    for round_no, name, card in plays:
-        if game.over or game.round_no != round_no or game.names[game.current] != name:
-            break
-        if card not in game.legal_plays():
+    plays = read.plays
+    late = events_from_round is not None and game.round_no < events_from_round and bool(plays)
+    if late:
+        game._recording = False  # noqa: SLF001 - the engine's own switch, as Record.replay sets it
+    for i, (round_no, name, card) in enumerate(plays):
+        if late and game.round_no >= events_from_round:
+            game._recording = True  # noqa: SLF001
+            late = False
+        if game.over or game.round_no != round_no or game.names[game.current] != name or card not in game.legal_plays():
+            refused = len(plays) - i
+            read.plays = plays[:i]
+            read.set_aside += refused
+            read.problem = read.problem or f"play {len(game.plays) + 1} ({name}: {card}) breaks the rules"
             break
         game.play(card)
         while len(record.rounds) < round_no:
             record.rounds.append([])
         record.rounds[round_no - 1].append((name, card))
+    if late:
+        game._recording = True  # noqa: SLF001
     if plays:
         record.summary = summary_of(game)
+
+
+# What open_game last found in a save's journal, so the save session's look under the lock does
+# not parse the record again (a 5,000-play record: ~20 ms): path -> (the files' stamps, plays, read)
+_READS: dict[str, tuple[tuple, int, JournalRead]] = {}
+
+
+def _stamps(path: Path) -> tuple | None:
+    try:
+        return tuple((st.st_ino, st.st_size, st.st_mtime_ns)
+                     for st in (os.stat(path), os.lstat(journal_path(path))))
+    except OSError:
+        return None
+
+
+def _remember(path: Path, plays: int, read: JournalRead) -> None:
+    stamps = _stamps(path)
+    if stamps is None:
+        return
+    if len(_READS) > 16:
+        _READS.clear()
+    _READS[str(path)] = (stamps, plays, JournalRead(list(read.plays), read.set_aside, read.problem,
+                                                    read.present, read.not_a_file))
+
+
+def _recalled(path: Path, plays: int) -> JournalRead | None:
+    entry = _READS.get(str(path))
+    if entry is None or entry[1] != plays or entry[0] != _stamps(path):
+        return None
+    return entry[2]
+
+
+def set_aside_notes(meta: dict, folder: Path) -> list[str]:
+    """The save's notes of plays set aside from a damaged journal whose kept file is still there."""
+    notes = meta.get("set_aside")
+    out = []
+    if isinstance(notes, list):
+        for note in notes:
+            if not (isinstance(note, dict) and isinstance(note.get("file"), str)):
+                continue
+            if "/" in note["file"] or not os.path.lexists(Path(folder) / note["file"]):
+                continue
+            plays = note.get("plays") if isinstance(note.get("plays"), int) else "some"
+            out.append(f"{plays} play{'' if plays == 1 else 's'} set aside from a damaged journal "
+                       f"({visible(str(note.get('reason', 'damaged')))}), kept in {visible(note['file'])}")
+    return out
+
+
+def _summary_mismatch(written: dict, truth: dict) -> str | None:
+    """What the written [summary] gets wrong, or None."""
+    for key in ("round", "plays", "finished", "winner", "scores", "out"):
+        if written.get(key) != truth.get(key):
+            return f"{key} = {visible(repr(written.get(key)))[:60]} (the plays: {truth.get(key)!r})"
+    return None
 
 
 def _read_text(path: Path) -> str:
@@ -494,6 +732,7 @@ def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
         info.players = _describe_seats(record.seats)
         meta, summary = record.meta, summary_of(game)
     info.rules = str(meta.get("rules", "")) or "custom"
+    info.set_aside = "; ".join(set_aside_notes(meta, Path(path).parent)) or None
     info.undo_used = meta.get("undo_used") is True
     info.round = summary["round"]
     info.finished = summary["finished"]

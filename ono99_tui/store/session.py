@@ -23,6 +23,7 @@ so leaving the table or the app writes everything.
 
 from __future__ import annotations
 
+import os
 import threading
 
 from ..engine import Game
@@ -30,7 +31,7 @@ from ..engine.record import Record, SeatSpec
 from .atomic import remove_stale_temps
 from .journal import JournalWriter, journal_path, new_id
 from .lock import Lock
-from .saves import SaveError, SaveStore
+from .saves import SaveError, SaveStore, now_iso
 
 FOLD_EVERY = 400  # plays in a journal before the record is rewritten anyway (a round that runs long)
 
@@ -49,22 +50,61 @@ class SaveSession:
         self._game: Game | None = None  # the last game saved, for close()
         self._mutex = threading.Lock()  # the journal: the caller's appends vs the writer's restarting it
         self._writer = _Writer()
+        # plays set aside from a damaged journal (meta.set_aside): kept in every record written
+        self.set_aside: list[dict] = []
+        self._journal_problem: str | None = None  # why there is no journal (its path is a folder...)
+        self._told_journal: str | None = None
 
-    def open(self) -> str | None:
-        """Take the lock; a message (and read-only) when another ono99 holds it."""
+    def open(self, game: Game | None = None) -> str | None:
+        """Take the lock; a message (and read-only) when another ono99 holds it.
+
+        ``game``: the game as just read from this save (SaveStore.open_game). Its journal is
+        checked again under the lock: plays that do not verify were left out of ``game``, so
+        the journal is set aside (kept, renamed) and the record rewritten with the plays that
+        verify, and the notice says how many were set aside and why."""
         try:
             lock = Lock(self.store.path(self.name))
             if lock.acquire():
                 self.lock = lock
                 remove_stale_temps(self.store.folder, older_than=0.0, prefix=f".{self.name}.toml.")
-                return None
+                self.set_aside = self.store.set_aside_read(self.name)
+                return self._settle_journal(game) if game is not None else None
             owner, hint = lock.owner(), ("" if lock.exact else f" If no ono99 has it open, delete {lock.path}.")
         except (OSError, SaveError) as exc:
             self.failed = f"cannot use the saves folder {self.store.folder}: {getattr(exc, 'strerror', None) or exc}"
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
-        return (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
-                f"so nothing here will be saved over it. Use Save as to keep a copy.{hint}")
+        notice = (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
+                  f"so nothing here will be saved over it. Use Save as to keep a copy.{hint}")
+        if game is not None:
+            report = self.store.journal_report(self.name, game)
+            if report is not None and report.set_aside:
+                notice += (f" Its journal is damaged: {report.describe()}; they are left where they are "
+                           "(the ono99 that has it open keeps them).")
+        return notice
+
+    def _settle_journal(self, game: Game) -> str | None:
+        """Under the lock: a damaged journal set aside and the record rewritten without it."""
+        report = self.store.journal_report(self.name, game)
+        if report is None or not report.set_aside:
+            return None
+        try:
+            kept = self.store.set_aside_journal(self.name)
+        except (OSError, SaveError) as exc:
+            self.read_only = True  # the next save would start a new journal over the damaged one
+            return (f"Damaged journal: {report.describe()}. It could not be set aside "
+                    f"({getattr(exc, 'strerror', None) or exc}), so this table does not save over it; "
+                    "use Save as to keep a copy.")
+        self.set_aside.append({"file": kept, "plays": report.set_aside, "reason": report.problem,
+                               "at": now_iso()})
+        self._game = game
+        try:
+            self._fold(game)
+        except (OSError, SaveError):
+            self._base = None  # the next save rewrites the record
+        self._saved = len(game.plays)
+        return (f"Damaged save {self.name!r}: {report.describe()}. Opened with the {len(game.plays)} plays "
+                f"that verify; the damaged journal is kept as {kept} (ono99 saves check lists it).")
 
     def opened(self, game: Game) -> None:
         """``game`` is what the save (and its journal) already hold, as just read from disk:
@@ -72,10 +112,14 @@ class SaveSession:
         mtime, saved_at and place in the listing) as it was; the first new play writes."""
         self._game = game
         self._saved = len(game.plays)
-        self._base = self._state(game)
+        if self._base is None or self._base[0] is not game:
+            self._base = self._state(game)
 
     def record(self, game: Game) -> Record:
         meta = {"rules": self.rules_label, "finished": game.over, "undo_used": self.undo_used}
+        notes = [n for n in self.set_aside if _kept(self.store.folder, n)]
+        if notes:
+            meta["set_aside"] = notes
         return Record.from_game(game, self.seats, meta)
 
     def save(self, game: Game) -> str | None:
@@ -114,6 +158,10 @@ class SaveSession:
         self.failed = None
         if was_failing:
             return f"Saving again: {self.name!r} is up to date."
+        if self._journal_problem and self._journal_problem != self._told_journal:
+            self._told_journal = self._journal_problem
+            return (f"Saving without a journal: {self._journal_problem}; every play rewrites the whole save "
+                    "(slower on long games, nothing is lost).")
         return None
 
     def _state(self, game: Game) -> tuple:
@@ -151,9 +199,9 @@ class SaveSession:
             journal = self._journal
             if journal is None or journal.id != record.meta["journal"] or name != self.name:
                 return  # a synchronous fold has replaced that journal meanwhile
-            rest = [(n, line) for n, line in journal.tail if n > plays]
+            rest, start = journal.restarted(plays)
             if keep_journal or rest:
-                self._journal = JournalWriter(journal.path, journal.id, rest, durable=True)
+                self._journal = JournalWriter(journal.path, journal.id, rest, durable=True, start=start)
             else:
                 self._journal = None
                 journal_path(path).unlink(missing_ok=True)
@@ -174,10 +222,18 @@ class SaveSession:
         path = self.store.write(self.name, record)
         self._saved = len(game.plays)
         self._base = self._state(game)
-        if keep_journal and not game.over:
-            self._journal = JournalWriter(journal_path(path), journal_id)
-        else:
-            journal_path(path).unlink(missing_ok=True)
+        jpath = journal_path(path)
+        try:
+            if keep_journal and not game.over:
+                self._journal = JournalWriter(jpath, journal_id)
+            elif not os.path.isdir(jpath):
+                jpath.unlink(missing_ok=True)
+            self._journal_problem = None
+        except OSError as exc:
+            # the record is written and holds every play: only the journal is missing, so each
+            # play folds (rewrites the record) instead; told once, not "Not saving" every play
+            what = "is a folder" if os.path.isdir(jpath) else f"cannot be written ({exc.strerror or exc})"
+            self._journal_problem = f"{jpath} {what}"
 
     def _append(self, game: Game) -> None:
         names = game.names
@@ -195,19 +251,30 @@ class SaveSession:
                 self._journal = None
 
     def save_as(self, game: Game, name: str) -> str:
-        """Move the game to a new name and keep autosaving there; returns the name used.
+        """Write a copy of the game as it stands under ``name``, a save a player can return to;
+        this session goes on autosaving under its own name. Returns the name used.
 
-        The save under the old name is removed (Save as moves the game: Load would
-        otherwise list it twice), unless it is someone else's (opened read-only)."""
-        if self.store._exists(self.store.path(name)):
+        Opened read-only (another ono99 has this save), there is no autosave of our own: the
+        copy becomes this table's save, autosaved from now on."""
+        path = self.store.path(name)
+        if self.store._exists(path):
             raise SaveError(f"a save named {name.strip()!r} already exists; choose another name")
-        lock = Lock(self.store.path(name))
+        lock = Lock(path)
         try:
             if not lock.acquire():
                 raise SaveError(f"{name!r} is open in another ono99")
         except OSError as exc:
             raise SaveError(f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
-        old, ours = self.name, self.lock is not None and not self.read_only
+        if not self.read_only and self.lock is not None:
+            try:
+                record = self.record(game)
+                record.meta.pop("set_aside", None)  # those kept files belong to this save, not the copy
+                self.store.write(name, record)
+            except OSError as exc:
+                raise SaveError(f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
+            finally:
+                lock.release()
+            return self.store.check_name(name)
         self._writer.wait()
         self._drop_journal()
         previous = (self.name, self.lock, self.read_only, self.failed, self._base)
@@ -220,14 +287,7 @@ class SaveSession:
             raise exc if isinstance(exc, SaveError) else SaveError(
                 f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
         self._game = game
-        if ours and old != self.name:
-            old_lock = previous[1]
-            try:
-                self.store.delete_owned(old)
-            except SaveError:
-                pass  # the copy stays; nothing is lost
-            old_lock.release()
-        elif previous[1] is not None:
+        if previous[1] is not None:
             previous[1].release()
         return self.name
 
@@ -302,6 +362,12 @@ class _Writer:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+
+def _kept(folder, note: dict) -> bool:
+    """A set-aside note whose kept journal is still beside the save."""
+    name = note.get("file") if isinstance(note, dict) else None
+    return isinstance(name, str) and "/" not in name and os.path.lexists(os.path.join(folder, name))
 
 
 def _round_of(game: Game, n: int) -> int:

@@ -17,8 +17,9 @@ SPECTATOR = None  # the "seat" of someone who watches: public information only
 
 # Events that are public as they stand. R9.1: at the end of a round the hands are
 # counted openly, so the points breakdown (cards per seat) is public too.
+# An undo's shuffle of the unseen pile ("unseen_shuffled") gives only how many cards it holds.
 _PUBLIC = frozenset({"dealer", "play", "double", "round_lost", "tokens", "points", "eliminated", "tie",
-                     "game_over"})
+                     "game_over", "unseen_shuffled"})
 
 
 def event_for(event: dict, seat: int | None) -> dict | None:

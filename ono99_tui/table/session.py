@@ -213,21 +213,39 @@ class TableSession:
 
     # -- undo --------------------------------------------------------------------------
     def may_undo(self, seat: int) -> bool:
-        """Only against bots (a lone human), before the game is over, once the seat has played."""
+        """Only against bots (a lone human), before the game is over, once the seat has played in
+        this round: undo never reaches back into a finished round (its loss and tokens stand)."""
         return (self.undo_allowed and self.humans == [seat] and not self.game.over
-                and any(s == seat for s, _ in self.game.plays))
+                and self._last_play_this_round(seat) is not None)
+
+    def _last_play_this_round(self, seat: int) -> int | None:
+        """The index (in game.plays) of ``seat``'s last play, if it is in the current round."""
+        g = self.game
+        start = len(g.plays) - len(g.round_plays[-1]) if g.round_plays else len(g.plays)
+        for i in range(len(g.plays) - 1, start - 1, -1):
+            if g.plays[i][0] == seat:
+                return i
+        return None
 
     def undo(self, seat: int) -> None:
-        """Take back ``seat``'s last play; the bots decide again what came after it."""
-        if not self.may_undo(seat):
+        """Take back ``seat``'s last play in this round; the cards drawn since go back into the
+        draw pile, which is shuffled (recorded), and the bots decide again what came after it.
+        TableError, with a one-line reason and nothing changed, when it cannot be done."""
+        from ..engine.record import undo_to
+
+        if not (self.undo_allowed and self.humans == [seat]) or self.game.over:
             raise TableError("nothing to undo")
+        last = self._last_play_this_round(seat)
+        if last is None:
+            raise TableError("nothing to undo in this round: undo never reaches back into a finished round")
         if self.game.current != seat:
             raise NotYourTurn("you can undo when it is your turn")
-        from ..store.session import rebuild
-
-        last = max(i for i, (s, _) in enumerate(self.game.plays) if s == seat)
         with self._lock:
-            self.game = rebuild(self.game, last)
+            try:
+                game = undo_to(self.game, last)
+            except IllegalPlay as exc:
+                raise TableError(f"cannot undo: {exc}") from None
+            self.game = game
         self.undo_used = True
         if self.save is not None:
             self.save.undo_used = True
@@ -241,14 +259,21 @@ class TableSession:
         (nothing is rewritten until something changes)."""
         self.save = save
         save.undo_used = save.undo_used or self.undo_used
-        notice = save.open()
+        notice = save.open(self.game)  # the game as read from that save, if any: its journal is checked
         if opened:
             save.opened(self.game)
         notices = [n for n in (notice, save.save(self.game)) if n]
         return " ".join(notices) or None
 
+    @property
+    def can_save_as(self) -> bool:
+        """Whether Save as (a copy under a name of the player's choice) is offered: this table
+        has a save of its own. (A network table's remote end reports False: the server saves.)"""
+        return self.save is not None
+
     def save_as(self, name: str) -> str:
-        """Save under ``name`` and keep saving there; raises the store's SaveError."""
+        """Write a copy of the game as it stands under ``name``, to return to later; the autosave
+        goes on under its own name. Raises the store's SaveError."""
         if self.save is None:
             raise TableError("this table has no save")
         with self._lock:

@@ -591,7 +591,9 @@ class GameScreen(Screen):
         except (SaveError, TableError) as exc:
             self.notify(str(exc), severity="error", timeout=8, markup=False)
             return
-        self.notify(f"Saved as {used!r}; later plays are saved there too.", timeout=5, markup=False)
+        going_on = self.table.save.name if self.table.save is not None else used
+        where = "" if going_on == used else f"; this game goes on saving as {going_on!r}"
+        self.notify(f"A copy is saved as {used!r}{where}.", timeout=5, markup=False)
 
     def palette_commands(self):
         """Palette entries that belong to the table screen."""

@@ -31,10 +31,12 @@ def _safe(text: str) -> str:
 
 def describe(info: SaveInfo) -> str:
     if info.damaged:
-        return f"[b]{_safe(info.name)}[/b]  DAMAGED\n  {_safe(info.damaged)}"
+        bak = "\n  Its previous version (.bak) is kept: b puts it back." if info.has_bak else ""
+        return f"[b]{_safe(info.name)}[/b]  DAMAGED\n  {_safe(info.damaged)}{bak}"
     undo = ", undo used" if info.undo_used else ""
+    journal = f"\n  Damaged journal: {_safe(info.set_aside)}" if info.set_aside else ""
     return (f"[b]{_safe(info.name)}[/b]  {info.when}  {_safe(info.state)}{undo}\n"
-            f"  {_safe(info.players)}; rules: {_safe(info.rules)}\n  {_safe(info.scores)}")
+            f"  {_safe(info.players)}; rules: {_safe(info.rules)}\n  {_safe(info.scores)}{journal}")
 
 
 class LoadScreen(Screen):
@@ -42,6 +44,7 @@ class LoadScreen(Screen):
         Binding("enter", "open", "Open", show=True),
         Binding("d", "delete", "Delete"),
         Binding("r", "rename", "Rename"),
+        Binding("b", "restore", "Restore .bak", show=False),  # offered by a damaged save's own line
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
@@ -127,8 +130,9 @@ class LoadScreen(Screen):
         if info is None:
             return
         if info.damaged:
+            bak = ", or b to put back its previous version (.bak)" if info.has_bak else ""
             self.query_one("#load-note", Static).update(
-                f"[b]{_safe(info.name)} cannot be opened:[/b] {_safe(info.damaged)}. Press d to delete it.")
+                f"[b]{_safe(info.name)} cannot be opened:[/b] {_safe(info.damaged)}. Press d to delete it{bak}.")
             self.app.bell()
             return
         self.app.post_message(ResumeGame(info.name, replace_screen=True))
@@ -152,6 +156,20 @@ class LoadScreen(Screen):
 
         self.app.push_screen(_Notice(f"Delete {info.name}?", "The save is removed from disk. This cannot be undone.",
                                      (("keep", "Keep it"), ("delete", "Delete"))), done)
+
+    def action_restore(self) -> None:
+        """A damaged save's previous version (.bak) put back; the damaged one is kept beside it."""
+        info = self._current()
+        if info is None or not info.damaged or not info.has_bak:
+            return
+        try:
+            kept = self.store.restore(info.name)
+        except SaveError as exc:
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        self.notify(f"{info.name!r} is back at its previous version; the damaged save is kept as {kept}.",
+                    timeout=8, markup=False)
+        self.reload()
 
     def action_rename(self) -> None:
         info = self._current()
