@@ -89,13 +89,17 @@ def test_end_of_input_leaves_saves_and_resume_by_name_continues():
     assert any(line.startswith("You left the table. The game is saved as ") for line in third)
 
 
-def test_save_as_a_name_moves_the_game_there_and_resume_finds_it():
+def test_save_as_writes_a_copy_to_return_to_and_the_game_goes_on_under_its_own_name():
     rc, lines = plain("--plain", lines="g\nw\nbad/name\nw\nmy game\n1\n1\n")
     assert rc == 0
     assert any(line.startswith("Not saved as that name: save name 'bad/name': use letters") for line in lines)
-    assert "Saved as my game; later plays are saved there too." in lines
-    assert saved_name(lines) == "my game"
-    assert SaveStore().names() == ["my game"]  # moved, not copied
+    copied = next(line for line in lines if line.startswith("A copy is saved as my game; "))
+    going_on = saved_name(lines)
+    assert copied == f"A copy is saved as my game; this game goes on saving as {going_on}."
+    assert sorted(SaveStore().names()) == sorted(["my game", going_on])
+    # the copy holds the game as it stood when saved: the start of what the autosave holds
+    copy, game = (SaveStore().load(n).replay(record_events=False).plays for n in ("my game", going_on))
+    assert len(game) >= len(copy) and game[:len(copy)] == copy
     rc, again = plain("resume", "my game", "--plain", lines="q\nq\n")
     assert rc == 0 and "Resuming my game." in again
 

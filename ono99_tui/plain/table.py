@@ -316,17 +316,20 @@ class PlainTable:
         if save is None:
             self.con.say("This game is not being saved, so it cannot be saved as a name.")
             return
-        name = self.con.ask(f"Save as what name? Letters, digits, spaces, - and _. Enter keeps {save.name}.")
+        name = self.con.ask("Save a copy as what name? Letters, digits, spaces, - and _. "
+                            "Enter alone saves no copy.")
         if not name:
-            self.con.say(f"The game stays saved as {save.name}.")
+            self.con.say(f"No copy saved; the game is saved as {save.name}.")
             return
         try:
             used = self.table.save_as(name)
         except (SaveError, TableError) as exc:
             self.con.say(f"Not saved as that name: {exc}.")
             return
-        self.save_name = used
-        self.con.say(f"Saved as {used}; later plays are saved there too.")
+        going_on = self.table.save.name
+        self.save_name = going_on
+        where = "" if going_on == used else f"; this game goes on saving as {going_on}"
+        self.con.say(f"A copy is saved as {used}{where}.")
 
     def _undo(self, seat: int) -> bool:
         if not self.table.may_undo(seat):
