@@ -116,7 +116,7 @@ def test_a_dangling_symlink_is_listed_as_damaged_not_a_crash(store, capsys):
     os.symlink(store.folder / "nowhere.toml", store.folder / "ghost.toml")
     infos = {i.name: i for i in store.listing()}
     assert infos["good"].damaged is None
-    assert "does not exist" in infos["ghost"].damaged
+    assert "a link, not a save" in infos["ghost"].damaged  # never followed (issue 20)
     code, out, err = run_cli(capsys, "saves", "list")
     assert code == 0 and "ghost  [damaged]" in out
     store.delete("ghost")
@@ -211,6 +211,8 @@ async def test_load_screen_delete_and_rename_failures_are_notices_not_crashes(st
             PermissionError(13, "Permission denied")))
         monkeypatch.setattr(saves_mod.os, "replace", lambda a, b: (_ for _ in ()).throw(
             PermissionError(13, "Permission denied")))
+        monkeypatch.setattr(saves_mod.os, "link", lambda a, b, **kw: (_ for _ in ()).throw(
+            PermissionError(13, "Permission denied")))  # rename links the new name in (crash-safe)
         await pilot.press("d")
         await pilot.pause()
         await pilot.click("#btn-delete")

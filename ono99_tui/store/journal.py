@@ -62,7 +62,7 @@ class JournalWriter:
     def __init__(self, path: Path, journal_id: str, lines: list[tuple[int, bytes]] = (), durable: bool = False):
         self.path, self.id = Path(path), journal_id
         tmp = self.path.with_name(f".{self.path.name}.{journal_id}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)  # never through a link
         try:
             write_all(fd, f"{MAGIC} {journal_id}\n".encode() + b"".join(line for _, line in lines))
             if durable:
