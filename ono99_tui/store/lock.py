@@ -81,7 +81,7 @@ class Lock:
             self.exact = False
             return self._acquire_by_pid()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(5):
+        for _ in range(10_000 if wait else 5):  # (another holder released between open and flock)
             fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0))
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
