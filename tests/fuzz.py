@@ -18,9 +18,11 @@ from pathlib import Path
 import tomli_w
 import tomllib
 
+from ono99_tui.store.files import load_rules_file
+from ono99_tui.store.files import load_record
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, RecordError, SeatSpec
-from ono99_tui.engine.rules import RulesError, load_rules_file
+from ono99_tui.engine.rules import RulesError
 from ono99_tui.store.saves import SaveError, SaveStore
 from ono99_tui.store.settings import Settings, load_settings, to_toml
 from ono99_tui.store.stats import load_stats, record_game
@@ -42,7 +44,7 @@ def read_rules(path: Path) -> str:
 
 def read_record(path: Path) -> str:
     try:
-        Record.load(path).replay(record_events=False)
+        load_record(path).replay(record_events=False)
     except RecordError:
         return "clean"
     return "ok"

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ono99_tui.store.files import load_record
 from ono99_tui import cli
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record
@@ -307,10 +308,10 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
             last = mtime
         round_no = game.round_no
         assert store.load("long").play_count == len(game.plays)  # nothing acknowledged is missing
-    assert journal_path(path).exists() and Record.load(path).play_count < len(game.plays)
+    assert journal_path(path).exists() and load_record(path).play_count < len(game.plays)
     session.close()
     assert not journal_path(path).exists()
-    assert Record.load(path).play_count == len(game.plays)  # folded: the file alone is the whole game
+    assert load_record(path).play_count == len(game.plays)  # folded: the file alone is the whole game
 
 
 def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_for_it(store, monkeypatch):
@@ -350,7 +351,7 @@ def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_fo
     release.set()
     session.close()
     assert not journal_path(store.path("threads")).exists()
-    assert Record.load(store.path("threads")).play_count == len(game.plays)
+    assert load_record(store.path("threads")).play_count == len(game.plays)
 
 
 def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
@@ -374,7 +375,7 @@ def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
     game.play(rng.choice(game.legal_plays()))
     assert "Saving again" in session.save(game)
     session.close()
-    assert Record.load(store.path("bg-fail")).play_count == len(game.plays)
+    assert load_record(store.path("bg-fail")).play_count == len(game.plays)
 
 
 def test_a_journal_from_before_the_last_write_is_ignored(store):
@@ -932,6 +933,6 @@ async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal
         name, game = table.table.save.name, table.game
         assert game.round_no >= 2  # round ends happened: folds went to the writer thread
         app.exit()
-    record = Record.load(store.path(name))
+    record = load_record(store.path(name))
     assert record.play_count == len(game.plays)
     assert not journal_path(store.path(name)).exists()

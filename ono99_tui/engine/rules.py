@@ -10,12 +10,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from ..store.readfile import ReadError, parse_toml, read_text
+from ..parsing import ReadError, parse_toml
 from ..text import quoted, shorten, visible
 from . import cards as C
 
@@ -359,15 +358,6 @@ def load_rules_text(text: str, source: str = "<text>") -> Rules:
     except ReadError as exc:
         raise RulesError([Problem(exc.source, "", exc.reason)]) from None
     return rules_from_dict(data, source)
-
-
-def load_rules_file(path: str | Path) -> Rules:
-    """Rules from a file, read safely (store/readfile.py: regular files only, size-limited)."""
-    try:
-        text = read_text(path, "rules file")
-    except ReadError as exc:
-        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
-    return load_rules_text(text, str(path))
 
 
 def commented_toml(rules: Rules, header: str = "") -> str:
