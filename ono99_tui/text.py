@@ -80,3 +80,32 @@ def fit(text: str, width: int) -> str:
 def same_name(name: str) -> str:
     """The form two names are compared in: NFC, so "Zoë" typed either way is one player."""
     return unicodedata.normalize("NFC", name)
+
+
+def _cut(text: str, width: int, tail: int) -> str:
+    """``text`` in ``width`` columns: its start, "~", and its last ``tail`` characters."""
+    end = text[len(text) - tail:] if tail else ""
+    room = width - 1 - display_width(end)
+    out, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > room:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "~" + end
+
+
+def short_names(names, width: int) -> list[str]:
+    """Each name in at most ``width`` columns (display width), and told apart: names cut to
+    fit that would then look the same (eight 24-character names differing only at the end)
+    keep as much of their ends as it takes to differ ("Player from the n~1", "...~2")."""
+    names = [visible(n) for n in names]
+    if all(display_width(n) <= width for n in names):
+        return names
+    distinct = len(set(names))
+    for tail in range(0, max(1, width - 1)):
+        shown = [n if display_width(n) <= width else _cut(n, width, tail) for n in names]
+        if len(set(shown)) == distinct:
+            return shown
+    return shown

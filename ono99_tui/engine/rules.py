@@ -236,8 +236,19 @@ MAX_UNKNOWN = 20
 
 
 def _nearest(name: str, options: list[str]) -> str:
+    """A "did you mean" for an unknown key, looking across tables: a key put under the wrong
+    table (hand_sise under [ninety_nine_card]) is matched by its own name first."""
     if len(name) > 60:
         return ""
+    table, _, leaf = name.rpartition(".")
+    by_leaf: dict[str, str] = {}
+    for option in options:
+        by_leaf.setdefault(option.rpartition(".")[2], option)
+    same = difflib.get_close_matches(leaf, list(by_leaf), n=1, cutoff=0.75)
+    if same and by_leaf[same[0]].rpartition(".")[0] != table:
+        found = by_leaf[same[0]]
+        where = f"[{found.rpartition('.')[0]}]" if "." in found else "the top level, outside any table"
+        return f' (did you mean "{found}"? "{same[0]}" belongs in {where})'
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
