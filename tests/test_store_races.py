@@ -84,3 +84,12 @@ def test_the_stats_table_aligns_wide_names_by_display_width():
     # every row's "vs bots" column (after the counts) starts at the same display column
     ends = {display_width(line.rstrip().rsplit("  ", 1)[0]) for line in lines}
     assert len(ends) == 1, lines
+
+
+def test_new_names_chosen_at_once_in_separate_processes_are_distinct(private_dirs):
+    code = ("from ono99_tui.store.saves import SaveStore\n"
+            "store = SaveStore()\n"
+            "print('\\n'.join(store.new_name() for _ in range(20)))\n")
+    results = _run_together([(code, [])] * 3)
+    names = [line for out, _, _ in results for line in out.split("\n") if line]
+    assert len(names) == 60 and len(set(names)) == 60

@@ -176,11 +176,25 @@ class SaveStore:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
 
     def new_name(self, prefix: str = "game") -> str:
+        """A name no save has, reserved by creating its lock file exclusively: two ono99s
+        starting games in the same second never pick one name (the session that opens the
+        save then takes that lock; an unused reservation is an empty file nobody holds)."""
+        from .atomic import open_nofollow
+
         stamp = time.strftime("%Y-%m-%d %H-%M-%S")
         name, k = f"{prefix} {stamp}", 2
-        while self._exists(self.path(name)):
+        while True:
+            path = self.path(name)
+            if not self._exists(path):
+                try:
+                    self.folder.mkdir(parents=True, exist_ok=True)
+                    os.close(open_nofollow(Lock(path).path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+                    return name
+                except FileExistsError:
+                    pass
+                except OSError:
+                    return name  # an unusable folder: saving will say so, with the reason
             name, k = f"{prefix} {stamp} {k}", k + 1
-        return name
 
     # -- reading -------------------------------------------------------------------------
     def open_game(self, name: str, events_from_round: int | None = None, record_events: bool = True):
