@@ -122,3 +122,17 @@ def test_rename_and_delete_never_touch_what_a_linked_journal_points_at(store, vi
     store.delete("saturday")
     assert victim.read_text() == PRECIOUS
     assert not os.path.lexists(store.folder / "saturday.toml.journal")
+
+
+def test_a_linked_folder_inside_the_config_folder_is_not_written_through(private_dirs, tmp_path):
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.paths import config_dir, user_rules_dir
+    from ono99_tui.store.rule_presets import save_preset
+
+    outside = tmp_path / "somewhere"
+    outside.mkdir()
+    config_dir().mkdir(parents=True)
+    os.symlink(outside, user_rules_dir())
+    with pytest.raises(LinkedFile, match="is a link"):
+        save_preset("mine", DEFAULT)
+    assert list(outside.iterdir()) == []

@@ -50,6 +50,31 @@ def refuse_link(path: str | Path, what: str = "file") -> None:
         raise LinkedFile(path, what)
 
 
+def linked_folder(path: str | Path) -> Path | None:
+    """The first folder that is a link between the data or config folder and ``path``'s
+    folder (saves/, rules/, themes/ replaced by a link), or None. Paths outside those two
+    folders (an export's target, a test's own folder) are the caller's choice: not checked."""
+    from .paths import config_dir, data_dir
+
+    folder = Path(os.path.abspath(path)).parent
+    for root in (data_dir(), config_dir()):
+        try:
+            parts = folder.relative_to(root).parts
+        except ValueError:
+            continue
+        here = root
+        for part in parts:
+            here = here / part
+            if is_link(here):
+                return here
+    return None
+
+
+def refuse_linked_folder(path: str | Path) -> None:
+    if (folder := linked_folder(path)) is not None:
+        raise LinkedFile(folder, "folder")
+
+
 def open_nofollow(path: str | Path, flags: int, mode: int = 0o644) -> int:
     """os.open that refuses a link (LinkedFile) instead of following it."""
     try:
@@ -67,6 +92,7 @@ def write_new(path: Path, text: str | bytes, durable: bool = True) -> bool:
     Where hard links are not to be had, an exclusive create written in place (a crash
     may then leave it short, never over someone else's file)."""
     path = Path(path)
+    refuse_linked_folder(path)
     data = text.encode("utf-8") if isinstance(text, str) else text
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
@@ -105,6 +131,7 @@ def write_atomic(path: Path, text: str, backup: bool = True, durable: bool = Tru
     """Write ``text`` to ``path`` whole or not at all; ``durable=False`` skips the fsyncs
     (for caches that can be rebuilt)."""
     path = Path(path)
+    refuse_linked_folder(path)  # before mkdir, which would follow it
     path.parent.mkdir(parents=True, exist_ok=True)
     refuse_link(path)  # replacing a link would be harmless, but its .bak would be the link
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)

@@ -17,7 +17,7 @@ import os
 import socket
 from pathlib import Path
 
-from .atomic import LinkedFile, open_nofollow
+from .atomic import LinkedFile, open_nofollow, refuse_linked_folder
 
 try:
     import fcntl
@@ -80,6 +80,7 @@ class Lock:
         if fcntl is None:  # pragma: no cover
             self.exact = False
             return self._acquire_by_pid()
+        refuse_linked_folder(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(10_000 if wait else 5):  # (another holder released between open and flock)
             fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0))
