@@ -168,10 +168,18 @@ class SaveStore:
         meta["name"] = check_name(name)
         meta["saved_at"] = now_iso()
         record.meta = meta
-        self._clear_leftovers(path)
+        lock = Lock(path)  # held while leftovers are cleared: a rename into this name holds it too
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            return write_new(path, record.to_toml())
+            if not lock.acquire():
+                return False  # someone is making a save of this name right now: take another
+            try:
+                if self._exists(path):
+                    return False
+                self._clear_leftovers(path)
+                return write_new(path, record.to_toml())
+            finally:
+                lock.release()
         except OSError as exc:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
 
