@@ -76,13 +76,17 @@ def test_a_name_in_two_unicode_forms_is_one_player_and_old_rows_merge(private_di
 
 
 def test_the_stats_table_aligns_wide_names_by_display_width():
-    players = {"王小明王小明王小明王小明王小明王小明王小明王小明": {"games": 3, "wins": 1},
-               "Ann": {"games": 10, "wins": 5}, "Zoë": {"games": 1, "wins": 0}}
+    faced = {"medium": {"games": 1000, "wins": 1000}, "random": {"games": 5, "wins": 1}}
+    players = {"王小明王小明王小明王小明王小明王小明王小明王小明": {"games": 3, "wins": 1, "faced": faced},
+               "Ann": {"games": 10, "wins": 5}, "Zoë": {"games": 1, "wins": 0},
+               **{("Player from the northern" + str(i))[:23] + str(i): {"games": 1, "wins": 0} for i in range(3)}}
     lines = stats_lines(players)
+    cut = [line[:20] for line in lines if line.startswith("Player")]
+    assert len(cut) == 3 and len(set(cut)) == 3, lines  # 24-character names cut, and told apart
     widths = {display_width(line) for line in lines}
     assert max(widths) <= 80, lines
     # every row's "vs bots" column (after the counts) starts at the same display column
-    ends = {display_width(line.rstrip().rsplit("  ", 1)[0]) for line in lines}
+    ends = {display_width(line.rstrip().rsplit("  ", 1)[0]) for line in lines if not line.startswith(" ")}
     assert len(ends) == 1, lines
 
 

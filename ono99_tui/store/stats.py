@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tomli_w
 
-from ..text import display_width, fit, same_name, shorten, visible
+from ..text import display_width, fit, same_name, short_names, shorten, visible
 from .atomic import write_atomic
 from .lock import Lock
 from .paths import data_dir
@@ -150,7 +150,7 @@ def _add_game(game, seats, path: Path) -> None:
     write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({**doc, "players": players}))
 
 
-NAME_COLUMNS = 24  # names are at most 24 characters: as many columns, wider ones are cut
+NAME_COLUMNS = 20  # so a row with "medium 1000/1000" still fits 80 columns; longer names are cut
 
 
 def stats_lines(players: dict) -> list[str]:
@@ -158,8 +158,9 @@ def stats_lines(players: dict) -> list[str]:
     columns a character), never wider than 80 columns before the bot levels."""
     if not players:
         return ["No finished games yet."]
-    names = {name: visible(name) for name in players}  # a name from the file: shown, never obeyed
-    width = max(6, min(NAME_COLUMNS, max(display_width(n) for n in names.values())))
+    shown = [visible(name) for name in players]  # a name from the file: shown, never obeyed
+    width = max(6, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
+    names = dict(zip(players, short_names(shown, width)))  # cut names never look alike
     lines = [f"{fit('player', width)} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
     for name, row in sorted(players.items()):
         games = row.get("games", 0)
