@@ -97,3 +97,29 @@ def test_new_names_chosen_at_once_in_separate_processes_are_distinct(private_dir
     results = _run_together([(code, [])] * 3)
     names = [line for out, _, _ in results for line in out.split("\n") if line]
     assert len(names) == 60 and len(set(names)) == 60
+
+
+def test_a_save_made_by_another_ono99_right_after_the_name_check_is_not_replaced(private_dirs, tmp_path,
+                                                                                  monkeypatch):
+    """The race of three imports, made certain: another process creates "friday" just after this
+    one has looked and found the name free. Its save must survive, and this import take another name."""
+    store = SaveStore()
+    record = tmp_path / "friday.toml"
+    record.write_text(Record.from_game(played(20), SEATS, {"name": "friday"}).to_toml())
+    theirs = Record.from_game(played(7, seed=8), SEATS, {"name": "friday"}).to_toml()
+    real = SaveStore._exists
+    raced = []
+
+    def exists_then_someone_else_writes(path):
+        found = real(path)
+        if not found and path.name == "friday.toml" and not raced:
+            raced.append(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(theirs)  # the other ono99, between our look and our write
+        return found
+
+    monkeypatch.setattr(SaveStore, "_exists", staticmethod(exists_then_someone_else_writes))
+    name = store.import_file(record)
+    assert raced and name == "friday 2"
+    assert store.path("friday").read_text() == theirs
+    assert store.load("friday 2").play_count == 20

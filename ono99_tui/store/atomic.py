@@ -77,6 +77,8 @@ def refuse_linked_folder(path: str | Path) -> None:
 
 def open_nofollow(path: str | Path, flags: int, mode: int = 0o644) -> int:
     """os.open that refuses a link (LinkedFile) instead of following it."""
+    if not NOFOLLOW:  # (no O_NOFOLLOW, as on Windows: a look first, the best there is)
+        refuse_link(path)
     try:
         return os.open(path, flags | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
     except OSError as exc:
