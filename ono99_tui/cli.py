@@ -202,7 +202,7 @@ def cmd_rules_compare(args) -> int:
         task = bar.add_task("cmp", total=2 * games, rate="", visible=not quiet)
         for rules in (rules_a, rules_b):
             tally = sim.Tally(levels)
-            for result in sim.run_games(levels, rules, args.seed, games, jobs):
+            for result in _games(sim.run_games(levels, rules, args.seed, games, jobs)):
                 tally.add(result)
                 done = len(summaries) * games + tally.games
                 bar.update(task, advance=1, rate=f"{done / (time.perf_counter() - start):,.1f} games/s")
@@ -292,7 +292,7 @@ def cmd_simulate(args) -> int:
     quiet = args.json or not sys.stderr.isatty()
     with _progress(games, "simulating", quiet) as bar:
         task = bar.add_task("sim", total=games, rate="", visible=not quiet)
-        for result in sim.run_games(levels, rules, args.seed, games, jobs, keep_records=records is not None):
+        for result in _games(sim.run_games(levels, rules, args.seed, games, jobs, keep_records=records is not None)):
             tally.add(result)
             if records is not None:
                 _write_record(records / sim.record_name(result.index, games), result.record_toml)
@@ -311,6 +311,17 @@ def cmd_simulate(args) -> int:
         if records:
             _out(f"Records: {games} files in {records} (ono99 replay FILE)")
     return 0
+
+
+def _games(results):
+    """The simulator's results; a game these rules cannot set up is one message, not a traceback
+    (from a worker process too)."""
+    from .engine.game import GameSetupError
+
+    try:
+        yield from results
+    except GameSetupError as exc:
+        raise UserError(f"these rules cannot start a game: {exc}") from None
 
 
 def _write_record(path, text: str) -> None:
