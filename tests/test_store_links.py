@@ -2,7 +2,6 @@
 locks, saves, journals, stats, imports. Real symlinks, real files they point at, checked untouched."""
 
 import os
-from pathlib import Path
 
 import pytest
 

@@ -8,7 +8,6 @@ import sys
 import time
 import unicodedata
 
-import pytest
 
 from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.store.saves import SaveStore

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # The engine is imported only when a save must be parsed or replayed: the menu, reading
 # the index, starts without it (benchmarks/saves.py --startup).
-from .atomic import LinkedFile, is_link, remove_stale_temps, write_atomic, write_new
+from .atomic import is_link, remove_stale_temps, write_atomic, write_new
 from .journal import journal_path, journal_plays
 from .lock import Lock
 from ..text import visible
