@@ -73,16 +73,16 @@ def mid_round_save(store: SaveStore, name: str = "friday", seed: int = 4) -> int
     session = SaveSession(store, name, SEATS, "standard")
     session.open()
     session.save(game)
-    rounds = 0
+    rounds, round_start = 0, 0
     while not game.over:
         before = game.round_no
         game.play(rng.choice(game.legal_plays()))
         session.save(game)
         session.wait()
         if game.round_no != before:
-            rounds += 1
-        if rounds >= 2 and game.round_no == before and len(game.round_plays[-1]) >= 4 if game.round_plays else False:
-            break
+            rounds, round_start = rounds + 1, len(game.plays)
+        elif rounds >= 2 and len(game.plays) - round_start >= 12:
+            break  # two rounds folded into the record, 12 plays of the third only in the journal
     session.wait()
     session._drop_journal()  # as a killed process leaves it: journal unfolded, lock dropped
     session.lock.release()
