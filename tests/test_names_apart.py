@@ -44,3 +44,14 @@ async def test_eight_long_names_differing_at_the_end_differ_on_the_scoreboard():
         assert len(rows) == 8
         assert len(set(rows)) == 8, rows  # the bots' rows differ by name alone
         assert all(display_width(row) <= 80 for row in rows)
+
+
+def test_the_points_table_aligns_wide_names_and_tells_cut_names_apart():
+    from ono99_tui.tui.screens.modals import points_table
+
+    names = ["王小明王小明王小明", "Ann", LONG[0], LONG[1]]
+    rows = [{"seat": i, "cards": [("7", 7)], "missing": 0, "loser_penalty": 0, "gained": 7, "score": 10}
+            for i in range(4)]
+    lines = points_table(names, rows)
+    assert len({display_width(line) for line in lines}) == 1, lines  # every column lines up
+    assert len({line[:12] for line in lines[1:]}) == 4, lines

@@ -159,7 +159,7 @@ def stats_lines(players: dict) -> list[str]:
     if not players:
         return ["No finished games yet."]
     shown = [visible(name) for name in players]  # a name from the file: shown, never obeyed
-    width = max(6, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
+    width = max(16, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
     names = dict(zip(players, short_names(shown, width)))  # cut names never look alike
     lines = [f"{fit('player', width)} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
     for name, row in sorted(players.items()):
