@@ -135,3 +135,25 @@ def test_a_linked_folder_inside_the_config_folder_is_not_written_through(private
     with pytest.raises(LinkedFile, match="is a link"):
         save_preset("mine", DEFAULT)
     assert list(outside.iterdir()) == []
+
+
+async def test_the_game_with_a_linked_saves_folder_says_not_saving_and_writes_nothing_there(private_dirs, tmp_path):
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+    from tests.waits import settle
+
+    outside = tmp_path / "etc"
+    outside.mkdir()
+    data_dir().mkdir(parents=True)
+    os.symlink(outside, data_dir() / "saves")
+    app = Ono99App(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.menu_choice("new")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("Not saving") and "is a link" in m for m in messages), messages
+    assert list(outside.iterdir()) == []
