@@ -1,9 +1,10 @@
 """Fuzz every file ono99 reads (issue 15, "Figures in the closing note").
 
-For each input kind (rules, record, save, config, theme, stats, setup, journal) it writes hostile files,
+For each input kind (rules, record, save, config, theme, stats, last setup, journal, and a save's
+lock file, around which the save is opened, saved, renamed and deleted) it writes hostile files,
 named attacks first (deep nesting, key floods, huge strings and numbers, a byte-order mark,
 bad UTF-8, NUL bytes, a FIFO, a folder, /dev/zero, /dev/urandom, /dev/null, a dangling
-symlink), then random mutations and wrong-typed values of a valid file, and reads each one
+symlink, a link to a precious file elsewhere that must never be written through), then random mutations and wrong-typed values of a valid file, and reads each one
 the way the game does (tests/fuzz.py) in a worker process with a time limit and a memory
 cap. Per kind it prints: cases tried / accepted / clean error / traceback / hang / data lost
 (a file the reader changed), and the median and slowest time per case, the median against
@@ -29,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # for tests.fuzz, run from anywhere
 
-from tests.fuzz import KEEPS_FILE, KINDS, READERS, attacks, file_name, fresh, sample  # noqa: E402
+from tests.fuzz import ALL_KINDS, KEEPS_FILE, READERS, attacks, file_name, fresh, sample  # noqa: E402
 
 HANG_SECONDS = 20.0
 MEMORY_CAP = 2 * 1024**3  # a reader that eats memory fails in the worker, not the machine
@@ -81,8 +82,13 @@ class Worker:
 
 
 def snapshot(path: Path):
+    """The file's bytes; for a link to a regular file, the bytes of what it points at (which
+    no reader or writer may change: nothing is written through a link)."""
     try:
-        if path.is_symlink() or not path.is_file():
+        if path.is_symlink():
+            target = path.resolve()
+            return ("link", target.read_bytes()) if target.is_file() else None
+        if not path.is_file():
             return None
         return path.read_bytes()
     except OSError:
@@ -113,7 +119,14 @@ def fuzz_kind(kind: str, cases: int, rng: random.Random, big: bool, worker: Work
         else:
             tally["traceback"] += 1
             examples.setdefault(f"traceback: {label}", outcome)
-        lost = before is not None and after != before and (kind in KEEPS_FILE or outcome != "ok")
+        linked = isinstance(before, tuple)
+        if linked:  # what a link points at must be left alone, whatever the outcome
+            after = snapshot(path) if path.is_symlink() else after
+            lost = after != before
+        elif kind == "lock":
+            lost = False  # a lock file is ono99's to write (and remove)
+        else:
+            lost = before is not None and after != before and (kind in KEEPS_FILE or outcome != "ok")
         if lost:
             tally["data lost"] += 1
             examples.setdefault(f"data lost: {label}", outcome)
@@ -136,7 +149,7 @@ def main() -> int:
     parser.add_argument("--cases", type=int, default=300, help="cases per input kind (default 300)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--big", action="store_true", help="also the largest attacks (100,000 levels, 200,000 keys)")
-    parser.add_argument("--kinds", default=",".join(KINDS), help="comma-separated input kinds")
+    parser.add_argument("--kinds", default=",".join(ALL_KINDS), help="comma-separated input kinds")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     header = f"{'input':<7} {'tried':>6} {'accepted':>8} {'clean error':>11} {'traceback':>9} {'hang':>5} " \

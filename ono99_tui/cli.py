@@ -52,7 +52,8 @@ def cmd_rules_show(args) -> int:
 
 
 def cmd_rules_check(args) -> int:
-    from .engine.rules import RulesError, load_rules_file
+    from .engine.rules import RulesError
+    from .store.files import load_rules_file
 
     bad = 0
     for path in args.files:
@@ -100,42 +101,46 @@ def _where(game) -> list[str]:
     return lines
 
 
-def _record_or_save(text: str):
-    """FILE as given, or, when no such file is there, the save of that name (as `resume` takes)."""
+def _replay_source(spec: str):
+    """(record, game) for `ono99 replay`: a record file, or a save by name as `resume` takes it
+    (a save, by name or by its path in the saves folder, with its journal's plays)."""
     import os
     from pathlib import Path
 
-    from .store.saves import SaveError, SaveStore
+    from .engine.record import RecordError
+    from .store.files import load_record
+    from .store.saves import SUFFIX, SaveError, check_name
 
-    if os.path.lexists(text):
-        return Path(text)
+    store = _store()
+    path = Path(spec)
+    name = None
+    if os.path.lexists(path):
+        if path.name.endswith(SUFFIX) and Path(os.path.realpath(path.parent)) == Path(os.path.realpath(store.folder)):
+            name = path.name[: -len(SUFFIX)]  # a save's own file: its journal counts too
+    else:
+        try:
+            name = check_name(spec)
+        except SaveError:
+            name = None
+        if name is not None and not os.path.lexists(store.folder / (name + SUFFIX)):
+            raise UserError(f"no record file or save named {spec!r} (saves are in {store.folder}; "
+                            "ono99 saves list shows them)")
     try:
-        store = SaveStore()
-        path = store.path(text)
-    except SaveError:
-        return Path(text)  # not a save name either: the record reader says the file is missing
-    return path if os.path.lexists(path) else Path(text)
+        if name is not None:
+            record, game, read = _save_errors(lambda: store._open(name))
+            if read.set_aside:
+                _err(f"{store.path(name)}: {read.describe()}; replayed without them")
+            return record, game
+        record = load_record(path)
+        return record, record.replay()
+    except RecordError as exc:
+        raise UserError(str(exc)) from None
 
 
 def cmd_replay(args) -> int:
     from .engine.describe import describe
-    from .engine.record import Record, RecordError
 
-    from pathlib import Path
-
-    from .store.journal import read_journal
-    from .store.saves import _play_journal
-
-    path = _record_or_save(args.file)
-    try:
-        record = Record.load(path)
-        journal = read_journal(record, path)  # a save's plays since it was last written
-        game = record.replay()
-        _play_journal(record, game, journal)
-    except RecordError as exc:
-        raise UserError(str(exc)) from None
-    if journal.set_aside:
-        _err(f"{path}: {journal.describe()}; replayed without them")
+    record, game = _replay_source(args.file)
     if args.json:
         doc = {
             "format": "ono99-events",
@@ -191,15 +196,16 @@ def cmd_rules_compare(args) -> int:
         games = sim.games_needed(args.games, len(levels))
     except (sim.SimulationError, RulesError) as exc:
         raise UserError(str(exc)) from None
-    jobs = _jobs(args.jobs)
+    jobs = _jobs(args.jobs, sim.batch_count(games, args.jobs or 1))
     quiet = args.json or not sys.stderr.isatty()
+    agreed = [sim.AGREED_NOTE] if "agree" in (rules_a.dealer_first, rules_b.dealer_first) else []
     start = time.perf_counter()
     summaries = []
-    with _progress(2 * games, "comparing") as bar:
+    with _progress(2 * games, "comparing", quiet) as bar:
         task = bar.add_task("cmp", total=2 * games, rate="", visible=not quiet)
         for rules in (rules_a, rules_b):
             tally = sim.Tally(levels)
-            for result in sim.run_games(levels, rules, args.seed, games, jobs):
+            for result in _games(sim.run_games(levels, rules, args.seed, games, jobs)):
                 tally.add(result)
                 done = len(summaries) * games + tally.games
                 bar.update(task, advance=1, rate=f"{done / (time.perf_counter() - start):,.1f} games/s")
@@ -212,15 +218,33 @@ def cmd_rules_compare(args) -> int:
     else:
         lines = compare_lines(summaries[0], summaries[1], label_a, label_b, levels, args.seed, elapsed)
         note = rounded_note(args.games, games, len(levels))
-        for line in lines[:1] + ([note] if note else []) + lines[1:]:
+        for line in lines[:1] + ([note] if note else []) + agreed + lines[1:]:
             _out(line)
     return 0
 
 
 # -- simulate --------------------------------------------------------------------
 
-def _progress(total: int, what: str):
+class _NoBar:
+    """No progress bar (--json, or stderr not a terminal): rich's would still print a newline."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def add_task(self, *args, **kwargs) -> int:
+        return 0
+
+    def update(self, *args, **kwargs) -> None:
+        pass
+
+
+def _progress(total: int, what: str, quiet: bool = False):
     """A rich progress bar on stderr (so --json output stays clean), games/s included."""
+    if quiet:
+        return _NoBar()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -231,14 +255,16 @@ def _progress(total: int, what: str):
     )
 
 
-def _jobs(value: int | None) -> int:
+def _jobs(value: int | None, batches: int) -> int:
+    """Processes to use: at most one per CPU and one per batch of games (--jobs 1000 for two
+    games starts one)."""
     import os
 
-    if value is None:
-        return max(1, min(os.cpu_count() or 1, 8))
-    if value < 1:
+    if value is not None and value < 1:
         raise UserError(f"--jobs must be at least 1, got {value}")
-    return value
+    cpus = os.cpu_count() or 1
+    wanted = min(cpus, 8) if value is None else value
+    return max(1, min(wanted, cpus, batches))
 
 
 def cmd_simulate(args) -> int:
@@ -259,19 +285,20 @@ def cmd_simulate(args) -> int:
         records = sim.check_records_dir(args.records) if args.records else None
     except (sim.SimulationError, RulesError, GameSetupError) as exc:
         raise UserError(str(exc)) from None
-    jobs = _jobs(args.jobs)
+    jobs = _jobs(args.jobs, sim.batch_count(games, args.jobs or 1))
     note = rounded_note(args.games, games, len(levels))
     if note and not args.json:
         _err(f"ono99: playing {note}")  # said before a long run starts, and again in the report
+    agreed = [sim.AGREED_NOTE] if rules.dealer_first == "agree" else []
     tally = sim.Tally(levels)
     start = time.perf_counter()
     quiet = args.json or not sys.stderr.isatty()
-    with _progress(games, "simulating") as bar:
+    with _progress(games, "simulating", quiet) as bar:
         task = bar.add_task("sim", total=games, rate="", visible=not quiet)
-        for result in sim.run_games(levels, rules, args.seed, games, jobs, keep_records=records is not None):
+        for result in _games(sim.run_games(levels, rules, args.seed, games, jobs, keep_records=records is not None)):
             tally.add(result)
             if records is not None:
-                (records / sim.record_name(result.index, games)).write_text(result.record_toml, encoding="utf-8")
+                _write_record(records / sim.record_name(result.index, games), result.record_toml)
             elapsed = time.perf_counter() - start
             bar.update(task, advance=1, rate=f"{tally.games / elapsed:,.1f} games/s" if elapsed else "")
     elapsed = time.perf_counter() - start
@@ -282,11 +309,33 @@ def cmd_simulate(args) -> int:
         _out(json.dumps(summary, indent=1))
     else:
         lines = simulate_lines(summary, label, elapsed, args.seed, jobs)
-        for line in lines[:1] + ([note] if note else []) + lines[1:]:
+        for line in lines[:1] + ([note] if note else []) + agreed + lines[1:]:
             _out(line)
         if records:
             _out(f"Records: {games} files in {records} (ono99 replay FILE)")
     return 0
+
+
+def _games(results):
+    """The simulator's results; a game these rules cannot set up is one message, not a traceback
+    (from a worker process too)."""
+    from .engine.game import GameSetupError
+
+    try:
+        yield from results
+    except GameSetupError as exc:
+        raise UserError(f"these rules cannot start a game: {exc}") from None
+
+
+def _write_record(path, text: str) -> None:
+    """One game's record, whole or not at all (a full disk leaves no half-written file)."""
+    from .store.atomic import write_new
+
+    try:
+        if not write_new(path, text, durable=False):
+            raise UserError(f"--records: {path} appeared meanwhile; not overwriting it")
+    except OSError as exc:
+        raise UserError(f"--records: cannot write {path}: {exc.strerror or exc}") from None
 
 
 # -- saves and statistics -------------------------------------------------------------
@@ -732,8 +781,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print both results as one JSON object")
     p.set_defaults(func=cmd_rules_compare)
 
-    p = sub.add_parser("replay", help="replay a game record play by play")
-    p.add_argument("file", metavar="FILE", help="a game record (.toml), or the name of a save (with its journal)")
+    p = sub.add_parser("replay", help="replay a game record or a save play by play")
+    p.add_argument("file", metavar="FILE|NAME", help="a game record (.toml), or a save's name (as resume takes it)")
     p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true",
@@ -840,7 +889,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _escape_what_cannot_be_printed() -> None:
+    """On a stdout/stderr that is not UTF-8 (LC_ALL=POSIX, PYTHONIOENCODING=latin-1), a
+    character it cannot encode is printed as a \\u escape, never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError):
+            pass  # replaced by a test's capture, or closed
+
+
 def main(argv: list[str] | None = None) -> int:
+    _escape_what_cannot_be_printed()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

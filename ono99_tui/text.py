@@ -11,6 +11,7 @@ such text passes it through here. No UI imports: the engine and store use it.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 # C0 and C1 controls, DEL, bidi embeddings/overrides/isolates, line/paragraph separators.
 _UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
@@ -48,3 +49,63 @@ def for_markup(text: object) -> str:
     "[" (a name "[Ana", a value "\\x1b[31m") that swallows the rest of the markup and
     crashes the widget. Control characters are made visible too."""
     return visible(text, keep_newlines=True).replace("[", "\\[")
+
+
+def display_width(text: str) -> int:
+    """Columns ``text`` takes on a terminal: wide (East Asian) characters two, combining
+    marks and zero-width characters none. A small stand-in for wcwidth, so the UI-free
+    packages need neither Rich nor another dependency."""
+    width = 0
+    for ch in text:
+        if unicodedata.combining(ch) or ch in "\u200b\u200c\u200d\u2060\ufeff" or unicodedata.category(ch) in ("Mn", "Me", "Cf"):
+            continue
+        width += 2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+    return width
+
+
+def fit(text: str, width: int) -> str:
+    """``text`` padded with spaces (or cut, ending in "~") to exactly ``width`` columns."""
+    if display_width(text) > width:
+        out, used = [], 0
+        for ch in text:
+            w = display_width(ch)
+            if used + w > width - 1:
+                break
+            out.append(ch)
+            used += w
+        text = "".join(out) + "~"
+    return text + " " * (width - display_width(text))
+
+
+def same_name(name: str) -> str:
+    """The form two names are compared in: NFC, so "Zoë" typed either way is one player."""
+    return unicodedata.normalize("NFC", name)
+
+
+def _cut(text: str, width: int, tail: int) -> str:
+    """``text`` in ``width`` columns: its start, "~", and its last ``tail`` characters."""
+    end = text[len(text) - tail:] if tail else ""
+    room = width - 1 - display_width(end)
+    out, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > room:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "~" + end
+
+
+def short_names(names, width: int) -> list[str]:
+    """Each name in at most ``width`` columns (display width), and told apart: names cut to
+    fit that would then look the same (eight 24-character names differing only at the end)
+    keep as much of their ends as it takes to differ ("Player from the n~1", "...~2")."""
+    names = [visible(n) for n in names]
+    if all(display_width(n) <= width for n in names):
+        return names
+    distinct = len(set(names))
+    for tail in range(0, max(1, width - 1)):
+        shown = [n if display_width(n) <= width else _cut(n, width, tail) for n in names]
+        if len(set(shown)) == distinct:
+            return shown
+    return shown

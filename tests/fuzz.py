@@ -1,5 +1,6 @@
 """Attacks on every file ono99 reads (rules, records, saves, config.toml, themes, stats.toml,
-last-setup.toml), shared by the hypothesis fuzz (tests/test_fuzz_readers.py)
+last-setup.toml) and on a save's lock file (the game opens, saves, renames and deletes the save
+around it), each also as a link to a file elsewhere that must never be written through; shared by the hypothesis fuzz (tests/test_fuzz_readers.py)
 and the long fuzz run (benchmarks/fuzz_inputs.py).
 
 ``READERS[kind](path)`` reads one file the way the game does and returns "ok" (accepted) or
@@ -18,14 +19,18 @@ from pathlib import Path
 import tomli_w
 import tomllib
 
+from ono99_tui.store.files import load_rules_file
+from ono99_tui.store.files import load_record
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, RecordError, SeatSpec
-from ono99_tui.engine.rules import RulesError, load_rules_file
+from ono99_tui.engine.rules import RulesError
 from ono99_tui.store.saves import SaveError, SaveStore
 from ono99_tui.store.settings import Settings, load_settings, to_toml
 from ono99_tui.store.stats import load_stats, record_game
 
 KINDS = ("rules", "record", "save", "config", "theme", "stats", "setup", "journal")
+#: and the lock file, which ono99 writes (so "reading never changes it" does not apply): the long run
+ALL_KINDS = KINDS + ("lock",)
 ROOT = Path(__file__).resolve().parents[1]
 SEATS = [SeatSpec("Ana"), SeatSpec("Bo", "bot:medium"), SeatSpec("Cy", "bot:easy")]
 
@@ -42,7 +47,7 @@ def read_rules(path: Path) -> str:
 
 def read_record(path: Path) -> str:
     try:
-        Record.load(path).replay(record_events=False)
+        load_record(path).replay(record_events=False)
     except RecordError:
         return "clean"
     return "ok"
@@ -88,8 +93,15 @@ def read_theme(path: Path) -> str:
 
 
 def read_stats(path: Path) -> str:
-    """Read, then count a finished game as the end of a game does (never over a bad file)."""
+    """Read, then count a finished game as the end of a game does (never over a bad file,
+    never through a link)."""
     players, problem = load_stats(path)
+    if path.is_symlink():
+        try:
+            record_game(_finished_game(), SEATS, path)
+        except OSError:
+            return "clean"
+        raise AssertionError("record_game wrote through a link")
     if problem is None:
         return "ok"
     try:
@@ -106,7 +118,32 @@ def read_setup(path: Path) -> str:
     return "clean" if problem else "ok"
 
 
-READERS = {"setup": read_setup, "rules": read_rules, "record": read_record, "save": read_save, "config": read_config,
+def read_lock(path: Path) -> str:
+    """A save beside a hostile lock file: opened, played on, saved, closed, renamed, deleted, as
+    the game and `ono99 saves` do; "clean" when any of it was refused with a message."""
+    from ono99_tui.store.session import SaveSession
+
+    store = SaveStore(path.parent)
+    save_path = path.parent / "fuzz.toml"
+    if not os.path.lexists(save_path):
+        save_path.write_text(sample("save"))
+    record, game = store.open_game("fuzz")
+    session = SaveSession(store, "fuzz", record.seats, "standard")
+    notice = session.open()
+    session.opened(game)
+    if not game.over:
+        game.play(game.legal_plays()[0])
+    session.save(game)
+    session.close()
+    try:
+        store.rename("fuzz", "fuzz moved")
+        store.delete("fuzz moved")
+    except SaveError:
+        return "clean"
+    return "clean" if notice or session.failed else "ok"
+
+
+READERS = {"lock": read_lock, "setup": read_setup, "rules": read_rules, "record": read_record, "save": read_save, "config": read_config,
            "theme": read_theme, "stats": read_stats, "journal": read_journal}
 #: Files a reader must never change (reading is not writing); stats may gain a game when valid.
 KEEPS_FILE = {"rules", "record", "save", "config", "theme", "setup", "journal"}
@@ -114,7 +151,7 @@ KEEPS_FILE = {"rules", "record", "save", "config", "theme", "setup", "journal"}
 
 def file_name(kind: str) -> str:
     return {"save": "fuzz.toml", "config": "config.toml", "stats": "stats.toml", "theme": "mine.toml",
-            "setup": "last-setup.toml", "journal": "fuzz.toml.journal"}.get(
+            "setup": "last-setup.toml", "journal": "fuzz.toml.journal", "lock": "fuzz.toml.lock"}.get(
         kind, "input.toml")
 
 
@@ -176,6 +213,8 @@ def sample(kind: str) -> str:
                 '[[seats]]\nname = "Bo"\nplayer = "bot:medium"\n')
     if kind == "theme":
         return (ROOT / "themes" / "ono99-ansi.toml").read_text().replace('"ono99-ansi"', '"mine"')
+    if kind == "lock":
+        return f"{os.getpid()}@localhost\n"
     players = {"Ana": {"games": 3, "wins": 1, "rounds_lost": 5, "faced": {"medium": {"games": 3, "wins": 1}}}}
     return tomli_w.dumps({"players": players})
 
@@ -274,6 +313,10 @@ def _special(kind: str):
             path.mkdir()
         elif kind == "dangling":
             path.symlink_to(path.with_name("gone.toml"))
+        elif kind.startswith("elsewhere:"):  # a link to a precious file outside the folder
+            victim = path.parent.parent / "victim"
+            victim.write_text(kind[len("elsewhere:"):])
+            path.symlink_to(victim)
         else:
             path.symlink_to(kind)
     return writer
@@ -295,6 +338,8 @@ def structural(text: str, rng: random.Random, big: bool):
     yield "NUL bytes", _write(text.replace("\n", "\x00\n", 3))
     for special in ("fifo", "folder", "/dev/zero", "/dev/urandom", "/dev/null", "dangling"):
         yield f"special: {special}", _special(special)
+    yield "link to a file elsewhere (valid)", _special("elsewhere:" + text)
+    yield "link to a file elsewhere (other)", _special("elsewhere:precious\n")
 
 
 def attacks(kind: str, rng: random.Random, count: int, big: bool = False):
@@ -303,7 +348,7 @@ def attacks(kind: str, rng: random.Random, count: int, big: bool = False):
     cases = list(structural(text, rng, big))
     while len(cases) < count:
         roll = rng.random()
-        if roll < 0.45:
+        if roll < 0.45 and kind != "lock":  # (a lock's text is not TOML)
             cases.append(("wrong types", _write(_typed(text, rng))))
         elif roll < 0.9:
             cases.append(("mutated bytes", _write(_mutated(text, rng))))

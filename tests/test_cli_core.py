@@ -26,7 +26,7 @@ def test_rules_show_prints_every_key_commented_and_loads_back(preset):
     out = ono99("rules", "show", preset)
     assert out.returncode == 0
     assert out.stdout.count("# R") >= 21
-    from ono99_tui.engine.presets import load_preset
+    from ono99_tui.store.presets import load_preset
 
     assert load_rules_text(out.stdout) == load_preset(preset)
 

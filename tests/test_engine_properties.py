@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from ono99_tui.engine import Game
 from ono99_tui.engine import cards as C
 from ono99_tui.engine.cards import ALL_CARDS
-from ono99_tui.engine.presets import load_preset, preset_names
+from ono99_tui.store.presets import load_preset, preset_names
 
 from .strategies import tables
 

@@ -55,3 +55,38 @@ def test_the_engine_imports_no_layer_above_it():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_the_engine_reads_no_disk():
+    """The engine parses text it is handed (issue 20, structure): it imports nothing from store/
+    (file reading, saves), and no engine module opens, lists or reads a file itself."""
+    import ast
+    from pathlib import Path
+
+    import ono99_tui.engine as engine
+
+    code = (
+        "import sys, pkgutil, importlib\n"
+        "p = importlib.import_module('ono99_tui.engine')\n"
+        "for m in pkgutil.walk_packages(p.__path__, 'ono99_tui.engine.'): importlib.import_module(m.name)\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ono99_tui.store')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "[]"
+    disk = {"open", "read_text", "read_bytes", "write_text", "iterdir", "glob", "scandir", "listdir", "stat",
+            "files", "exists", "is_file"}
+    for path in Path(engine.__file__).parent.glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                names = [a.name for a in node.names] + [node.module or ""] if isinstance(node, ast.ImportFrom) else \
+                    [a.name for a in node.names]
+                assert not any(n.split(".")[0] in ("os", "pathlib", "io", "shutil", "tempfile") or "resources" in n
+                               for n in names), \
+                    f"{path.name} imports {names}"
+                assert not (isinstance(node, ast.ImportFrom) and node.module and "store" in node.module.split(".")), \
+                    f"{path.name} imports from store"
+            if isinstance(node, ast.Call):
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+                assert name not in disk, f"{path.name}:{node.lineno} calls {name}()"

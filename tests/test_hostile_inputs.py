@@ -8,9 +8,11 @@ import os
 import pytest
 from textual.widgets import Input, Static
 
+from ono99_tui.store.files import load_rules_file
+from ono99_tui.store.files import load_record
 from ono99_tui.engine.game import Game, GameSetupError, check_names, normalise_name
 from ono99_tui.engine.record import Record, RecordError, SeatSpec
-from ono99_tui.engine.rules import RulesError, load_rules_file, load_rules_text
+from ono99_tui.engine.rules import RulesError, load_rules_text
 from ono99_tui.store.settings import Settings, load_settings
 from ono99_tui.store.stats import load_stats, record_game, stats_lines
 from ono99_tui.text import visible
@@ -130,7 +132,7 @@ def test_every_reader_refuses_deep_nesting_cleanly(reader, private_dirs, tmp_pat
             load_rules_file(path)
     elif reader == "record":
         with pytest.raises(RecordError, match="nested too deeply"):
-            Record.load(path)
+            load_record(path)
     elif reader == "theme":
         with pytest.raises(ThemeError, match="nested too deeply"):
             parse_theme(DEEP, str(path))
@@ -211,7 +213,7 @@ def test_utf8_with_a_byte_order_mark_is_accepted(tmp_path, private_dirs):
     assert load_rules_file(rules).target == 50
     record = tmp_path / "rec.toml"
     record.write_bytes(("\ufeff" + record_text()).encode())
-    assert Record.load(record).names == ["Ana", "Bo"]
+    assert load_record(record).names == ["Ana", "Bo"]
     config = private_dirs / "config"
     config.mkdir()
     (config / "config.toml").write_bytes("\ufeffplayer_name = 'Zed'\n".encode())
@@ -284,7 +286,7 @@ def test_an_unknown_bot_level_is_refused_on_import_and_open(tmp_path, private_di
     path = tmp_path / "wizard.toml"
     path.write_text(record_text(seats=(("Ana", "human"), ("Bo", "bot:wizard"))))
     with pytest.raises(RecordError, match=r"seat 2 \(Bo\): unknown bot level 'wizard'; levels are random, easy"):
-        Record.load(path)
+        load_record(path)
     out = ono99("saves", "import", str(path))
     assert out.returncode == 2 and "unknown bot level 'wizard'" in out.stderr
 

@@ -4,7 +4,7 @@ import json
 
 from textual.widgets import Input, Select
 
-from ono99_tui.engine.rules import load_rules_file
+from ono99_tui.store.files import load_rules_file
 from ono99_tui.store import rule_presets as rp
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen

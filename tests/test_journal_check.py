@@ -19,6 +19,7 @@ from ono99_tui import cli
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import VERSION, Record, check_digest, digest, toml_string
 from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store.files import load_record
 from ono99_tui.store.journal import MAX_BYTES, journal_path
 from ono99_tui.store.saves import SaveStore
 from ono99_tui.store.session import SaveSession
@@ -55,7 +56,7 @@ def killed_mid_round(store, name="crash", seed=7, journal_plays=JOURNAL_PLAYS) -
         session._drop_journal()  # killed: no fold on leaving
         session.lock.release()
         if not g.over:
-            assert Record.load(store.path(name)).play_count == len(g.plays) - journal_plays
+            assert load_record(store.path(name)).play_count == len(g.plays) - journal_plays
             return g
         store.delete(name)
     raise AssertionError("no game with a round that long")
@@ -199,7 +200,7 @@ def test_a_save_opened_read_only_leaves_a_damaged_journal_where_it_is_and_says_s
 def test_a_version_2_save_with_a_version_1_journal_opens_with_every_play_and_is_upgraded(store):
     g = killed_mid_round(store)
     path = store.path("crash")
-    record = Record.load(path)
+    record = load_record(path)
     # the same save as version 2 wrote it: version line, its own digest; the journal as version 1
     body = path.read_text().split("\n", 2)[2].replace(f"version = {VERSION}\n", "version = 2\n")
     head = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 replay FILE`\n"

@@ -10,10 +10,10 @@ import re
 
 import pytest
 
+from ono99_tui.store.files import load_rules_file
 from ono99_tui.engine import Game
 from ono99_tui.engine.game import MAX_ROUND_PLAYS
 from ono99_tui.engine.record import Record, SeatSpec
-from ono99_tui.engine.rules import load_rules_file
 from tests.cli import ono99
 
 # 3 players, 3 cards each, a 9-card deck, a Double Play allowed as the first play

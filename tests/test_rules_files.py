@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ono99_tui.engine.presets import load_preset, preset_names, resolve_rules
+from ono99_tui.store.files import load_rules_file
+from ono99_tui.store.presets import load_preset, preset_names, resolve_rules
 from ono99_tui.engine.rules import (
-    DEFAULT, KEYS, Rules, RulesError, commented_toml, load_rules_file, load_rules_text, rules_from_dict,
+    DEFAULT, KEYS, Rules, RulesError, commented_toml, load_rules_text, rules_from_dict,
 )
 
 

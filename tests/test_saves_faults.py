@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from ono99_tui.store.files import load_record
 from ono99_tui import cli
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record
@@ -116,7 +117,7 @@ def test_a_dangling_symlink_is_listed_as_damaged_not_a_crash(store, capsys):
     os.symlink(store.folder / "nowhere.toml", store.folder / "ghost.toml")
     infos = {i.name: i for i in store.listing()}
     assert infos["good"].damaged is None
-    assert "does not exist" in infos["ghost"].damaged
+    assert "a link, not a save" in infos["ghost"].damaged  # never followed (issue 20)
     code, out, err = run_cli(capsys, "saves", "list")
     assert code == 0 and "ghost  [damaged]" in out
     store.delete("ghost")
@@ -211,6 +212,8 @@ async def test_load_screen_delete_and_rename_failures_are_notices_not_crashes(st
             PermissionError(13, "Permission denied")))
         monkeypatch.setattr(saves_mod.os, "replace", lambda a, b: (_ for _ in ()).throw(
             PermissionError(13, "Permission denied")))
+        monkeypatch.setattr(saves_mod.os, "link", lambda a, b, **kw: (_ for _ in ()).throw(
+            PermissionError(13, "Permission denied")))  # rename links the new name in (crash-safe)
         await pilot.press("d")
         await pilot.pause()
         await pilot.click("#btn-delete")
@@ -305,10 +308,10 @@ def test_autosave_appends_to_the_journal_and_folds_at_round_ends_and_on_close(st
             last = mtime
         round_no = game.round_no
         assert store.load("long").play_count == len(game.plays)  # nothing acknowledged is missing
-    assert journal_path(path).exists() and Record.load(path).play_count < len(game.plays)
+    assert journal_path(path).exists() and load_record(path).play_count < len(game.plays)
     session.close()
     assert not journal_path(path).exists()
-    assert Record.load(path).play_count == len(game.plays)  # folded: the file alone is the whole game
+    assert load_record(path).play_count == len(game.plays)  # folded: the file alone is the whole game
 
 
 def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_for_it(store, monkeypatch):
@@ -348,7 +351,7 @@ def test_the_round_end_fold_is_written_off_the_callers_thread_and_close_waits_fo
     release.set()
     session.close()
     assert not journal_path(store.path("threads")).exists()
-    assert Record.load(store.path("threads")).play_count == len(game.plays)
+    assert load_record(store.path("threads")).play_count == len(game.plays)
 
 
 def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
@@ -372,7 +375,7 @@ def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
     game.play(rng.choice(game.legal_plays()))
     assert "Saving again" in session.save(game)
     session.close()
-    assert Record.load(store.path("bg-fail")).play_count == len(game.plays)
+    assert load_record(store.path("bg-fail")).play_count == len(game.plays)
 
 
 def test_a_journal_from_before_the_last_write_is_ignored(store):
@@ -942,6 +945,6 @@ async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal
         name, game = table.table.save.name, table.game
         assert game.round_no >= 2  # round ends happened: folds went to the writer thread
         app.exit()
-    record = Record.load(store.path(name))
+    record = load_record(store.path(name))
     assert record.play_count == len(game.plays)
     assert not journal_path(store.path(name)).exists()

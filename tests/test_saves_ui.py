@@ -3,6 +3,7 @@
 
 from textual.widgets import Input
 
+from ono99_tui.store.files import load_record
 from ono99_tui.engine.record import Record
 from ono99_tui.store.saves import SaveStore
 from ono99_tui.store.stats import load_stats
@@ -151,7 +152,7 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
         await pilot.pause()
         await wait_for_my_turn(pilot, screen)
         assert screen.game.plays == before
-        record = Record.load(SaveStore().path(screen.table.save.name))
+        record = load_record(SaveStore().path(screen.table.save.name))
         assert record.meta["undo_used"] is True and record.play_count == len(before)
 
 

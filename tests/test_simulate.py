@@ -5,6 +5,7 @@ from collections import Counter
 
 import pytest
 
+from ono99_tui.store.files import load_record
 from ono99_tui.engine.record import Record
 from ono99_tui.engine.rules import DEFAULT
 from ono99_tui.lab import simulate as sim
@@ -82,7 +83,7 @@ def test_records_replay_and_are_never_overwritten(tmp_path):
     for f in files:
         rep = ono99("replay", str(f))
         assert rep.returncode == 0 and "Game over after" in rep.stdout
-        rec = Record.load(f)
+        rec = load_record(f)
         assert [s.player for s in rec.seats] in (["bot:easy", "bot:medium"], ["bot:medium", "bot:easy"])
         game = rec.replay(record_events=False)
         winners[rec.seats[game.winner].player] += 1

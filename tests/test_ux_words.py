@@ -14,10 +14,11 @@ def test_r2_2_you_deal_first_and_every_high_card_draw_is_listed():
     tie_then_win = {"type": "dealer", "seat": 0, "method": "high-card",
                     "draws": [[[0, "9"], [1, "9"], [2, "4"]], [[0, "10"], [1, "3"]]]}
     line = describe(tie_then_win, names)
-    assert line == "You deal first (high card: You 9, Bo 9, Cy 4; tie, again: You 10, Bo 3)"
+    # "Cy drew 4", never "Cy 4", which reads as a score or a total (issue 19)
+    assert line == "You deal first (high card: You drew 9, Bo drew 9, Cy drew 4; tie, again: You drew 10, Bo drew 3)"
     assert "(s)" not in line
     once = {"type": "dealer", "seat": 1, "method": "high-card", "draws": [[[0, "2"], [1, "10"], [2, "4"]]]}
-    assert describe(once, names) == "Bo deals first (high card: You 2, Bo 10, Cy 4)"
+    assert describe(once, names) == "Bo deals first (high card: You drew 2, Bo drew 10, Cy drew 4)"
     assert describe({"type": "dealer", "seat": 0, "method": "random"}, names).startswith("You deal first")
 
 

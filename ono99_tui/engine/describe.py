@@ -29,7 +29,8 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         how = event["method"]
         if how == "high-card":
             # every draw, the first included: a tie for the highest card draws again (R2.2)
-            rounds = [", ".join(f"{names[s]} {C.LABEL[c]}" for s, c in draw) for draw in event["draws"]]
+            # "Di drew 9", never "Di 9", which reads as a score or a total
+            rounds = [", ".join(f"{names[s]} drew {C.LABEL[c]}" for s, c in draw) for draw in event["draws"]]
             drawn = rounds[0] + "".join(f"; tie, again: {r}" for r in rounds[1:])
             return f"{who} {agree(who, 'deals')} first (high card: {drawn})"
         return f"{who} {agree(who, 'deals')} first ({'chosen at random' if how == 'random' else 'named by the table'})"

@@ -22,6 +22,7 @@ Both limits are far beyond any round or tie-break with the shipped presets
 from __future__ import annotations
 
 import random
+import unicodedata
 from collections import Counter
 
 from . import cards as C
@@ -79,6 +80,11 @@ def check_names(names) -> list[str]:
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)
     if dupes:
         raise GameSetupError(f"player names must differ: {', '.join(dupes)} appears more than once")
+    # the same letters in two Unicode forms ("Zoë" typed two ways) look the same: one name
+    alike = sorted(n for n, k in Counter(unicodedata.normalize("NFC", n) for n in names).items() if k > 1)
+    if alike:
+        raise GameSetupError(f"player names must differ: {', '.join(alike)} appears more than once "
+                             "(written with different Unicode characters that look the same)")
     return names
 
 

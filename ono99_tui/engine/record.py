@@ -11,12 +11,11 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from ..store.readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
+from ..parsing import ReadError, parse_toml
 from ..text import shorten, visible
 from . import cards as C
 from .game import MAX_ROUND_PLAYS, Game, GameSetupError, IllegalPlay, normalise_name
@@ -321,15 +320,6 @@ class Record:
         except ReadError as exc:
             raise RecordError(str(exc)) from None
         return cls.from_dict(doc, source)
-
-    @classmethod
-    def load(cls, path: str | Path) -> "Record":
-        """A record from a file, read safely (store/readfile.py: regular files only, size-limited)."""
-        try:
-            text = read_text(path, "record", RECORD_LIMIT)
-        except ReadError as exc:
-            raise RecordError(visible(exc)) from None
-        return cls.loads(text, str(path))
 
 
 def toml_string(text: str) -> str:

@@ -10,12 +10,11 @@ from __future__ import annotations
 import dataclasses
 import difflib
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import tomli_w
 
-from ..store.readfile import ReadError, parse_toml, read_text
+from ..parsing import ReadError, parse_toml
 from ..text import quoted, shorten, visible
 from . import cards as C
 
@@ -237,8 +236,19 @@ MAX_UNKNOWN = 20
 
 
 def _nearest(name: str, options: list[str]) -> str:
+    """A "did you mean" for an unknown key, looking across tables: a key put under the wrong
+    table (hand_sise under [ninety_nine_card]) is matched by its own name first."""
     if len(name) > 60:
         return ""
+    table, _, leaf = name.rpartition(".")
+    by_leaf: dict[str, str] = {}
+    for option in options:
+        by_leaf.setdefault(option.rpartition(".")[2], option)
+    same = difflib.get_close_matches(leaf, list(by_leaf), n=1, cutoff=0.75)
+    if same and by_leaf[same[0]].rpartition(".")[0] != table:
+        found = by_leaf[same[0]]
+        where = f"[{found.rpartition('.')[0]}]" if "." in found else "the top level, outside any table"
+        return f' (did you mean "{found}"? "{same[0]}" belongs in {where})'
     close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
     return f' (did you mean "{close[0]}"?)' if close else ""
 
@@ -359,15 +369,6 @@ def load_rules_text(text: str, source: str = "<text>") -> Rules:
     except ReadError as exc:
         raise RulesError([Problem(exc.source, "", exc.reason)]) from None
     return rules_from_dict(data, source)
-
-
-def load_rules_file(path: str | Path) -> Rules:
-    """Rules from a file, read safely (store/readfile.py: regular files only, size-limited)."""
-    try:
-        text = read_text(path, "rules file")
-    except ReadError as exc:
-        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
-    return load_rules_text(text, str(path))
 
 
 def commented_toml(rules: Rules, header: str = "") -> str:

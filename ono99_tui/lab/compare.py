@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..engine import cards as C
+from ..text import display_width
 from .report import REASONS
 
 ROWS = (
@@ -22,11 +23,15 @@ def decider_share(summary: dict, card: str) -> float:
 
 def compare_lines(a: dict, b: dict, label_a: str, label_b: str, bots: list[str], seed: int, elapsed: float) -> list[str]:
     width = 36
-    col = max(14, len(label_a) + 2, len(label_b) + 2)
+    col = max(14, display_width(label_a) + 2, display_width(label_b) + 2)  # columns, not characters
+
+    def right(text: str) -> str:
+        return " " * (col - display_width(text)) + text
+
     lines = [
         f"{a['games']:,} games each, the same deals and bots ({', '.join(bots)}), seed {seed}",
         "",
-        f"{'':<{width}}{label_a:>{col}}{label_b:>{col}}",
+        f"{'':<{width}}{right(label_a)}{right(label_b)}",
     ]
     for key, text, fmt in ROWS:
         lines.append(f"{text:<{width}}{fmt.format(a[key]):>{col}}{fmt.format(b[key]):>{col}}")

@@ -54,6 +54,11 @@ def simulate_lines(summary: dict, label: str, elapsed: float, seed: int, jobs: i
     ]
     for reason, count in ends.items():
         lines.append(f"  {REASONS.get(reason, reason):<40} {count:>8,}  {pct(count / rounds)}")
+    apart = summary.get("cannot_tell_apart") or []
+    if apart:
+        pairs = "; ".join(f"{a} and {b}" for a, b in apart)
+        lines += ["", f"Cannot be told apart at {n:,} games: {pairs} (their 95% intervals, per seat, "
+                  "overlap; the split above may be luck: play more games)."]
     rate = n / elapsed if elapsed > 0 else 0.0
     lines += ["", f"Elapsed: {elapsed:.1f} s ({rate:,.1f} games/s)"]
     return lines

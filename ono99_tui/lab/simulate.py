@@ -49,6 +49,13 @@ class GameResult:
     record_toml: str | None = None
 
 
+#: Who deals first under dealer.first = "agree", where no table is there to agree: the first
+#: seat, which every bot takes equally often as the seatings rotate (AGREED_NOTE says so).
+AGREED_DEALER = 0
+AGREED_NOTE = ('dealer.first = "agree": with no table to agree, the first seat deals first '
+               "(every bot sits there equally often).")
+
+
 def deal_seed(seed: int, deal: int) -> int:
     return random.Random(f"ono99-sim/{seed}/{deal}").getrandbits(32)
 
@@ -61,7 +68,8 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     names = seat_names(seated)
     game_seed = deal_seed(seed, deal)
     seats = [SeatSpec(name, f"bot:{lv}") for name, lv in zip(names, seated)]
-    table = TableSession(seats, rules, game_seed, record_events=False, allow_oracle=True)
+    table = TableSession(seats, rules, game_seed, record_events=False, allow_oracle=True,
+                         first_dealer=AGREED_DEALER if rules.dealer_first == "agree" else None)
     game = table.game
     first_lost = 0
     round_first = first_of_game = game.current
@@ -110,23 +118,43 @@ def _run_chunk(args) -> list[GameResult]:
     return [play_game(levels, rules, seed, i, keep) for i in indices]
 
 
+def batch_count(games: int, jobs: int = 1, chunk: int = 0) -> int:
+    chunk = chunk or _chunk(games, jobs)
+    return -(-games // chunk)
+
+
+def _chunk(games: int, jobs: int) -> int:
+    return max(1, min(25, games // (jobs * 8) or 1))
+
+
 def run_games(levels: list[str], rules: Rules, seed: int, games: int, jobs: int = 1,
               keep_records: bool = False, chunk: int = 0) -> Iterator[GameResult]:
-    """Yield results as games finish (in any order when jobs > 1)."""
-    chunk = chunk or max(1, min(25, games // (jobs * 8) or 1))
-    batches = [(levels, rules, seed, range(i, min(i + chunk, games)), keep_records)
-               for i in range(0, games, chunk)]
+    """Yield results as games finish (in any order when jobs > 1).
+
+    The batches are made as they are handed out, never all at once, and at most a few per
+    process are out at a time: memory stays flat however many games are asked for
+    (``--games 100000000000`` runs until stopped instead of filling the memory first)."""
+    chunk = chunk or _chunk(games, jobs)
+    batches = ((levels, rules, seed, range(i, min(i + chunk, games)), keep_records)
+               for i in range(0, games, chunk))
     if jobs <= 1:
         for batch in batches:
             yield from _run_chunk(batch)
         return
     import multiprocessing as mp
+    from collections import deque
 
     # fork where there is one: no re-import of the caller's __main__, and quick to start
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
     with mp.get_context(method).Pool(jobs) as pool:
-        for results in pool.imap_unordered(_run_chunk, batches):
-            yield from results
+        pending: deque = deque()
+        window = 4 * jobs  # batches out at once: enough to keep every process busy
+        for batch in batches:
+            pending.append(pool.apply_async(_run_chunk, (batch,)))
+            while len(pending) >= window or (pending and pending[0].ready()):
+                yield from pending.popleft().get()
+        while pending:
+            yield from pending.popleft().get()
 
 
 @dataclass
@@ -176,7 +204,7 @@ class Tally:
             wins = self.seat_wins[s]
             lo, hi = wilson(wins, n)
             seats.append({"seat": s + 1, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi]})
-        return {
+        summary = {
             "games": n,
             "seats": len(self.levels),
             "levels": levels,
@@ -189,6 +217,21 @@ class Tally:
             "deciding_cards": dict(self.deciders.most_common()),
             "ninety_nines_played_per_game": self.ninety_nines / n if n else 0.0,
         }
+        summary["cannot_tell_apart"] = [list(pair) for pair in indistinct(summary)]
+        return summary
+
+
+def indistinct(summary: dict) -> list[tuple[str, str]]:
+    """Pairs of levels whose 95% intervals (per seat, so 3 mediums and 1 hard compare fairly)
+    overlap: this many games cannot tell them apart."""
+    rows = summary["levels"]
+    found = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1:]:
+            (alo, ahi), (blo, bhi) = [x / a["seats"] for x in a["ci95"]], [x / b["seats"] for x in b["ci95"]]
+            if alo <= bhi and blo <= ahi:
+                found.append((a["level"], b["level"]))
+    return found
 
 
 def check_records_dir(path: str) -> Path:

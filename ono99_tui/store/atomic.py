@@ -2,23 +2,140 @@
 
 The previous version is kept as NAME.bak, so a file is always either the old
 whole version or the new whole version, never half of one.
+
+Nothing is written through a link: the data and config folders are resolved once
+(store/paths.py), and a link found inside them -- a save, a lock, a journal, a
+stats file someone replaced with a symlink, perhaps from an archive or a shared
+folder -- is refused (``LinkedFile``), never followed to whatever it points at.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 import time
 from pathlib import Path
 
 TEMP_SUFFIX = ".tmp"
+#: open() flag that refuses a link as the last part of the path (0 where the system has none)
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+class LinkedFile(OSError):
+    """A file or folder ono99 would write is a symbolic link: refused, never followed."""
+
+    def __init__(self, path: str | Path, what: str = "file"):
+        target = ""
+        try:
+            target = f" (to {os.readlink(path)})"
+        except OSError:
+            pass
+        super().__init__(errno.ELOOP, f"{path} is a link{target}; ono99 never writes through a link "
+                                      f"inside its folders: remove the link or put the real {what} there")
+        self.filename = str(path)
+
+
+def is_link(path: str | Path) -> bool:
+    try:
+        return stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def refuse_link(path: str | Path, what: str = "file") -> None:
+    """LinkedFile when ``path`` is a symbolic link (a missing path is fine)."""
+    if is_link(path):
+        raise LinkedFile(path, what)
+
+
+def linked_folder(path: str | Path) -> Path | None:
+    """The first folder that is a link between the data or config folder and ``path``'s
+    folder (saves/, rules/, themes/ replaced by a link), or None. Paths outside those two
+    folders (an export's target, a test's own folder) are the caller's choice: not checked."""
+    from .paths import config_dir, data_dir
+
+    folder = Path(os.path.abspath(path)).parent
+    for root in (data_dir(), config_dir()):
+        try:
+            parts = folder.relative_to(root).parts
+        except ValueError:
+            continue
+        here = root
+        for part in parts:
+            here = here / part
+            if is_link(here):
+                return here
+    return None
+
+
+def refuse_linked_folder(path: str | Path) -> None:
+    if (folder := linked_folder(path)) is not None:
+        raise LinkedFile(folder, "folder")
+
+
+def open_nofollow(path: str | Path, flags: int, mode: int = 0o644) -> int:
+    """os.open that refuses a link (LinkedFile) instead of following it."""
+    if not NOFOLLOW:  # (no O_NOFOLLOW, as on Windows: a look first, the best there is)
+        refuse_link(path)
+    try:
+        return os.open(path, flags | NOFOLLOW | getattr(os, "O_CLOEXEC", 0), mode)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP or (exc.errno == errno.EEXIST and is_link(path)):
+            raise LinkedFile(path) from None
+        raise
+
+
+def write_new(path: Path, text: str | bytes, durable: bool = True) -> bool:
+    """Write ``path`` whole, only if no file (or link) has that name: False when one has.
+    The text goes to a temp file that is then hard-linked in place, so the name appears
+    with its whole content or not at all, and two writers can never both take one name.
+    Where hard links are not to be had, an exclusive create written in place (a crash
+    may then leave it short, never over someone else's file)."""
+    path = Path(path)
+    refuse_linked_folder(path)
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            if durable:
+                os.fsync(fh.fileno())
+        try:
+            os.link(tmp, path, follow_symlinks=False)
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+                raise
+            try:
+                out = open_nofollow(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            except FileExistsError:
+                return False
+            with os.fdopen(out, "wb") as fh:
+                fh.write(data)
+                if durable:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+        if durable:
+            _fsync_dir(path.parent)
+        return True
+    finally:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def write_atomic(path: Path, text: str, backup: bool = True, durable: bool = True) -> None:
     """Write ``text`` to ``path`` whole or not at all; ``durable=False`` skips the fsyncs
     (for caches that can be rebuilt)."""
     path = Path(path)
+    refuse_linked_folder(path)  # before mkdir, which would follow it
     path.parent.mkdir(parents=True, exist_ok=True)
+    refuse_link(path)  # replacing a link would be harmless, but its .bak would be the link
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

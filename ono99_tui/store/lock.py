@@ -5,6 +5,10 @@ however it ends, so there are no stale locks to guess about (an empty file, a
 reused PID, a file from another host are all just files nobody holds). Taking
 it is one atomic call: two processes can never both get it. The file's text,
 "pid@host", is only for the message saying who has it.
+
+The lock file is never opened through a link (O_NOFOLLOW): a NAME.toml.lock that is
+a symlink -- from an archive, a shared folder -- is refused with a message, and the
+file it points at is left alone.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+
+from .atomic import LinkedFile, open_nofollow, refuse_linked_folder
 
 try:
     import fcntl
@@ -34,7 +40,7 @@ class Lock:
 
     def owner(self) -> str:
         try:
-            with open(self.path, "rb") as fh:
+            with os.fdopen(open_nofollow(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)), "rb") as fh:
                 text = fh.read(200).decode("utf-8", "replace").strip()
         except OSError:
             return "unknown"
@@ -48,9 +54,11 @@ class Lock:
             self.exact = False
             return self._held_by_pid()
         try:
-            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+            fd = open_nofollow(self.path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         except FileNotFoundError:
             return False
+        except LinkedFile:
+            raise
         except OSError:
             return True  # cannot even look: assume it is in use
         try:
@@ -64,18 +72,20 @@ class Lock:
             os.close(fd)  # closing drops the lock we may just have taken
         return False
 
-    def acquire(self) -> bool:
-        """Take the lock; False when another process has it. OSError when the folder is unusable."""
+    def acquire(self, wait: bool = False) -> bool:
+        """Take the lock; False when another process has it (``wait``: wait for it instead).
+        OSError when the folder is unusable, LinkedFile when the lock file is a link."""
         if self.mine:
             return True
         if fcntl is None:  # pragma: no cover
             self.exact = False
             return self._acquire_by_pid()
+        refuse_linked_folder(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        for _ in range(5):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o644)
+        for _ in range(10_000 if wait else 5):  # (another holder released between open and flock)
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0))
             try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 os.close(fd)
                 return False
@@ -84,7 +94,7 @@ class Lock:
                 self.exact = False
                 return self._acquire_by_pid()
             try:
-                same = os.stat(self.path).st_ino == os.fstat(fd).st_ino
+                same = os.lstat(self.path).st_ino == os.fstat(fd).st_ino
             except FileNotFoundError:
                 same = False
             if not same:  # the holder released (and removed) it between our open and our flock
@@ -135,7 +145,7 @@ class Lock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.unlink(missing_ok=True)
         try:
-            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            fd = open_nofollow(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
         except FileExistsError:
             return False
         with os.fdopen(fd, "w") as fh:

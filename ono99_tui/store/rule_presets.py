@@ -11,8 +11,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine import presets as shipped
-from ..engine.rules import Rules, RulesError, load_rules_file
+from ..engine.rules import Rules, RulesError
+from . import presets as shipped
+from .files import load_rules_file
 from .atomic import write_atomic
 from .readfile import ReadError, read_text
 from .paths import user_rules_dir

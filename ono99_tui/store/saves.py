@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # The engine is imported only when a save must be parsed or replayed: the menu, reading
 # the index, starts without it (benchmarks/saves.py --startup).
-from .atomic import remove_stale_temps, write_atomic
+from .atomic import is_link, remove_stale_temps, write_atomic, write_new
 from .journal import JournalRead, journal_path, read_journal
 from .lock import Lock
 from ..text import visible
@@ -126,10 +126,24 @@ class _Entry:
 
 class SaveStore:
     def __init__(self, folder: Path | None = None):
-        self.folder = Path(folder) if folder is not None else saves_dir()
+        # a folder given by the caller is resolved once, like the data folder (store/paths.py);
+        # the default one is the data folder's "saves", which must be a real folder
+        self.folder = Path(os.path.realpath(folder)) if folder is not None else saves_dir()
 
     def path(self, name: str) -> Path:
+        self._check_folder()
         return self.folder / (check_name(name) + SUFFIX)
+
+    def _check_folder(self) -> None:
+        """SaveError when the saves folder is a link: ono99 follows no link inside the data folder."""
+        if is_link(self.folder):
+            try:
+                target = f" (to {os.readlink(self.folder)})"
+            except OSError:
+                target = ""
+            raise SaveError(f"the saves folder {self.folder} is a link{target}; ono99 follows no link inside "
+                            "its data folder: put a real folder there, or link or move the data folder itself "
+                            "(ONO99_DATA_DIR)")
 
     @staticmethod
     def check_name(name: str) -> str:
@@ -148,12 +162,50 @@ class SaveStore:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
         return path
 
+    def _create(self, name: str, record: "Record") -> bool:
+        """Write a new save named ``name``, only if no save has that name: False when one has."""
+        path = self.path(name)
+        if self._exists(path):
+            return False
+        meta = dict(record.meta)
+        meta["name"] = check_name(name)
+        meta["saved_at"] = now_iso()
+        record.meta = meta
+        lock = Lock(path)  # held while leftovers are cleared: a rename into this name holds it too
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            if not lock.acquire():
+                return False  # someone is making a save of this name right now: take another
+            try:
+                if self._exists(path):
+                    return False
+                self._clear_leftovers(path)
+                return write_new(path, record.to_toml())
+            finally:
+                lock.release()
+        except OSError as exc:
+            raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
+
     def new_name(self, prefix: str = "game") -> str:
+        """A name no save has, reserved by creating its lock file exclusively: two ono99s
+        starting games in the same second never pick one name (the session that opens the
+        save then takes that lock; an unused reservation is an empty file nobody holds)."""
+        from .atomic import open_nofollow
+
         stamp = time.strftime("%Y-%m-%d %H-%M-%S")
         name, k = f"{prefix} {stamp}", 2
-        while self._exists(self.path(name)):
+        while True:
+            path = self.path(name)
+            if not self._exists(path):
+                try:
+                    self.folder.mkdir(parents=True, exist_ok=True)
+                    os.close(open_nofollow(Lock(path).path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+                    return name
+                except FileExistsError:
+                    pass
+                except OSError:
+                    return name  # an unusable folder: saving will say so, with the reason
             name, k = f"{prefix} {stamp} {k}", k + 1
-        return name
 
     # -- reading -------------------------------------------------------------------------
     def open_game(self, name: str, events_from_round: int | None = None, record_events: bool = True):
@@ -172,6 +224,9 @@ class SaveStore:
         path = self.path(name)
         if not self._exists(path):
             raise SaveError(f"no save named {name!r} in {self.folder}")
+        if is_link(path):
+            raise SaveError(f"{path} is a link, not a save: ono99 follows no link in the saves folder "
+                            "(delete it, or put the real file there)")
         try:
             record = Record.loads(_read_text(path), str(path))
             read = read_journal(record, path)
@@ -293,6 +348,7 @@ class SaveStore:
 
     def _scan(self) -> list[_Entry]:
         """Every NAME.toml in the folder, newest first; SaveError when the folder cannot be read."""
+        self._check_folder()
         try:
             with os.scandir(self.folder) as it:
                 found = list(it)
@@ -319,6 +375,10 @@ class SaveStore:
             if not fname.endswith(SUFFIX):
                 continue
             name, path = fname[: -len(SUFFIX)], e.path
+            if e.is_symlink():  # never followed: it could point at any file
+                entries.append(_Entry(name, path, (0, 0), 0.0, "a link, not a save (ono99 follows no link in "
+                                      "the saves folder; delete it, or put the real file there)"))
+                continue
             try:
                 st = e.stat()  # follows a symlink; it may also have been deleted since the scan
             except FileNotFoundError:
@@ -530,17 +590,34 @@ class SaveStore:
         return held()
 
     def delete_owned(self, name: str) -> None:
-        """Delete a save this process holds the lock of (Save as moving it), or nobody does."""
+        """Delete a save this process holds the lock of (Save as moving it), or nobody does.
+
+        The save goes first: that one unlink is the delete. A journal or .bak left by a
+        crash after it belongs to no save and is cleared when the name is next used
+        (``_clear_leftovers``)."""
         path = self.path(name)
         try:
             path.unlink()
         except OSError as exc:
             raise SaveError(f"cannot delete {path}: {exc.strerror or exc}") from None
         for extra in _EXTRAS:
+            if extra == ".lock":
+                continue  # the lock's holder removes it on release (removing it here would let
+                # another ono99 take a second lock on a new file while ours still stands)
             try:
                 path.with_name(path.name + extra).unlink(missing_ok=True)
             except OSError:
                 pass  # the save itself is gone; a leftover .bak or journal is harmless
+
+    def _clear_leftovers(self, path: Path) -> None:
+        """A journal or .bak under a name with no save is a leftover (of a delete, or of a rename
+        cut short before its last step): nothing reads it, and a new save of that name must
+        not inherit it."""
+        for extra in (".journal", ".bak"):
+            try:
+                path.with_name(path.name + extra).unlink(missing_ok=True)
+            except OSError:
+                pass
 
     def rename(self, old: str, new: str) -> None:
         src, dst = self.path(old), self.path(new)
@@ -548,19 +625,43 @@ class SaveStore:
             raise SaveError(f"no save named {old!r}")
         if self._exists(dst):
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
-        with self._locked(old, src, "rename"):
+        with self._locked(old, src, "rename"), self._locked(new, dst, "rename to"):
             self._move(src, dst)
 
     def _move(self, src: Path, dst: Path) -> None:
-        """The save and its journal and .bak under a new name (the journal first: a save
-        never finds itself without the plays it continues with)."""
+        """The save and its journal and .bak under a new name, crash-safe at every step.
+
+        Each file is hard-linked (or, without hard links, copied) to the new name, the save
+        last: until then the old name is whole and the new one has no save (its journal and
+        .bak are leftovers, cleared); from then on the new name is whole. Only then are the
+        old names removed, the save first. A crash anywhere leaves one whole save, with every
+        play, under one of the two names (at worst both)."""
+        if is_link(src):
+            raise SaveError(f"{src} is a link, not a save; ono99 follows no link in the saves folder")
+        self._clear_leftovers(dst)
         try:
             for extra in (".journal", ".bak"):
-                if os.path.lexists(src.with_name(src.name + extra)):
-                    os.replace(src.with_name(src.name + extra), dst.with_name(dst.name + extra))
-            os.replace(src, dst)
+                part = src.with_name(src.name + extra)
+                if os.path.lexists(part) and not is_link(part):
+                    _link_or_copy(part, dst.with_name(dst.name + extra))
+            _link_or_copy(src, dst)  # the commit point: the new name is a whole save from here
+        except FileExistsError:
+            self._clear_leftovers(dst)
+            raise SaveError(f"a save named {dst.name[: -len(SUFFIX)]!r} already exists; choose another name") from None
         except OSError as exc:
+            self._clear_leftovers(dst)
             raise SaveError(f"cannot rename {src.name} to {dst.name} in {src.parent}: {exc.strerror or exc}") from None
+        try:
+            src.unlink()
+        except OSError as exc:  # undone: the old name still holds the whole game
+            why = f"cannot rename {src.name} to {dst.name} in {src.parent}: {exc.strerror or exc}"
+            try:
+                dst.unlink()
+            except OSError:
+                raise SaveError(f"{why}; it is now under both names") from None
+            self._clear_leftovers(dst)
+            raise SaveError(why) from None
+        self._clear_leftovers(src)
 
     def export(self, name: str, target: Path) -> Path:
         target = Path(target)
@@ -594,20 +695,21 @@ class SaveStore:
             reason = str(exc).removeprefix(f"save name {given!r}").removesuffix("; choose another").lstrip(" :")
             notes.append(f"{given!r} cannot be a save name: {'it ' if reason.startswith('is ') else ''}{reason}")
         name, k = wanted, 2
-        while self._exists(self.path(name)):
+        while not self._create(name, record):  # exclusive: two imports never take one name
             name, k = f"{wanted[: MAX_NAME - 4]} {k}", k + 1
+            if k > 10_000:
+                raise SaveError(f"too many saves named {wanted!r} ...; rename or delete some")
         if name != wanted:
             notes.append(f"a save named {wanted!r} already exists")
-        self.write(name, record)
         if why is not None:
             why.extend(notes)
         return name
 
     @staticmethod
     def _exists(path: Path) -> bool:
-        """Whether a file is there; a folder we cannot look into is a SaveError, not "no"."""
+        """Whether a file (or a link) is there; a folder we cannot look into is a SaveError, not "no"."""
         try:
-            os.stat(path)
+            os.lstat(path)
         except FileNotFoundError:
             return False
         except NotADirectoryError:
@@ -615,6 +717,28 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
         return True
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """``dst`` as a second name of ``src`` (FileExistsError if taken); a durable copy where the
+    file system has no hard links."""
+    import errno
+
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except FileExistsError:
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        with open(src, "rb") as fh:  # not a link: checked by the caller
+            data = fh.read()
+        if not write_new(dst, data):
+            raise FileExistsError(errno.EEXIST, "exists", str(dst)) from None
+        return
+    from .atomic import _fsync_dir
+
+    _fsync_dir(dst.parent)
 
 
 def _play_journal(record: "Record", game, read: JournalRead, events_from_round: int | None = None) -> None:

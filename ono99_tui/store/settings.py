@@ -7,6 +7,8 @@ file is only rewritten when the player saves settings from the app.
 
 from __future__ import annotations
 
+import unicodedata
+
 import re
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -53,7 +55,8 @@ def _check(key: str, value):
         value = float(value)
     elif key == "player_name":
         try:
-            value = normalise_name(value)  # the one place names are normalised
+            # the one place names are normalised; NFC, so "Zoë" typed either way is one name
+            value = unicodedata.normalize("NFC", normalise_name(value))
         except GameSetupError as exc:
             raise ValueError(f"{exc} (1 to 24 printable characters)") from None
     elif not isinstance(value, str) or not value.strip():

@@ -3,6 +3,11 @@
 Only human seats are counted. For each name: games, wins, rounds lost, the sum
 of final points (points games) for the average, and per bot level faced: games
 and wins.
+
+Names are compared NFC-normalised ("Zoë" typed either way is one player; rows an
+older ono99 kept apart are merged when read). An update holds stats.toml.lock
+while it reads, adds and writes, so games ending at once in several processes
+are all counted (each adds to what the one before it wrote).
 """
 
 from __future__ import annotations
@@ -11,8 +16,9 @@ from pathlib import Path
 
 import tomli_w
 
-from ..text import shorten, visible
+from ..text import display_width, fit, same_name, short_names, shorten, visible
 from .atomic import write_atomic
+from .lock import Lock
 from .paths import data_dir
 from .readfile import ReadError, load_toml
 
@@ -27,7 +33,28 @@ def load_stats(path: Path | None = None) -> tuple[dict, str | None]:
     """The statistics and, if the file could not be read, why (then they start empty, and
     the file is left alone: nothing writes over statistics it could not read)."""
     doc, problem = _load_doc(path or stats_file())
-    return doc.get("players", {}), problem
+    return _merged(doc.get("players", {})), problem
+
+
+def _merged(players: dict) -> dict:
+    """Rows whose names are one name in NFC added together (checked rows: see check_stats)."""
+    if all(same_name(name) == name for name in players):
+        return players
+    out: dict = {}
+    for name, row in players.items():
+        into = out.setdefault(same_name(name), {})
+        for key, value in row.items():
+            if key == "faced":
+                faced = into.setdefault("faced", {})
+                for level, f in value.items():
+                    g = faced.setdefault(level, {"games": 0, "wins": 0})
+                    for k in ("games", "wins"):
+                        g[k] = g.get(k, 0) + f.get(k, 0)
+            elif key in COUNTS:
+                into[key] = into.get(key, 0) + value
+            else:
+                into.setdefault(key, value)  # a newer ono99's key: kept as the first row had it
+    return out
 
 
 def _load_doc(path: Path) -> tuple[dict, str | None]:
@@ -86,16 +113,28 @@ def _more_wins(where: str, row: dict) -> str | None:
 
 def record_game(game, seats, path: Path | None = None) -> None:
     path = path or stats_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lock = Lock(path)
+    if not lock.acquire(wait=True):  # serialised: read, add, write as one step (waits for another ono99's)
+        raise OSError(f"{visible(path)} is being updated by another ono99 (its lock {visible(lock.path)} is held)")
+    try:
+        _add_game(game, seats, path)
+    finally:
+        lock.release()
+
+
+def _add_game(game, seats, path: Path) -> None:
     doc, problem = _load_doc(path)
     if problem:  # never write over a file we could not read
         raise OSError(problem)
+    doc["players"] = _merged(doc.get("players", {}))
     players = doc.setdefault("players", {})
     levels = sorted({s.bot_level for s in seats if s.is_bot})
     lost = [r["loser"] for r in game.round_log]
     for i, seat in enumerate(seats):
         if seat.is_bot:
             continue
-        row = players.setdefault(seat.name, {})
+        row = players.setdefault(same_name(seat.name), {})
         row["games"] = row.get("games", 0) + 1
         row["wins"] = row.get("wins", 0) + (game.winner == i)
         row["rounds_lost"] = row.get("rounds_lost", 0) + lost.count(i)
@@ -111,12 +150,19 @@ def record_game(game, seats, path: Path | None = None) -> None:
     write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({**doc, "players": players}))
 
 
+NAME_COLUMNS = 20  # so a row with "medium 1000/1000" still fits 80 columns; longer names are cut
+
+
 def stats_lines(players: dict) -> list[str]:
+    """The table `ono99 stats` prints, aligned by display width (a wide name takes two
+    columns a character), never wider than 80 columns before the bot levels."""
     if not players:
         return ["No finished games yet."]
-    lines = [f"{'player':<16} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
+    shown = [visible(name) for name in players]  # a name from the file: shown, never obeyed
+    width = max(16, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
+    names = dict(zip(players, short_names(shown, width)))  # cut names never look alike
+    lines = [f"{fit('player', width)} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
     for name, row in sorted(players.items()):
-        name = shorten(name, 24)  # a name from the file: shown, never obeyed; names are at most 24
         games = row.get("games", 0)
         wins = row.get("wins", 0)
         pg = row.get("points_games", 0)
@@ -124,8 +170,8 @@ def stats_lines(players: dict) -> list[str]:
         faced = [f"{shorten(lv, 20)} {f.get('wins', 0)}/{f.get('games', 0)}"
                  for lv, f in sorted(row.get("faced", {}).items())]
         pct = f"{100 * wins / games:.0f}%" if games else "-"
-        first = f"{name:<16} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  "
+        first = f"{fit(names[name], width)} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  "
         # one bot level a line, under the column: a list on one line wrapped mid-entry at 80 columns
         lines.append(first + (faced[0] if faced else "-"))
-        lines.extend(" " * len(first) + entry for entry in faced[1:])
+        lines.extend(" " * display_width(first) + entry for entry in faced[1:])
     return lines

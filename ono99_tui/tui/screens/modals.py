@@ -16,7 +16,7 @@ from ...bots import DESCRIPTIONS
 from ...engine import cards as C
 from ...engine.describe import agree
 from ...engine.rules import Rules
-from ...text import for_markup
+from ...text import display_width, fit, for_markup, short_names
 
 
 MENU_ON_ESCAPE = [Binding("escape", "close", "Main menu")]  # the footer's word where Escape leaves the table
@@ -115,19 +115,20 @@ def _hand_cells(rows, width: int) -> list[list[str]]:
 def points_table(names, breakdown, width: int = 64) -> list[str]:
     """R9.1's count for every seat in the round, one row a seat, in aligned columns:
     the cards left in hand, their points, the extras (missing cards, losing), the round and the total."""
-    name_w = min(12, max(len(names[row["seat"]]) for row in breakdown))
+    name_w = min(12, max(display_width(names[row["seat"]]) for row in breakdown))  # columns, not characters
     name_w = max(name_w, len("Player"))
     cells = ("Cards", "Extra", "Round", "Total")
     hand_w = width - name_w - 2 - 7 * len(cells)
     out = [f"{'Player':<{name_w}}  {'In hand':<{hand_w}}" + "".join(f"{c:>7}" for c in cells)]
     notes = []
+    cut = dict(zip((row["seat"] for row in breakdown), short_names([names[row["seat"]] for row in breakdown], name_w)))
     for row, hand in zip(breakdown, _hand_cells(breakdown, hand_w)):
         name = names[row["seat"]]
         cards_pts = sum(v for _, v in row["cards"])
         extra = row.get("missing_points", 15 * row["missing"]) + row["loser_penalty"]
-        shown = name if len(name) <= name_w else name[: name_w - 1] + "~"
+        shown = fit(cut[row["seat"]], name_w)  # cut names told apart, padded by display width
         nums = (str(cards_pts), f"+{extra}" if extra else "-", f"+{row['gained']}", str(row["score"]))
-        out.append(f"{shown:<{name_w}}  {hand[0]:<{hand_w}}" + "".join(f"{n:>7}" for n in nums))
+        out.append(f"{shown}  {hand[0]:<{hand_w}}" + "".join(f"{n:>7}" for n in nums))
         out.extend(f"{'':<{name_w}}  {more}" for more in hand[1:])
         why = []
         if row["missing"]:
@@ -179,7 +180,8 @@ class GameOverScreen(_Notice):
     BINDINGS = MENU_ON_ESCAPE
 
     def __init__(self, names, standings, scores: list[str]):
-        body = "\n".join(f"{i}. {names[s]:<12} {scores[s]}" for i, s in enumerate(standings, start=1))
+        body = "\n".join(f"{i}. {names[s]}{' ' * max(1, 13 - display_width(names[s]))}{scores[s]}"
+                         for i, s in enumerate(standings, start=1))  # aligned by display width
         # Escape goes back to the menu: it never starts a game
         super().__init__(f"{names[standings[0]]} wins!", body,
                          (("again", "Play again"), ("menu", "Main menu")), escape="menu")

@@ -12,6 +12,7 @@ from textual.widgets import Static
 
 from ...engine import cards as C
 from ...engine.view import PlayerView
+from ...text import display_width, short_names
 from ..glyphs import Glyphs
 
 
@@ -173,7 +174,8 @@ class ScorePane(Static):
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
         self.border_subtitle = f"{g.dealer} deals"
         text = Text(no_wrap=True, overflow="ellipsis")
-        for s, name in enumerate(view.names):
+        shown = short_names(view.names, width)  # by display width, and never two alike
+        for s, name in enumerate(shown):
             turn = g.turn if view.current == s else " "
             if view.out[s]:
                 score = f"{g.out} out" + (f" {view.points[s]}" if not tokens else "")
@@ -189,6 +191,6 @@ class ScorePane(Static):
             if s:
                 text.append("\n")
             text.append(f"{turn} ")
-            text.append(f"{name[:width]:<{width}}", style="bold" if view.current == s else "")
+            text.append(name + " " * (width - display_width(name)), style="bold" if view.current == s else "")
             text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
         self.update(text, layout=False)  # one row per seat: the pane's size never changes

@@ -1,11 +1,13 @@
-"""Rules presets shipped inside the package (ono99_tui/presets/*.toml)."""
+"""Rules presets shipped inside the package (ono99_tui/presets/*.toml), read from there; and
+resolving a rules spec (a preset name or a file). Moved out of the engine, which reads no disk."""
 
 from __future__ import annotations
 
 from importlib import resources
 from pathlib import Path
 
-from .rules import Problem, Rules, RulesError, load_rules_file, load_rules_text
+from ..engine.rules import Problem, Rules, RulesError, load_rules_text
+from .files import load_rules_file
 
 _PACKAGE = "ono99_tui.presets"
 

@@ -1,0 +1,30 @@
+"""Rules files and game records read from disk: the engine parses text (engine/rules.py,
+engine/record.py) and reads no file; reading one safely (store/readfile.py: regular files
+only, size-limited) is done here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..engine.record import Record, RecordError
+from ..engine.rules import Problem, Rules, RulesError, load_rules_text
+from ..text import visible
+from .readfile import RECORD_LIMIT, ReadError, read_text
+
+
+def load_rules_file(path: str | Path) -> Rules:
+    """Rules from a file, or RulesError naming the file and what is wrong."""
+    try:
+        text = read_text(path, "rules file")
+    except ReadError as exc:
+        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
+    return load_rules_text(text, str(path))
+
+
+def load_record(path: str | Path) -> Record:
+    """A game record from a file, or RecordError naming the file and what is wrong."""
+    try:
+        text = read_text(path, "record", RECORD_LIMIT)
+    except ReadError as exc:
+        raise RecordError(visible(exc)) from None
+    return Record.loads(text, str(path))

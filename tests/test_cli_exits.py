@@ -1,0 +1,136 @@
+"""Every command exits cleanly on the inputs of issue 20 (items 8-11) and issue 19's smaller CLI
+things: real `ono99` processes, a traceback is always a failure (tests/cli.py)."""
+
+import json
+import os
+import random
+import resource
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from ono99_tui.engine import Game
+from ono99_tui.engine.record import Record, SeatSpec
+from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store.saves import SaveStore
+from ono99_tui.store.stats import record_game
+from tests.cli import ono99
+from tests.steps import mid_round_save
+
+AGREE = '[dealer]\nfirst = "agree"\n'
+WIDE = [SeatSpec("王小明"), SeatSpec("Zoë", "bot:easy"), SeatSpec("Bo", "bot:medium")]
+
+
+def test_agree_rules_pass_check_and_simulate_and_compare_run(tmp_path):
+    rules = tmp_path / "agree.toml"
+    rules.write_text(AGREE)
+    assert ono99("rules", "check", str(rules)).returncode == 0
+    proc = ono99("simulate", "--bots", "easy,medium", "--games", "4", "--rules", str(rules))
+    assert proc.returncode == 0, proc.stderr
+    assert 'dealer.first = "agree"' in proc.stdout and "first seat deals first" in proc.stdout
+    proc = ono99("rules", "compare", "standard", str(rules), "--games", "4", "--bots", "easy,easy")
+    assert proc.returncode == 0, proc.stderr
+    assert "first seat deals first" in proc.stdout
+
+
+def test_records_into_proc_self_is_one_message_and_exit_2():
+    proc = ono99("simulate", "--bots", "easy,medium", "--games", "2", "--records", "/proc/self")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("ono99: --records: cannot write") and proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_records_on_a_full_disk_leave_no_half_written_file(tmp_path):
+    """A file-size limit stands in for a full disk: the first record write fails mid-file."""
+    def small_files():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (2000, 2000))
+
+    out = tmp_path / "records"
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "easy,medium", "--games", "4",
+                           "--records", str(out)], capture_output=True, text=True, preexec_fn=small_files, timeout=120)
+    assert "Traceback" not in proc.stderr and proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "cannot write" in proc.stderr
+    assert list(out.iterdir()) == []  # neither a 0-byte record nor a temp file
+
+
+@pytest.mark.parametrize("env", [{"PYTHONIOENCODING": "latin-1"},
+                                 {"LC_ALL": "POSIX", "LANG": "", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0",
+                                  "PYTHONIOENCODING": ""}],
+                         ids=["latin-1", "posix"])
+def test_non_ascii_names_on_a_stdout_that_is_not_utf8(tmp_path, env):
+    g = Game([s.name for s in WIDE], DEFAULT, 5)
+    rng = random.Random(5)
+    while not g.over:
+        g.play(rng.choice(g.legal_plays()))
+    record = tmp_path / "wide.toml"
+    record.write_text(Record.from_game(g, WIDE, {"name": "wide"}).to_toml())
+    record_game(g, WIDE)
+    run_env = {**os.environ, **env}
+    for args in (["replay", str(record)], ["saves", "import", str(record)], ["saves", "list"], ["stats"]):
+        proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, env=run_env, timeout=120)
+        err = proc.stderr.decode("ascii", "replace")
+        assert proc.returncode == 0 and "Traceback" not in err, (args, err)
+        if "import" not in args:  # (which names no player)
+            assert b"\\u738b" in proc.stdout, args  # 王, which the stream cannot encode, escaped
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+    except (OSError, StopIteration):
+        return 0
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
+def test_a_huge_games_count_streams_in_bounded_memory():
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "random,random", "--games",
+                             "100000000000", "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        peak = 0
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read().decode()  # still playing, not dead of MemoryError
+            peak = max(peak, _rss_kb(proc.pid))
+            time.sleep(0.2)
+        assert peak < 200_000, f"{peak} KB after 6 s"  # (building every batch first: over 600 MB by then)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+def test_jobs_are_capped_at_the_cpus_and_the_batches():
+    proc = ono99("simulate", "--bots", "easy,easy", "--games", "2", "--jobs", "1000", "--json")
+    assert proc.returncode == 0, proc.stderr
+    jobs = json.loads(proc.stdout)["jobs"]
+    assert 1 <= jobs <= min(os.cpu_count() or 1, 2)
+
+
+def test_replay_takes_a_saves_name_and_its_journal(private_dirs):
+    store = SaveStore()
+    acknowledged = mid_round_save(store)
+    for spec in ("friday", str(store.path("friday"))):
+        proc = ono99("replay", spec, "--json")
+        assert proc.returncode == 0, proc.stderr
+        plays = [e for e in json.loads(proc.stdout)["events"] if e["type"] == "play"]
+        assert len(plays) == acknowledged  # the journal's plays too, not a round behind
+    proc = ono99("replay", "no such save")
+    assert proc.returncode == 2 and "no record file or save named" in proc.stderr
+
+
+def test_rules_check_points_a_key_in_the_wrong_table_to_where_it_belongs(tmp_path):
+    rules = tmp_path / "typo.toml"
+    rules.write_text("[ninety_nine_card]\nhand_sise = 5\n")
+    proc = ono99("rules", "check", str(rules))
+    assert proc.returncode == 2 and 'did you mean "hand_size"' in proc.stderr and "top level" in proc.stderr
+
+
+def test_simulate_says_when_levels_cannot_be_told_apart():
+    proc = ono99("simulate", "--bots", "easy,medium", "--games", "20")
+    assert proc.returncode == 0, proc.stderr
+    assert "Cannot be told apart at 20 games: easy and medium" in proc.stdout
+    proc = ono99("simulate", "--bots", "random,hard", "--games", "40", "--json")
+    assert json.loads(proc.stdout)["cannot_tell_apart"] == []  # hard beats random plainly

@@ -1,0 +1,57 @@
+"""Names that look alike are one name or told apart (issue 20): NFC forms, names cut on the
+scoreboard, wide names measured by display width."""
+
+import unicodedata
+
+import pytest
+
+from ono99_tui.engine.game import GameSetupError, check_names
+from ono99_tui.text import display_width, fit, short_names
+
+LONG = [("Player from the northern" + str(i))[:23] + str(i) for i in range(8)]  # 24 characters each
+
+
+def test_display_width_counts_wide_and_combining_characters():
+    assert display_width("Ann") == 3
+    assert display_width("王小明") == 6
+    assert display_width(unicodedata.normalize("NFD", "Zoë")) == 3
+    assert display_width(fit("王小明王小明", 7)) == 7
+
+
+def test_names_cut_to_fit_are_still_told_apart():
+    shown = short_names(LONG, 9)
+    assert len(set(shown)) == 8 and all(display_width(s) <= 9 for s in shown)
+    assert short_names(["Ann", "Bo"], 9) == ["Ann", "Bo"]
+    wide = short_names(["王小明王小明王小明王小明", "王小明王小明王小明王小明王", "Ann"], 9)
+    assert len(set(wide)) == 3 and all(display_width(s) <= 9 for s in wide)
+
+
+def test_one_name_in_two_unicode_forms_cannot_sit_twice():
+    with pytest.raises(GameSetupError, match="look the same"):
+        check_names([unicodedata.normalize("NFC", "Zoë"), unicodedata.normalize("NFD", "Zoë")])
+
+
+async def test_eight_long_names_differing_at_the_end_differ_on_the_scoreboard():
+    from ono99_tui.tui.app import Ono99App
+    from tests.test_table_screen import setup, until_my_turn
+
+    app = Ono99App(bot_delay=0, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup([(LONG[0], "human")] + [(n, "bot:easy") for n in LONG[1:]], "hand_size = 3\n"))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        rows = str(screen.query_one("#scores").render()).splitlines()
+        assert len(rows) == 8
+        assert len(set(rows)) == 8, rows  # the bots' rows differ by name alone
+        assert all(display_width(row) <= 80 for row in rows)
+
+
+def test_the_points_table_aligns_wide_names_and_tells_cut_names_apart():
+    from ono99_tui.tui.screens.modals import points_table
+
+    names = ["王小明王小明王小明", "Ann", LONG[0], LONG[1]]
+    rows = [{"seat": i, "cards": [("7", 7)], "missing": 0, "loser_penalty": 0, "gained": 7, "score": 10}
+            for i in range(4)]
+    lines = points_table(names, rows)
+    assert len({display_width(line) for line in lines}) == 1, lines  # every column lines up
+    assert len({line[:12] for line in lines[1:]}) == 4, lines

@@ -1,0 +1,159 @@
+"""Nothing is written through a link inside the data and config folders (issue 20 items 1, 12):
+locks, saves, journals, stats, imports. Real symlinks, real files they point at, checked untouched."""
+
+import os
+
+import pytest
+
+from ono99_tui.engine.record import Record
+from ono99_tui.store.atomic import LinkedFile, write_atomic
+from ono99_tui.store.lock import Lock
+from ono99_tui.store.paths import data_dir
+from ono99_tui.store.saves import SaveError, SaveStore
+from ono99_tui.store.session import SaveSession
+from tests.cli import ono99
+from tests.test_saves import SEATS, played, save
+
+PRECIOUS = "precious: must never be truncated\n"
+
+
+@pytest.fixture
+def victim(tmp_path):
+    path = tmp_path / "elsewhere" / "victim.txt"
+    path.parent.mkdir()
+    path.write_text(PRECIOUS)
+    return path
+
+
+@pytest.fixture
+def store(private_dirs):
+    return SaveStore()
+
+
+def test_a_lock_that_is_a_link_is_refused_and_its_target_untouched(store, victim):
+    save(store, "friday")
+    os.symlink(victim, store.path("friday").with_name("friday.toml.lock"))
+    with pytest.raises(LinkedFile):
+        Lock(store.path("friday")).acquire()
+    proc = ono99("saves", "delete", "friday")
+    assert proc.returncode == 2 and "is a link" in proc.stderr, proc.stderr
+    assert proc.stderr.count("\n") == 1  # one message
+    assert victim.read_text() == PRECIOUS
+    assert store.path("friday").exists()  # and the save is still there
+
+
+def test_opening_a_save_with_a_linked_lock_saves_nothing_and_leaves_the_target(store, victim):
+    game = save(store, "friday")
+    os.symlink(victim, store.path("friday").with_name("friday.toml.lock"))
+    session = SaveSession(store, "friday", SEATS, "standard")
+    notice = session.open()
+    assert notice and "is a link" in notice
+    session.save(game)
+    assert victim.read_text() == PRECIOUS
+
+
+def test_a_save_that_is_a_link_is_listed_as_such_and_never_opened(store, victim):
+    store.folder.mkdir(parents=True, exist_ok=True)
+    save(store, "real")
+    target = store.folder.parent / "outside.toml"
+    target.write_text(store.path("real").read_text())
+    os.symlink(target, store.folder / "linked.toml")
+    infos = {i.name: i for i in store.listing()}
+    assert "a link" in infos["linked"].damaged
+    with pytest.raises(SaveError, match="is a link"):
+        store.open_game("linked")
+    with pytest.raises(SaveError):
+        store.write("linked", store.load("real"))
+    assert target.read_text() == store.path("real").read_text()  # not written through
+
+
+def test_write_atomic_refuses_a_link_and_stats_are_not_written_through_one(private_dirs, victim):
+    link = private_dirs / "link.toml"
+    os.symlink(victim, link)
+    with pytest.raises(LinkedFile):
+        write_atomic(link, "x = 1\n")
+    assert victim.read_text() == PRECIOUS and os.path.islink(link)
+    from ono99_tui.store import stats
+
+    data_dir().mkdir(parents=True, exist_ok=True)
+    os.symlink(victim, stats.stats_file())
+    game = played(500, seed=5)
+    with pytest.raises(OSError):
+        stats.record_game(game, SEATS)
+    assert victim.read_text() == PRECIOUS
+
+
+def test_a_linked_saves_folder_is_refused_import_writes_nothing_there(private_dirs, tmp_path):
+    outside = tmp_path / "etc"
+    outside.mkdir()
+    (outside / "passwd").write_text("root:x:0:0\n")
+    data_dir().mkdir(parents=True)
+    os.symlink(outside, data_dir() / "saves")
+    record = tmp_path / "friday.toml"
+    game = played(20)
+    record.write_text(Record.from_game(game, SEATS, {"name": "friday"}).to_toml())
+    proc = ono99("saves", "import", str(record))
+    assert proc.returncode == 2 and "is a link" in proc.stderr and "ONO99_DATA_DIR" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in outside.iterdir()) == ["passwd"]
+    proc = ono99("saves", "list")
+    assert proc.returncode == 2 and "is a link" in proc.stderr
+
+
+def test_a_data_folder_linked_on_purpose_keeps_working(tmp_path, monkeypatch):
+    synced = tmp_path / "Dropbox" / "ono99"
+    synced.mkdir(parents=True)
+    os.symlink(synced, tmp_path / "linked-data")
+    monkeypatch.setenv("ONO99_DATA_DIR", str(tmp_path / "linked-data"))
+    record = tmp_path / "friday.toml"
+    record.write_text(Record.from_game(played(20), SEATS, {"name": "friday"}).to_toml())
+    proc = ono99("saves", "import", str(record))
+    assert proc.returncode == 0, proc.stderr
+    assert (synced / "saves" / "friday.toml").is_file()
+    proc = ono99("saves", "list")
+    assert proc.returncode == 0 and "friday" in proc.stdout
+
+
+def test_rename_and_delete_never_touch_what_a_linked_journal_points_at(store, victim):
+    save(store, "friday")
+    journal = store.path("friday").with_name("friday.toml.journal")
+    os.symlink(victim, journal)
+    store.rename("friday", "saturday")
+    store.delete("saturday")
+    assert victim.read_text() == PRECIOUS
+    assert not os.path.lexists(store.folder / "saturday.toml.journal")
+
+
+def test_a_linked_folder_inside_the_config_folder_is_not_written_through(private_dirs, tmp_path):
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.paths import config_dir, user_rules_dir
+    from ono99_tui.store.rule_presets import save_preset
+
+    outside = tmp_path / "somewhere"
+    outside.mkdir()
+    config_dir().mkdir(parents=True)
+    os.symlink(outside, user_rules_dir())
+    with pytest.raises(LinkedFile, match="is a link"):
+        save_preset("mine", DEFAULT)
+    assert list(outside.iterdir()) == []
+
+
+async def test_the_game_with_a_linked_saves_folder_says_not_saving_and_writes_nothing_there(private_dirs, tmp_path):
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+    from tests.waits import settle
+
+    outside = tmp_path / "etc"
+    outside.mkdir()
+    data_dir().mkdir(parents=True)
+    os.symlink(outside, data_dir() / "saves")
+    app = Ono99App(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.menu_choice("new")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, GameScreen)
+        messages = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("Not saving") and "is a link" in m for m in messages), messages
+    assert list(outside.iterdir()) == []
