@@ -4,7 +4,7 @@ import copy
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.bots import DESCRIPTIONS, LEVELS, make_bot
@@ -18,6 +18,8 @@ def before_it_ends(make, step, plays: int, ended=lambda g, start: g.over):
     the start: games are deterministic), so a test always has a live position to assert on."""
     g = make()
     start = g.round_no
+    # odd house rules can end a round or the game at the deal (no legal card): nothing to test there
+    assume(not ended(g, start))
     for done in range(plays):
         step(g)
         if ended(g, start):
@@ -227,7 +229,7 @@ def test_public_history_replays_each_position_of_the_round(table, seed, plays):
         g.play(state["rng"].choice(g.legal_plays()))
 
     # up to ``plays`` plays, and never past the end of the first round (its history is the round's)
-    g = before_it_ends(make, step, plays, lambda g, start: g.over or g.round_no != start)
+    g = before_it_ends(make, step, plays, lambda g, start: g.over or g.round_no != 1)
     assert not g.over and g.round_no == 1
     got = public_history(g.view(g.current))
     assert [(s.seat, s.total, s.first_of_two, s.direction, s.ninety_nine_used) for s in got] == before
