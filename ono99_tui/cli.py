@@ -583,9 +583,15 @@ def cmd_join(args) -> int:
 
     from .net.kept_seats import kept_token
 
+    from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
+
     token = os.environ.get("ONO99_SEAT_TOKEN") or None
-    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
-                    comeback=None if token else kept_token(host, port, args.name), keep=token is None)
+    # a gateway's child (serve-ssh, web) keeps no seat token: its data folder is thrown away
+    keep = token is None and not os.environ.get(GATEWAY_ENV)
+    password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
+    plan = JoinPlan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
+                    comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
+                    address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None)
     probe(plan)
     return _run_join(args, plan)
 
@@ -848,7 +854,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", type=int, default=None, metavar="N",
                    help="the table to sit at (default: the one table waiting for players)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
-    p.epilog = "ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token)."
+    p.epilog = ("ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token). "
+                "ONO99_PASSWORD: the server's password, kept out of the process list.")
     p.add_argument("--or-create", action="store_true",
                    help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
     _add_plain(p)

@@ -11,8 +11,9 @@ import asyncssh
 import pyte
 import pytest
 
+from ono99_tui.net.child import InnerTable
 from ono99_tui.net.server import Server, ServerConfig
-from ono99_tui.net.ssh import SSHConfig, SSHGate, host_key
+from ono99_tui.net.ssh import SSHConfig, SSHGate, closing_message, host_key
 
 from .netplay import HOST
 
@@ -31,16 +32,24 @@ class Gate:
         self.server_config = server or {}
 
     async def __aenter__(self):
-        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, **self.server_config))
-        table_port = await self.server.start()
+        secret = InnerTable.new_secret()
+        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, **self.server_config))
+        self.table = InnerTable(await self.server.start(), secret)
+        self.kept = bool(self.server.config.save and self.server.config.resume)
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
-                           table_port)
+                           self.table, self.kept)
         self.port = await self.gate.start(host_key(self.tmp_path / "host_key"))
         return self
 
+    async def stop(self):
+        """As `ono99 serve-ssh` stops on SIGTERM (net/ssh.py run)."""
+        self.gate.stop_accepting()
+        reason = closing_message(self.kept)
+        await self.server.close(reason)
+        await self.gate.close(reason)
+
     async def __aexit__(self, *exc):
-        await self.gate.close()
-        await self.server.close()
+        await self.stop()
 
 
 async def read_screen(process, screen, stream, want, limit=30.0):
@@ -260,12 +269,12 @@ def test_seat_tokens_from_ssh_keys_outlive_a_restart_through_the_kept_seat_key(t
     from ono99_tui.net.ssh import seat_key
 
     path = tmp_path / "data" / "ssh_seat_key"
-    first = SSHGate(SSHConfig(seat_key=path), 1)
-    again = SSHGate(SSHConfig(seat_key=path), 1)  # a restarted server
+    first = SSHGate(SSHConfig(seat_key=path), InnerTable(1, "x"))
+    again = SSHGate(SSHConfig(seat_key=path), InnerTable(1, "x"))  # a restarted server
     assert first.seat_token("SHA256:abc", "ann") == again.seat_token("SHA256:abc", "ann")
     assert first.seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "bob")
     assert os.stat(path).st_mode & 0o077 == 0  # the owner's alone
-    assert SSHGate(SSHConfig(), 1).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
+    assert SSHGate(SSHConfig(), InnerTable(1, "x")).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
     path.write_bytes(b"short")  # damaged: a warning, and a key for this run
     assert len(seat_key(path)) == 32 and "damaged" in caplog.text
 
