@@ -679,15 +679,22 @@ def cmd_web(args) -> int:
     config = _server_config(args)
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
+    from .store.paths import data_dir
+
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
-                               public_url=args.public_url.rstrip("/") if args.public_url else None)
+                               public_url=args.public_url.rstrip("/") if args.public_url else None,
+                               seat_key=data_dir() / "web_seat_key")
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
     def ready(port: int) -> None:
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind
-        url = web_config.public_url or f"http://{shown}:{port}"
-        _out(f"ono99 web: open {url}/ in a browser (one seat per tab; Ctrl+C or SIGTERM stops it)")
+        url = f"http://{shown}:{port}"
+        if web_config.public_url:  # (what the reverse proxy in front of it passes requests on to)
+            _out(f"ono99 web: open {web_config.public_url}/ in a browser (served here on {url}/; one seat per "
+                 "tab; Ctrl+C or SIGTERM stops it)")
+        else:
+            _out(f"ono99 web: open {url}/ in a browser (one seat per tab; Ctrl+C or SIGTERM stops it)")
         sys.stdout.flush()
 
     try:

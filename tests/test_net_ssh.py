@@ -17,7 +17,7 @@ from ono99_tui.net.child import InnerTable
 from ono99_tui.net.server import Server, ServerConfig
 from ono99_tui.net.ssh import SSHConfig, SSHGate, closing_message, host_key
 
-from .netplay import HOST
+from .netplay import HOST, listening_ports
 
 
 @pytest.fixture
@@ -513,25 +513,6 @@ async def test_the_inner_table_server_refuses_a_client_without_the_childrens_sec
             assert g.table.secret.encode() not in b" ".join(argv)  # `ps` shows the command line to everyone
             assert env[b"ONO99_PASSWORD"] == g.table.secret.encode()
             assert env[b"ONO99_PLAYER_ADDRESS"] == b"127.0.0.1"
-
-
-def listening_ports(pid: int) -> set[int]:
-    """The TCP ports process ``pid`` listens on (from /proc: its sockets' inodes)."""
-    inodes = set()
-    for fd in os.listdir(f"/proc/{pid}/fd"):
-        try:
-            link = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if link.startswith("socket:["):
-            inodes.add(link[8:-1])
-    ports = set()
-    with open(f"/proc/{pid}/net/tcp") as f:
-        for row in f.read().splitlines()[1:]:
-            cols = row.split()
-            if cols[3] == "0A" and cols[9] in inodes:
-                ports.add(int(cols[1].split(":")[1], 16))
-    return ports
 
 
 async def test_sigterm_to_serve_ssh_tells_a_player_mid_game_and_gives_their_terminal_back(tmp_path, keys):

@@ -22,6 +22,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 KILL_GRACE = 2.0  # seconds between SIGHUP and SIGKILL for a session's processes
 
@@ -172,3 +173,43 @@ class TerminalModes:
         if out:
             out += b"\x1b[0m"
         return out
+
+
+SEAT_KEY_BYTES = 32
+
+
+def seat_key(path: Path | None) -> bytes:
+    """The secret that turns an SSH key (or a browser tab's id) into a seat token: made once and kept
+    (readable by its owner only), so a player's key (or tab) still finds their seat after a restart. Without a path, or when
+    the file is damaged (a warning), a secret for this run only."""
+    import logging
+
+    from ..store.readfile import ReadError, read_bytes
+
+    if path is None:
+        return secrets.token_bytes(SEAT_KEY_BYTES)
+    try:
+        data = read_bytes(path, "seat key", 4096)
+    except ReadError as exc:
+        if not exc.missing:
+            logging.getLogger("ono99.server").warning("%s; seats hold for this run only", exc)
+            return secrets.token_bytes(SEAT_KEY_BYTES)
+    else:
+        if len(data) == SEAT_KEY_BYTES:
+            return data
+        logging.getLogger("ono99.server").warning(
+            "%s: the seat key is damaged (not %d bytes); seats hold for this run only",
+            path, SEAT_KEY_BYTES)
+        return secrets.token_bytes(SEAT_KEY_BYTES)
+    data = secrets.token_bytes(SEAT_KEY_BYTES)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError as exc:
+        logging.getLogger("ono99.server").warning("cannot keep the seat key %s: %s; seats hold "
+                                                  "for this run only", path, exc.strerror or exc)
+    return data

@@ -20,7 +20,6 @@ import fcntl
 import hashlib
 import hmac
 import os
-import secrets
 import signal
 import struct
 import termios
@@ -30,7 +29,8 @@ from pathlib import Path
 
 import asyncssh
 
-from .child import KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, kill_group, spawn
+from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, kill_group,
+                    seat_key, spawn)
 
 LOGIN_TIMEOUT = 20.0
 FULL = "ono99: server full, try again later"
@@ -54,46 +54,6 @@ class SSHConfig:
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
-
-
-SEAT_KEY_BYTES = 32
-
-
-def seat_key(path: Path | None) -> bytes:
-    """The secret that turns an SSH key into a seat token: made once and kept (readable by its
-    owner only), so a player's key still finds their seat after a restart. Without a path, or when
-    the file is damaged (a warning), a secret for this run only."""
-    import logging
-
-    from ..store.readfile import ReadError, read_bytes
-
-    if path is None:
-        return secrets.token_bytes(SEAT_KEY_BYTES)
-    try:
-        data = read_bytes(path, "seat key", 4096)
-    except ReadError as exc:
-        if not exc.missing:
-            logging.getLogger("ono99.server").warning("%s; seats from SSH keys hold for this run only", exc)
-            return secrets.token_bytes(SEAT_KEY_BYTES)
-    else:
-        if len(data) == SEAT_KEY_BYTES:
-            return data
-        logging.getLogger("ono99.server").warning(
-            "%s: the seat key is damaged (not %d bytes); seats from SSH keys hold for this run only",
-            path, SEAT_KEY_BYTES)
-        return secrets.token_bytes(SEAT_KEY_BYTES)
-    data = secrets.token_bytes(SEAT_KEY_BYTES)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except OSError as exc:
-        logging.getLogger("ono99.server").warning("cannot keep the seat key %s: %s; seats from SSH keys hold "
-                                                  "for this run only", path, exc.strerror or exc)
-    return data
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
