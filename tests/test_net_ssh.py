@@ -550,3 +550,15 @@ async def test_sigterm_to_serve_ssh_tells_a_player_mid_game_and_gives_their_term
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+async def test_a_game_killed_on_the_server_gives_the_terminal_back_and_says_so(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            (pgid,) = g.gate.children
+            os.kill(pgid, signal.SIGKILL)  # (out of memory): the app restores nothing itself
+            await until_closed(process)
+            assert_given_back(process.seen, "the game stopped unexpectedly")
+            assert process.process.exit_status == 1

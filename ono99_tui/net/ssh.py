@@ -308,6 +308,8 @@ class SSHGate:
             done, _ = await asyncio.wait({pump, waiter, stopping}, return_when=asyncio.FIRST_COMPLETED)
             if waiter not in done:  # the gate ends it (not the app itself): the player is told why
                 reason = pump.result() if pump in done else self._stop_reason
+            elif proc.returncode < 0:  # killed (out of memory, by hand): it could say nothing itself
+                reason = "the game stopped unexpectedly"
         finally:
             pump.cancel()
             stopping.cancel()
@@ -329,7 +331,7 @@ class SSHGate:
             if tail:
                 _send(process, tail)
             try:
-                process.exit(proc.returncode if proc.returncode and proc.returncode > 0 else 0)
+                process.exit(proc.returncode if proc.returncode and proc.returncode > 0 else 1 if reason else 0)
             except (OSError, asyncssh.Error):
                 pass
 
