@@ -177,6 +177,7 @@ class SSHGate:
         self._running: set[asyncio.Task] = set()  # the sessions' tasks
         self._stop = asyncio.Event()  # set by close(): sessions still running end, told why
         self._stop_reason = ""
+        self._accepting = True
         self._acceptor = None
         self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
                            if config.authorized_keys else None)
@@ -196,6 +197,7 @@ class SSHGate:
         return self._acceptor.sockets[0].getsockname()[1]
 
     def stop_accepting(self) -> None:
+        self._accepting = False  # (a logged-in connection cannot start a game either)
         if self._acceptor is not None:
             self._acceptor.close()
 
@@ -233,7 +235,7 @@ class SSHGate:
             process.stderr.write(b"ono99: one game per connection: open another connection for another\r\n")
             process.exit(1)
             return
-        if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip or self._stop.is_set():
+        if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip or not self._accepting:
             process.stdout.write(FULL.encode() + b"\r\n")
             process.exit(1)
             return
