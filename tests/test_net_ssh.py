@@ -562,3 +562,15 @@ async def test_a_game_killed_on_the_server_gives_the_terminal_back_and_says_so(t
             await until_closed(process)
             assert_given_back(process.seen, "the game stopped unexpectedly")
             assert process.process.exit_status == 1
+
+
+async def test_with_open_too_a_connection_that_starts_no_game_is_closed(tmp_path, keys):
+    async with Gate(tmp_path, None, open=True, session_timeout=0.5) as g:
+        conn = await asyncssh.connect(HOST, g.port, username="anyone", known_hosts=None, agent_path=None,
+                                      client_keys=None)
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        for _ in range(500):
+            if not g.gate.connections:
+                break
+            await asyncio.sleep(0.01)
+        assert not g.gate.connections and g.gate.total == 0
