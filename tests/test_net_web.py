@@ -354,3 +354,22 @@ async def test_a_name_that_starts_with_a_dash_sits_as_it_is_and_the_inner_server
                 assert b"--name=-bob" in argv and not any(b"PASSWORD" in a for a in argv)
     finally:
         web.stop()
+
+
+def test_a_tabs_seat_token_outlives_a_restart_and_the_names_a_server_answers_to(tmp_path):
+    from ono99_tui.net.child import InnerTable
+    from ono99_tui.net.web import WebConfig, WebGate, served_names
+
+    config = WebConfig(seat_key=tmp_path / "data" / "web_seat_key")
+    first, again = WebGate(config, InnerTable(1, "x")), WebGate(config, InnerTable(1, "x"))  # (a restart)
+    assert first.seat_token("ab" * 16) == again.seat_token("ab" * 16) != first.seat_token("cd" * 16)
+    assert WebGate(WebConfig(), InnerTable(1, "x")).seat_token("ab" * 16) != first.seat_token("ab" * 16)
+
+    loopback = served_names("127.0.0.1", None)
+    assert all(loopback.allows(n) for n in ("localhost", "127.0.0.1", "::1"))
+    assert not any(loopback.allows(n) for n in ("192.168.1.20", "evil.example", socket.gethostname().lower(), ""))
+    everywhere = served_names("0.0.0.0", "https://cards.example.org")
+    assert all(everywhere.allows(n) for n in ("192.168.1.20", "::1", "cards.example.org", socket.gethostname().lower()))
+    assert not everywhere.allows("evil.example")
+    one = served_names("192.168.1.20", None)
+    assert one.allows("192.168.1.20") and not one.allows("10.0.0.1") and not one.allows("evil.example")

@@ -154,6 +154,11 @@ class WebGate(Server):
         ])
         return app
 
+    def seat_token(self, tab_id: str) -> str:
+        """The seat token of a tab's id: only this server (its kept seat key) makes it."""
+        mac = hmac.new(self._secret, f"web\0{tab_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
     @web.middleware
     async def _check_host(self, request: web.Request, handler):
         """Only requests that name this server (Host), from its own pages (Origin, when a browser
@@ -223,10 +228,7 @@ class WebGate(Server):
         height = max(10, min(to_int(request.query.get("height", "24"), 24), 200))
         await websocket.prepare(request)
         tab_id = request.match_info.get("tab")
-        token = None
-        if tab_id:
-            mac = hmac.new(self._secret, f"web\0{tab_id}".encode(), hashlib.sha256).digest()
-            token = base64.urlsafe_b64encode(mac).decode().rstrip("=")
+        token = self.seat_token(tab_id) if tab_id else None
         tab = Tab(self, name, token, request.remote, write_bytes=websocket.send_bytes,
                   write_str=websocket.send_str, close=websocket.close)
         self.tabs.add(tab)
