@@ -62,15 +62,17 @@ async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
     import asyncssh
     import pyte
 
+    from ono99_tui.net.child import InnerTable
     from ono99_tui.net.server import Server
     from ono99_tui.net.ssh import SSHConfig, SSHGate, host_key
 
     tmp = Path(tempfile.mkdtemp(prefix="ono99-bench-"))
     key = asyncssh.generate_private_key("ssh-ed25519")
     (tmp / "keys").write_bytes(key.export_public_key())
-    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0))
+    secret = InnerTable.new_secret()
+    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret))
     gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=tmp / "keys", max_per_ip=n + 1,
-                             max_sessions=n + 1), await server.start())
+                             max_sessions=n + 1), InnerTable(await server.start(), secret), kept=False)
     port = await gate.start(host_key(tmp / "host_key"))
 
     async def one(i: int):
@@ -98,8 +100,9 @@ async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
             conn.close()
         return [t for _, _, t in sessions], rss, idle
     finally:
-        await gate.close()
+        gate.stop_accepting()
         await server.close()
+        await gate.close()
 
 
 def _rss(pid: int) -> int:

@@ -583,9 +583,15 @@ def cmd_join(args) -> int:
 
     from .net.kept_seats import kept_token
 
+    from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
+
     token = os.environ.get("ONO99_SEAT_TOKEN") or None
-    plan = JoinPlan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
-                    comeback=None if token else kept_token(host, port, args.name), keep=token is None)
+    # a gateway's child (serve-ssh, web) keeps no seat token: its data folder is thrown away
+    keep = token is None and not os.environ.get(GATEWAY_ENV)
+    password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
+    plan = JoinPlan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
+                    comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
+                    address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None)
     probe(plan)
     return _run_join(args, plan)
 
@@ -673,15 +679,22 @@ def cmd_web(args) -> int:
     config = _server_config(args)
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
+    from .store.paths import data_dir
+
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
-                               public_url=args.public_url.rstrip("/") if args.public_url else None)
+                               public_url=args.public_url.rstrip("/") if args.public_url else None,
+                               seat_key=data_dir() / "web_seat_key")
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
     def ready(port: int) -> None:
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind
-        url = web_config.public_url or f"http://{shown}:{port}"
-        _out(f"ono99 web: open {url}/ in a browser (one seat per tab; Ctrl+C or SIGTERM stops it)")
+        url = f"http://{shown}:{port}"
+        if web_config.public_url:  # (what the reverse proxy in front of it passes requests on to)
+            _out(f"ono99 web: open {web_config.public_url}/ in a browser (served here on {url}/; one seat per "
+                 "tab; Ctrl+C or SIGTERM stops it)")
+        else:
+            _out(f"ono99 web: open {url}/ in a browser (one seat per tab; Ctrl+C or SIGTERM stops it)")
         sys.stdout.flush()
 
     try:
@@ -848,7 +861,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", type=int, default=None, metavar="N",
                    help="the table to sit at (default: the one table waiting for players)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
-    p.epilog = "ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token)."
+    p.epilog = ("ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token). "
+                "ONO99_PASSWORD: the server's password, kept out of the process list.")
     p.add_argument("--or-create", action="store_true",
                    help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
     _add_plain(p)

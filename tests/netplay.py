@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import contextlib
 import random
 
@@ -101,3 +102,22 @@ async def wait_for(client: Client, predicate, limit: int = 10_000) -> dict:
 def run(coro, timeout: float = 20):
     """Run a coroutine with a safety net: a hung test fails instead of hanging the suite."""
     return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def listening_ports(pid: int) -> set[int]:
+    """The TCP ports process ``pid`` listens on (from /proc: its sockets' inodes)."""
+    inodes = set()
+    for fd in os.listdir(f"/proc/{pid}/fd"):
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    ports = set()
+    with open(f"/proc/{pid}/net/tcp") as f:
+        for row in f.read().splitlines()[1:]:
+            cols = row.split()
+            if cols[3] == "0A" and cols[9] in inodes:
+                ports.add(int(cols[1].split(":")[1], 16))
+    return ports

@@ -5,16 +5,19 @@ when the connection drops the session's processes are gone within 5 s."""
 import asyncio
 import os
 import random
+import re
+import signal
 import time
 
 import asyncssh
 import pyte
 import pytest
 
+from ono99_tui.net.child import InnerTable
 from ono99_tui.net.server import Server, ServerConfig
-from ono99_tui.net.ssh import SSHConfig, SSHGate, host_key
+from ono99_tui.net.ssh import SSHConfig, SSHGate, closing_message, host_key
 
-from .netplay import HOST
+from .netplay import HOST, listening_ports
 
 
 @pytest.fixture
@@ -31,16 +34,24 @@ class Gate:
         self.server_config = server or {}
 
     async def __aenter__(self):
-        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, **self.server_config))
-        table_port = await self.server.start()
+        secret = InnerTable.new_secret()
+        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, **self.server_config))
+        self.table = InnerTable(await self.server.start(), secret)
+        self.kept = bool(self.server.config.save and self.server.config.resume)
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
-                           table_port)
+                           self.table, self.kept)
         self.port = await self.gate.start(host_key(self.tmp_path / "host_key"))
         return self
 
+    async def stop(self):
+        """As `ono99 serve-ssh` stops on SIGTERM (net/ssh.py run)."""
+        self.gate.stop_accepting()
+        reason = closing_message(self.kept)
+        await self.server.close(reason)
+        await self.gate.close(reason)
+
     async def __aexit__(self, *exc):
-        await self.gate.close()
-        await self.server.close()
+        await self.stop()
 
 
 async def read_screen(process, screen, stream, want, limit=30.0):
@@ -260,12 +271,12 @@ def test_seat_tokens_from_ssh_keys_outlive_a_restart_through_the_kept_seat_key(t
     from ono99_tui.net.ssh import seat_key
 
     path = tmp_path / "data" / "ssh_seat_key"
-    first = SSHGate(SSHConfig(seat_key=path), 1)
-    again = SSHGate(SSHConfig(seat_key=path), 1)  # a restarted server
+    first = SSHGate(SSHConfig(seat_key=path), InnerTable(1, "x"))
+    again = SSHGate(SSHConfig(seat_key=path), InnerTable(1, "x"))  # a restarted server
     assert first.seat_token("SHA256:abc", "ann") == again.seat_token("SHA256:abc", "ann")
     assert first.seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "bob")
     assert os.stat(path).st_mode & 0o077 == 0  # the owner's alone
-    assert SSHGate(SSHConfig(), 1).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
+    assert SSHGate(SSHConfig(), InnerTable(1, "x")).seat_token("SHA256:abc", "ann") != first.seat_token("SHA256:abc", "ann")
     path.write_bytes(b"short")  # damaged: a warning, and a key for this run
     assert len(seat_key(path)) == 32 and "damaged" in caplog.text
 
@@ -295,3 +306,271 @@ async def test_after_a_restart_the_same_key_comes_back_to_the_same_seat_and_hand
         assert again.seats[0].token == token and again.seats[0].conn is None
         await session(g, until=lambda t: "Your hand" in t)
         assert sorted(again.session.game.hands[0]) == hand and len(g.server.tables) == 1
+
+
+# -- sessions the server ends: the player's terminal is given back, and they are told why ----------
+SWITCHED = [(b"\x1b[?1049h", b"\x1b[?1049l"), (b"\x1b[?1000h", b"\x1b[?1000l"), (b"\x1b[?1003h", b"\x1b[?1003l"),
+            (b"\x1b[?1006h", b"\x1b[?1006l"), (b"\x1b[?25l", b"\x1b[?25h")]
+
+
+async def until_closed(process, limit=30.0) -> bytes:
+    """Everything the session writes until it ends (the server closes the channel)."""
+    out = b""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        try:
+            data = await asyncio.wait_for(process.stdout.read(65536), 1.0)
+        except TimeoutError:
+            continue
+        except (asyncssh.Error, OSError):
+            return out
+        if not data:
+            return out
+        out += data
+    raise AssertionError(f"the session never ended; its last output: {out[-300:]!r}")
+
+
+def assert_given_back(out: bytes, why: str) -> None:
+    """Each mode the app switched on was switched off after it (alternate screen left, mouse reporting
+    off, cursor shown), and the last line the player reads says why the session ended."""
+    for on, off in SWITCHED:
+        assert on in out, f"the app never sent {on!r}: the test does not test anything"
+        assert out.rfind(off) > out.rfind(on), f"{on!r} is still in force when the session ends"
+    last = out[max(out.rfind(off) for _, off in SWITCHED):]
+    text = re.sub(r"\x1b\[[0-9;?<>]*[A-Za-z]", "", last.decode("utf-8", "replace"))
+    lines = [line.strip() for line in text.replace("\r", "\n").split("\n") if line.strip()]
+    assert lines and lines[-1] == f"ono99: {why}", (lines, why)
+
+
+class Recorded:
+    """A client process whose output is also kept whole, from its first byte (``seen``)."""
+
+    def __init__(self, process):
+        self.process, self.stdin, self.channel, self.seen = process, process.stdin, process.channel, b""
+        self.stdout = self
+
+    async def read(self, n):
+        data = await self.process.stdout.read(n)
+        self.seen += data
+        return data
+
+
+async def at_the_table(g, key, username="ann", start=True):
+    conn = await asyncssh.connect(HOST, g.port, username=username, client_keys=[key], known_hosts=None,
+                                  agent_path=None)
+    process = Recorded(await conn.create_process(term_type="xterm-256color", term_size=(80, 24), encoding=None))
+    screen = pyte.Screen(80, 24)
+    stream = pyte.Stream(screen)
+    await read_screen(process, screen, stream, lambda t: "<- you" in t)
+    if start:
+        process.stdin.write(b"b")
+        await read_screen(process, screen, stream, lambda t: "bot (medium)" in t)
+        process.stdin.write(b"s")
+        await read_screen(process, screen, stream, lambda t: "Your hand" in t)
+    return conn, process
+
+
+async def test_a_server_stop_mid_game_gives_the_terminal_back_and_says_the_seat_is_kept(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, server={"save": True, "resume": True}) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            stopping = asyncio.ensure_future(g.stop())
+            await until_closed(process)
+            out = process.seen
+            await stopping
+        # the app itself was told by the table server (its `closing`), restored the terminal and said so
+        assert_given_back(out, "the server is restarting; your seat is kept: connect again with the same key "
+                               "to come back to it")
+        assert not g.gate.children
+
+
+async def test_without_saving_a_server_stop_says_nothing_is_kept(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            stopping = asyncio.ensure_future(g.stop())
+            await until_closed(process)
+            out = process.seen
+            await stopping
+        assert_given_back(out, "the server is stopping; nothing is kept (this server does not save games)")
+
+
+async def test_a_stop_that_a_stuck_session_cannot_answer_still_gives_its_terminal_back(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key, start=False)
+        (pgid,) = g.gate.children
+        os.killpg(pgid, signal.SIGSTOP)  # it cannot hear the table server's `closing`
+        async with conn:
+            g.gate.stop_accepting()
+            await g.server.close(closing_message(False))
+            stopping = asyncio.ensure_future(g.gate.close(closing_message(False), grace=0.5))
+            await until_closed(process)
+            out = process.seen
+            await stopping
+        assert_given_back(out, "the server is stopping; nothing is kept (this server does not save games)")
+        with pytest.raises(ProcessLookupError):
+            os.killpg(pgid, 0)
+
+
+async def test_an_idle_session_ends_with_its_terminal_given_back_and_a_reason(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, idle_timeout=3.0) as g:
+        conn, process = await at_the_table(g, client_key, start=False)
+        async with conn:
+            await until_closed(process)
+            out = process.seen
+        assert_given_back(out, "no key for 3 seconds: the session has ended")
+        assert not g.gate.children
+
+
+@pytest.mark.parametrize("how", ["eof", "break"])
+async def test_a_break_or_the_end_of_input_ends_the_session_with_its_terminal_given_back(tmp_path, keys, how):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            if how == "eof":
+                process.stdin.write_eof()
+            else:
+                process.channel.send_break(500)
+            await until_closed(process)
+            out = process.seen
+        why = "your terminal closed its input" if how == "eof" else "your terminal sent a break"
+        assert_given_back(out, why + ": the session has ended")
+        assert not g.gate.children
+
+
+def test_terminal_modes_follow_sequences_cut_between_reads_and_restore_only_what_is_on():
+    from ono99_tui.net.child import TerminalModes
+
+    modes = TerminalModes()
+    stream = b"x\x1b[?1049h\x1b[?1000h\x1b[?1006h\x1b[?25l\x1b[>1uhello\x1b[?1000l"
+    for i in range(len(stream)):  # every byte boundary a read may cut at
+        modes = TerminalModes()
+        modes.feed(stream[:i])
+        modes.feed(stream[i:])
+        assert modes.restore() == b"\x1b[<u\x1b[?1049l\x1b[?1006l\x1b[?25h\x1b[0m", i
+    modes.feed(b"\x1b[<u\x1b[?1049l\x1b[?1006l\x1b[?25h")
+    assert modes.restore() == b""  # the app restored everything itself: nothing more is sent
+
+
+# -- connections that log in and never play; names; the inner table server --------------------------------
+async def test_a_logged_in_connection_that_starts_no_game_is_closed(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, session_timeout=1.0, max_per_ip=2) as g:
+        # `ssh -N` twice: logged in, no session; each is closed, and the address has its places back
+        conns = [await asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                        agent_path=None, local_addr=("127.0.0.2", 0)) for _ in range(2)]
+        for conn in conns:
+            await asyncio.wait_for(conn.wait_closed(), 10)
+        for _ in range(500):
+            if not g.gate.per_ip.get("127.0.0.2"):
+                break
+            await asyncio.sleep(0.01)
+        assert not g.gate.per_ip.get("127.0.0.2") and not g.gate.connections
+        # a connection that plays is not closed by it, and is closed soon after its game ends
+        async with asyncssh.connect(HOST, g.port, username="ann", client_keys=[client_key], known_hosts=None,
+                                    agent_path=None, local_addr=("127.0.0.2", 0)) as conn:
+            p = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            screen = pyte.Screen(80, 24)
+            await read_screen(p, screen, pyte.Stream(screen), lambda t: "<- you" in t)
+            await asyncio.sleep(1.5)  # longer than the timeout: the game goes on
+            p.stdin.write(b"b")
+            await read_screen(p, screen, pyte.Stream(screen), lambda t: "bot (medium)" in t)
+            p.stdin.write(b"\x1b")  # Escape leaves the lobby: the game ends, the connection stays open...
+            await until_closed(p)
+            await asyncio.wait_for(conn.wait_closed(), 10)  # ...until the timeout closes it
+
+
+async def test_a_name_that_starts_with_a_dash_reaches_the_table_as_it_is(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key, username="-bob", start=False)
+        async with conn:
+            (table,) = g.server.tables.values()
+            assert table.seats[0].name == "-bob"
+
+
+async def test_the_inner_table_server_refuses_a_client_without_the_childrens_secret(tmp_path, keys):
+    from ono99_tui.net.client import Client, ServerError
+
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        for password in (None, "guess"):
+            with pytest.raises(ServerError) as refused:
+                await Client.connect(HOST, g.table.port, "eve", password)
+            assert refused.value.code == "auth"
+        conn, process = await at_the_table(g, client_key, start=False)
+        async with conn:
+            (pid,) = g.gate.children
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+            with open(f"/proc/{pid}/environ", "rb") as f:
+                env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
+            assert g.table.secret.encode() not in b" ".join(argv)  # `ps` shows the command line to everyone
+            assert env[b"ONO99_PASSWORD"] == g.table.secret.encode()
+            assert env[b"ONO99_PLAYER_ADDRESS"] == b"127.0.0.1"
+
+
+async def test_sigterm_to_serve_ssh_tells_a_player_mid_game_and_gives_their_terminal_back(tmp_path, keys):
+    """The real command: its inner table server wants the secret; SIGTERM ends every session cleanly."""
+    import sys
+
+    from ono99_tui.net.client import Client, ServerError
+
+    client_key, _, authorized = keys
+    env = dict(os.environ, ONO99_DATA_DIR=str(tmp_path / "data"), ONO99_CONFIG_DIR=str(tmp_path / "config"))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui", "serve-ssh", "--port", "0", "--bot-delay", "0", "--authorized-keys",
+        str(authorized), stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env)
+    try:
+        line = (await asyncio.wait_for(proc.stdout.readline(), 30)).decode()
+        port = int(re.search(r":(\d+) for", line).group(1))
+        (inner,) = listening_ports(proc.pid) - {port}
+        with pytest.raises(ServerError) as refused:  # another local user cannot sit, watch or create
+            await Client.connect(HOST, inner, "eve")
+        assert refused.value.code == "auth"
+
+        class Served:
+            pass
+
+        served = Served()
+        served.port = port
+        conn, process = await at_the_table(served, client_key)
+        async with conn:
+            proc.send_signal(signal.SIGTERM)
+            await until_closed(process)
+        assert_given_back(process.seen, "the server is restarting; your seat is kept: connect again with the same "
+                                        "key to come back to it")
+        assert await asyncio.wait_for(proc.wait(), 30) == 0
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+async def test_a_game_killed_on_the_server_gives_the_terminal_back_and_says_so(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            (pgid,) = g.gate.children
+            os.kill(pgid, signal.SIGKILL)  # (out of memory): the app restores nothing itself
+            await until_closed(process)
+            assert_given_back(process.seen, "the game stopped unexpectedly")
+            assert process.process.exit_status == 1
+
+
+async def test_with_open_too_a_connection_that_starts_no_game_is_closed(tmp_path, keys):
+    async with Gate(tmp_path, None, open=True, session_timeout=0.5) as g:
+        conn = await asyncssh.connect(HOST, g.port, username="anyone", known_hosts=None, agent_path=None,
+                                      client_keys=None)
+        await asyncio.wait_for(conn.wait_closed(), 10)
+        for _ in range(500):
+            if not g.gate.connections:
+                break
+            await asyncio.sleep(0.01)
+        assert not g.gate.connections and g.gate.total == 0

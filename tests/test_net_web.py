@@ -56,8 +56,10 @@ class Web:
         line = self.proc.stdout.readline()  # the ready line (or EOF if it failed)
         found = re.search(r"(http://\S+/)", line)
         if not found:
+            self.proc.terminate()
+            why = self.proc.stderr.read()
             self.stop()
-            pytest.fail(f"ono99 web did not start: {line!r} {self.proc.stderr.read()!r}")
+            pytest.fail(f"ono99 web did not start: {line!r} {why!r}")
         self.url = found.group(1)
 
     def children(self) -> set[int]:
@@ -266,3 +268,108 @@ async def test_a_tabs_websocket_survives_junk_and_an_oversized_message_ends_only
             assert refused.value.status == 403
     finally:
         web.stop()
+
+
+def _raw(port: int, host: str, path: str = "/", **headers) -> tuple[int, str]:
+    """One HTTP/1.1 request with exactly this Host (as a page on another site's name would send it)."""
+    lines = [f"GET {path} HTTP/1.1", f"Host: {host}", "Connection: close",
+             *(f"{k.replace('_', '-')}: {v}" for k, v in headers.items()), "", ""]
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall("\r\n".join(lines).encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+            if b"\r\n\r\n" in data and headers.get("Upgrade"):
+                break  # (an accepted websocket stays open)
+    head, _, body = data.decode("utf-8", "replace").partition("\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+UPGRADE = dict(Upgrade="websocket", Connection="Upgrade", Sec_WebSocket_Version="13",
+               Sec_WebSocket_Key=base64.b64encode(b"0123456789abcdef").decode())
+
+
+def _ticket(port: int, host: str) -> str:
+    status, page = _raw(port, host)
+    assert status == 200, page
+    return re.search(r'data-session-websocket-url="wss?://[^"]+?(/ws/[\w-]+)"', page).group(1)
+
+
+def test_another_host_name_or_a_foreign_origin_is_refused(tmp_path):
+    """DNS rebinding: a page on evil.example whose name now points at 127.0.0.1 sends Host: evil.example."""
+    web = Web(tmp_path, "--public-url", "https://games.example.org")
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.evil.example", "", "localhost.:1/x"):
+            status, body = _raw(port, host)
+            assert status in (400, 421), (host, status)
+            if status == 421:
+                assert "does not answer to the name" in body and "--public-url" in body
+        for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", "games.example.org"):
+            assert _raw(port, host)[0] == 200, host
+        assert _raw(port, f"evil.example:{port}", _ticket(port, f"127.0.0.1:{port}"), **UPGRADE)[0] == 421
+        for origin in ("http://evil.example", f"http://evil.example:{port}", "null", "file://", "https://x.org"):
+            status, body = _raw(port, f"127.0.0.1:{port}", _ticket(port, f"127.0.0.1:{port}"), Origin=origin,
+                                **UPGRADE)
+            assert status == 403 and "cannot use this server" in body, (origin, status)
+        assert web.children() == set()  # no refused websocket started a process
+        for origin in (f"http://127.0.0.1:{port}", "https://games.example.org"):
+            assert _raw(port, f"127.0.0.1:{port}", _ticket(port, f"127.0.0.1:{port}"), Origin=origin,
+                        **UPGRADE)[0] == 101, origin
+    finally:
+        web.stop()
+
+
+async def test_a_name_that_starts_with_a_dash_sits_as_it_is_and_the_inner_server_wants_the_secret(tmp_path):
+    import aiohttp
+
+    from ono99_tui.net.client import Client, ServerError
+
+    from .netplay import listening_ports
+
+    web = Web(tmp_path)
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        (inner,) = listening_ports(web.proc.pid) - {port}
+        with pytest.raises(ServerError) as refused:  # another local user cannot sit, watch or create
+            await Client.connect("127.0.0.1", inner, "eve")
+        assert refused.value.code == "auth"
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url + "?name=-bob") as response:
+                page = await response.text()
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+            async with session.ws_connect(ws_url + "?width=80&height=24") as ws:
+                seen = b""
+                deadline = time.monotonic() + 30
+                while b"<- you" not in seen and time.monotonic() < deadline:
+                    message = await asyncio.wait_for(ws.receive(), 30)
+                    if message.type != aiohttp.WSMsgType.BINARY:
+                        assert message.type == aiohttp.WSMsgType.TEXT, f"the tab ended: {seen[-500:]!r}"
+                        continue
+                    seen += message.data
+                assert b"-bob" in seen and b"<- you" in seen
+                (pid,) = web.children()
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    argv = f.read().split(b"\0")
+                assert b"--name=-bob" in argv and not any(b"PASSWORD" in a for a in argv)
+    finally:
+        web.stop()
+
+
+def test_a_tabs_seat_token_outlives_a_restart_and_the_names_a_server_answers_to(tmp_path):
+    from ono99_tui.net.child import InnerTable
+    from ono99_tui.net.web import WebConfig, WebGate, served_names
+
+    config = WebConfig(seat_key=tmp_path / "data" / "web_seat_key")
+    first, again = WebGate(config, InnerTable(1, "x")), WebGate(config, InnerTable(1, "x"))  # (a restart)
+    assert first.seat_token("ab" * 16) == again.seat_token("ab" * 16) != first.seat_token("cd" * 16)
+    assert WebGate(WebConfig(), InnerTable(1, "x")).seat_token("ab" * 16) != first.seat_token("ab" * 16)
+
+    loopback = served_names("127.0.0.1", None)
+    assert all(loopback.allows(n) for n in ("localhost", "127.0.0.1", "::1"))
+    assert not any(loopback.allows(n) for n in ("192.168.1.20", "evil.example", socket.gethostname().lower(), ""))
+    everywhere = served_names("0.0.0.0", "https://cards.example.org")
+    assert all(everywhere.allows(n) for n in ("192.168.1.20", "::1", "cards.example.org", socket.gethostname().lower()))
+    assert not everywhere.allows("evil.example")
+    one = served_names("192.168.1.20", None)
+    assert one.allows("192.168.1.20") and not one.allows("10.0.0.1") and not one.allows("evil.example")

@@ -36,6 +36,8 @@ class JoinPlan:
     token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
     comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
     keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
+    address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
+    back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -128,7 +130,7 @@ class JoinApp(Ono99App):
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
             self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                               token=plan.token or plan.comeback)
+                                               token=plan.token or plan.comeback, address=plan.address)
             if self.client.welcome.get("resumed"):
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
@@ -175,8 +177,11 @@ class JoinApp(Ono99App):
 
     def _seat_kept(self, why: str, kind: str) -> str:
         """Why the connection ended, and, when the server stopped mid-game, how to come back."""
-        if kind == "closing" and self.plan.keep and self.remote is not None and not self.remote.over:
-            return f"{why}. Your seat is kept: run the same ono99 join once the server is back."
+        if kind == "closing" and self.remote is not None and not self.remote.over:
+            if self.plan.keep:
+                return f"{why}. Your seat is kept: run the same ono99 join once the server is back."
+            if self.plan.back_hint:  # (serve-ssh, web: the gateway knows how its players come back)
+                return f"{why}; your seat is kept: {self.plan.back_hint}"
         return why
 
     async def _wait_for_start(self) -> None:
@@ -287,7 +292,7 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
 
     async def check():
         client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                      token=plan.token or plan.comeback, timeout=timeout)
+                                      token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
         try:
             if plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)

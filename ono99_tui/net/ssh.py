@@ -1,12 +1,15 @@
 """`ono99 serve-ssh`: `ssh -p 2222 host` is all a friend needs.
 
-Each SSH session gets its own `ono99 join` process on its own pseudo-terminal (made its
-controlling terminal, so resizes arrive as SIGWINCH), talking to the table server this
-process runs on loopback. The SSH side is kept narrow: no agent or port forwarding, no
+Each SSH session gets its own `ono99 join` process (net/child.py: sandboxed, its own process
+group) on its own pseudo-terminal (made its controlling terminal, so resizes arrive as
+SIGWINCH), talking to the table server this process runs on loopback with a secret only the
+children know. The SSH side is kept narrow: no agent or port forwarding, no
 exec/subsystem/sftp/scp, a PTY or nothing, only TERM and LANG from the client's
-environment, a login timeout, an idle timeout, connection caps per IP and in all, an input
-rate limit; the child runs with throwaway config and data folders and cannot stop itself
-with Ctrl+Z. When the connection drops, its process group is killed.
+environment, a login timeout, a timeout for a logged-in connection that starts no game, an
+idle timeout, connection caps per IP and in all (from the TCP accept), an input rate limit;
+the child cannot stop itself with Ctrl+Z. However a session ends, the player's terminal is
+given back as it was (normal screen, no mouse reporting, a cursor) and they are told why;
+when the connection drops, its process group is killed.
 """
 
 from __future__ import annotations
@@ -17,23 +20,21 @@ import fcntl
 import hashlib
 import hmac
 import os
-import secrets
-import shutil
 import signal
 import struct
-import sys
-import tempfile
 import termios
-import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 import asyncssh
 
+from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, kill_group,
+                    seat_key, spawn)
+
 LOGIN_TIMEOUT = 20.0
 FULL = "ono99: server full, try again later"
-KILL_GRACE = 2.0  # seconds between SIGHUP and SIGKILL for a session's processes
+SHUTDOWN_GRACE = 5.0  # seconds the sessions have to end by themselves when the server stops
 
 
 @dataclass
@@ -46,52 +47,13 @@ class SSHConfig:
     open: bool = False  # anyone may come in (their SSH user name is their name)
     table_port: int = 0  # the table server's port on 127.0.0.1 (0: any free one)
     idle_timeout: float = 30 * 60.0
+    session_timeout: float = 20.0  # a logged-in connection with no game running is closed after this
     max_per_ip: int = 4  # connections from one address, logged in or not
     max_connections: int = 128  # connections in all, logged in or not (refused at once past it)
     max_sessions: int = 64  # games (child processes) in all
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
-
-
-SEAT_KEY_BYTES = 32
-
-
-def seat_key(path: Path | None) -> bytes:
-    """The secret that turns an SSH key into a seat token: made once and kept (readable by its
-    owner only), so a player's key still finds their seat after a restart. Without a path, or when
-    the file is damaged (a warning), a secret for this run only."""
-    import logging
-
-    from ..store.readfile import ReadError, read_bytes
-
-    if path is None:
-        return secrets.token_bytes(SEAT_KEY_BYTES)
-    try:
-        data = read_bytes(path, "seat key", 4096)
-    except ReadError as exc:
-        if not exc.missing:
-            logging.getLogger("ono99.server").warning("%s; seats from SSH keys hold for this run only", exc)
-            return secrets.token_bytes(SEAT_KEY_BYTES)
-    else:
-        if len(data) == SEAT_KEY_BYTES:
-            return data
-        logging.getLogger("ono99.server").warning(
-            "%s: the seat key is damaged (not %d bytes); seats from SSH keys hold for this run only",
-            path, SEAT_KEY_BYTES)
-        return secrets.token_bytes(SEAT_KEY_BYTES)
-    data = secrets.token_bytes(SEAT_KEY_BYTES)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-    except OSError as exc:
-        logging.getLogger("ono99.server").warning("cannot keep the seat key %s: %s; seats from SSH keys hold "
-                                                  "for this run only", path, exc.strerror or exc)
-    return data
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
@@ -114,6 +76,7 @@ class _Server(asyncssh.SSHServer):
         self.fingerprint: str | None = None
         self.refused = False
         self.sessions = 0
+        self._timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, conn) -> None:
         """Count the connection, and refuse it at once (before any login) past a cap: a
@@ -123,6 +86,7 @@ class _Server(asyncssh.SSHServer):
         peer = conn.get_extra_info("peername")
         self.ip = peer[0] if peer else "?"
         gate, cfg = self.gate, self.gate.config
+        gate.connections.add(conn)
         gate.per_ip[self.ip] += 1
         gate.total += 1
         if gate.per_ip[self.ip] > cfg.max_per_ip or gate.total > cfg.max_connections:
@@ -136,7 +100,32 @@ class _Server(asyncssh.SSHServer):
         except (OSError, asyncssh.Error):
             pass
 
+    def auth_completed(self) -> None:
+        self.arm()
+
+    def arm(self) -> None:
+        """A logged-in connection must start a game soon (`ssh -N` never does: it would hold a
+        place under the caps until the client gives up)."""
+        self.disarm()
+        self._timer = asyncio.get_running_loop().call_later(self.gate.config.session_timeout, self._no_game)
+
+    def disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _no_game(self) -> None:
+        self._timer = None
+        if not self.sessions:
+            try:
+                self.conn.disconnect(asyncssh.DISC_BY_APPLICATION,
+                                     "ono99: no game was started on this connection: it is closed")
+            except (OSError, asyncssh.Error):
+                pass
+
     def connection_lost(self, exc) -> None:
+        self.disarm()
+        self.gate.connections.discard(self.conn)
         self.gate.per_ip[self.ip] -= 1
         if self.gate.per_ip[self.ip] <= 0:
             del self.gate.per_ip[self.ip]
@@ -176,13 +165,19 @@ class _Server(asyncssh.SSHServer):
 class SSHGate:
     """The SSH server: who comes in and what each session runs."""
 
-    def __init__(self, config: SSHConfig, table_port: int):
+    def __init__(self, config: SSHConfig, table: InnerTable, kept: bool = True):
         self.config = config
-        self.table_port = table_port
+        self.table = table
+        self.kept = kept  # the table server saves and resumes its games: a restart keeps the seats
         self.per_ip: Counter[str] = Counter()
         self.total = 0
         self.sessions = 0
         self.children: set[int] = set()  # process group ids, for the tests and for shutdown
+        self.connections: set = set()  # every SSH connection, logged in or not
+        self._running: set[asyncio.Task] = set()  # the sessions' tasks
+        self._stop = asyncio.Event()  # set by close(): sessions still running end, told why
+        self._stop_reason = ""
+        self._accepting = True
         self._acceptor = None
         self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
                            if config.authorized_keys else None)
@@ -201,11 +196,27 @@ class SSHGate:
             sftp_factory=None, allow_pty=True)
         return self._acceptor.sockets[0].getsockname()[1]
 
-    async def close(self) -> None:
+    def stop_accepting(self) -> None:
+        self._accepting = False  # (a logged-in connection cannot start a game either)
         if self._acceptor is not None:
             self._acceptor.close()
-        for pgid in list(self.children):
-            _kill_group(pgid, signal.SIGKILL)
+
+    async def close(self, reason: str = "the server is stopping", grace: float = SHUTDOWN_GRACE) -> None:
+        """Stop: no new connections; the sessions get ``grace`` seconds to end by themselves (their
+        `ono99 join` was told by the table server why, and restored the terminal), then the rest
+        are ended (their terminal restored by the gate, and told ``reason``); then every
+        connection is closed."""
+        self.stop_accepting()
+        if self._running:
+            await asyncio.wait(list(self._running), timeout=grace)
+        self._stop_reason = reason
+        self._stop.set()
+        if self._running:
+            await asyncio.wait(list(self._running), timeout=3 * KILL_GRACE + 1)
+        for pgid in list(self.children):  # (a session that could not end in time)
+            kill_group(pgid, signal.SIGKILL)
+        for conn in list(self.connections):
+            conn.close()
 
     async def _session(self, process: asyncssh.SSHServerProcess) -> None:
         cfg = self.config
@@ -224,106 +235,149 @@ class SSHGate:
             process.stderr.write(b"ono99: one game per connection: open another connection for another\r\n")
             process.exit(1)
             return
-        if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip:
+        if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip or not self._accepting:
             process.stdout.write(FULL.encode() + b"\r\n")
             process.exit(1)
             return
         self.sessions += 1
+        task = asyncio.current_task()
+        self._running.add(task)
         if owner is not None:
             owner.sessions += 1
+            owner.disarm()
         try:
-            await self._run_child(process, term)
+            await self._run_child(process, term, owner)
         finally:
+            self._running.discard(task)
             self.sessions -= 1
             if owner is not None:
                 owner.sessions -= 1
+                owner.arm()  # (one game per connection: a connection kept open after it is closed soon)
 
-    async def _run_child(self, process, term: str) -> None:
+    async def _run_child(self, process, term: str, owner) -> None:
         cfg = self.config
         name = process.get_extra_info("username") or "guest"
         cols, rows = process.get_terminal_size()[:2]
         master, slave = os.openpty()
         _set_size(master, cols or 80, rows or 24)
-        home = tempfile.mkdtemp(prefix="ono99-ssh-")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": home, "TERM": _clean(term, "xterm"),
-               "ONO99_CONFIG_DIR": os.path.join(home, "config"), "ONO99_DATA_DIR": os.path.join(home, "data")}
-        owner = process.get_extra_info("ono99_server")
-        if owner is not None and owner.fingerprint:
-            # the same key (and user name) comes back to the same seat: a token only this server can make
-            env["ONO99_SEAT_TOKEN"] = self.seat_token(owner.fingerprint, name)
+        box = Sandbox("ssh")
         lang = (process.env or {}).get("LANG")
-        if isinstance(lang, (str, bytes)):
-            env["LANG"] = _clean(lang, "C.UTF-8")
-        args = [sys.executable, "-m", "ono99_tui", "join", f"127.0.0.1:{self.table_port}", "--name", name[:23],
-                "--or-create", *cfg.child_args]
+        # the same key (and user name) comes back to the same seat: a token only this server can make
+        token = self.seat_token(owner.fingerprint, name) if owner is not None and owner.fingerprint else None
+        env = box.env(self.table, term=_clean(term, "xterm"),
+                      lang=_clean(lang, "C.UTF-8") if isinstance(lang, (str, bytes)) else "C.UTF-8",
+                      token=token, address=owner.ip if owner is not None else None,
+                      comeback="connect again with the same key to come back to it" if self.kept else None)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
             for sig in (signal.SIGTSTP, signal.SIGTTIN, signal.SIGTTOU):
                 signal.signal(sig, signal.SIG_IGN)  # Ctrl+Z cannot stop it
 
-        proc = await asyncio.create_subprocess_exec(*args, stdin=slave, stdout=slave, stderr=slave, env=env,
-                                                    cwd=home, start_new_session=True, preexec_fn=child_setup)
-        os.close(slave)
+        try:
+            proc = await spawn(join_args(self.table, name[:23], cfg.child_args), env, box.home,
+                               stdin=slave, stdout=slave, stderr=slave, preexec_fn=child_setup)
+        except BaseException:
+            os.close(master)
+            box.remove()
+            raise
+        finally:
+            os.close(slave)
         pgid = proc.pid
         self.children.add(pgid)
         loop = asyncio.get_running_loop()
         out_done = asyncio.Event()
+        modes = TerminalModes()
 
         def readable() -> None:
             try:
                 data = os.read(master, 65536)
-            except OSError:
+            except OSError:  # EIO: every process holding the terminal has gone
                 data = b""
             if not data:
                 loop.remove_reader(master)
                 out_done.set()
                 return
-            process.stdout.write(data)
+            modes.feed(data)
+            _send(process, data)
 
         loop.add_reader(master, readable)
         pump = loop.create_task(self._pump_input(process, master))
         waiter = loop.create_task(proc.wait())
+        stopping = loop.create_task(self._stop.wait())
+        reason = None
         try:
-            await asyncio.wait({pump, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            done, _ = await asyncio.wait({pump, waiter, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:  # the gate ends it (not the app itself): the player is told why
+                reason = pump.result() if pump in done else self._stop_reason
+            elif proc.returncode < 0:  # killed (out of memory, by hand): it could say nothing itself
+                reason = "the game stopped unexpectedly"
         finally:
             pump.cancel()
-            loop.remove_reader(master)
-            if proc.returncode is None:
-                await _end_group(pgid, proc)
-            self.children.discard(pgid)
-            os.close(master)
-            shutil.rmtree(home, ignore_errors=True)
+            stopping.cancel()
+            # the output is read all along: what the app writes as it goes reaches the player
+            await end_group(proc)
             try:
-                process.exit(proc.returncode if proc.returncode and proc.returncode > 0 else 0)
+                await asyncio.wait_for(out_done.wait(), KILL_GRACE)
+            except TimeoutError:
+                pass
+            loop.remove_reader(master)
+            os.close(master)
+            self.children.discard(pgid)
+            box.remove()
+            # whatever way it ended, the terminal is given back as it was: normal screen, no mouse
+            # reporting, a cursor (nothing when the app restored it itself); then why, in one line
+            tail = modes.restore()
+            if reason:
+                tail += f"\r\nono99: {reason}\r\n".encode()
+            if tail:
+                _send(process, tail)
+            try:
+                process.exit(proc.returncode if proc.returncode and proc.returncode > 0 else 1 if reason else 0)
             except (OSError, asyncssh.Error):
                 pass
 
-    async def _pump_input(self, process, master: int) -> None:
-        """Keys from the client to the child, rate-limited; resizes to the PTY; idle sessions end."""
+    async def _pump_input(self, process, master: int) -> str | None:
+        """Keys from the client to the child, rate-limited; resizes to the PTY. Returns why the
+        session ends (None: the connection is gone)."""
         cfg = self.config
-        tokens, last = float(cfg.input_burst), time.monotonic()
+        bucket = InputBucket(cfg.input_rate, cfg.input_burst)
         while True:
             try:
                 data = await asyncio.wait_for(process.stdin.read(4096), cfg.idle_timeout)
             except asyncssh.TerminalSizeChanged as change:
                 _set_size(master, change.width or 80, change.height or 24)
                 continue
-            except (TimeoutError, asyncssh.BreakReceived, asyncssh.SignalReceived):
-                return
+            except TimeoutError:
+                return f"no key for {_duration(cfg.idle_timeout)}: the session has ended"
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                return "your terminal sent a break: the session has ended"
+            except (OSError, asyncssh.Error):
+                return None
             if not data:
-                return  # the connection ended
-            now = time.monotonic()
-            tokens = min(cfg.input_burst, tokens + (now - last) * cfg.input_rate)
-            last = now
-            if len(data) > tokens:
-                data = data[:int(tokens)]  # typing faster than any person: the rest is dropped
-            tokens -= len(data)
+                if process.channel.is_closing():
+                    return None  # the connection ended
+                return "your terminal closed its input: the session has ended"
+            data = bucket.take(data)  # typing faster than any person: the rest is dropped
             if data:
                 try:
                     os.write(master, data)
                 except OSError:
-                    return
+                    return None
+
+
+def _send(process, data: bytes) -> None:
+    try:
+        process.stdout.write(data)
+    except (OSError, asyncssh.Error):
+        pass  # the connection is gone
+
+
+def _duration(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds:g} second{'s' if seconds != 1 else ''}"
 
 
 def _clean(value, default: str) -> str:
@@ -339,24 +393,11 @@ def _set_size(fd: int, cols: int, rows: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-def _kill_group(pgid: int, sig: int) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-async def _end_group(pgid: int, proc) -> None:
-    _kill_group(pgid, signal.SIGHUP)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE)
-    except TimeoutError:
-        pass
-    _kill_group(pgid, signal.SIGKILL)
-    try:
-        await asyncio.wait_for(proc.wait(), KILL_GRACE)
-    except TimeoutError:
-        pass
+def closing_message(kept: bool) -> str:
+    """What the players of a gateway's table server are told when it stops."""
+    if kept:
+        return "the server is restarting"
+    return "the server is stopping; nothing is kept (this server does not save games)"
 
 
 async def run(config: SSHConfig, server_config, ready=None) -> None:
@@ -364,10 +405,14 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     from .server import Server, stop_on_signals
 
     stop = stop_on_signals()  # before anything is said to be ready: a SIGTERM then stops it cleanly (saving)
+    # only this process's children know the password: no other local user reaches the table server
+    server_config.host, server_config.port = "127.0.0.1", config.table_port
+    server_config.password = InnerTable.new_secret()
     server = Server(server_config)
-    table_port = await server.start()
+    table = InnerTable(await server.start(), server_config.password)
+    kept = bool(server_config.save and server_config.resume)
     try:
-        gate = SSHGate(config, table_port)
+        gate = SSHGate(config, table, kept)
         key = host_key(config.host_key)
         port = await gate.start(key)
     except BaseException:
@@ -378,5 +423,9 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     try:
         await stop.wait()
     finally:
-        await gate.close()
-        await server.close()
+        # in this order: no one new comes in; the table server tells every session why (each
+        # `ono99 join` gives its terminal back and says so) and saves; the sessions end
+        gate.stop_accepting()
+        reason = closing_message(kept)
+        await server.close(reason)
+        await gate.close(reason)

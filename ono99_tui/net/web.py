@@ -1,12 +1,15 @@
 """`ono99 web`: the table screen in a browser tab, with textual-serve.
 
-Like serve-ssh: one process runs the table server on loopback and, in front of it,
-textual-serve's web server; each browser tab gets its own `ono99 join` process (in its own
-process group, with throwaway config and data folders) that sits at those tables. The page
-hands out a one-use ticket for its websocket, so a tab cannot be opened without the page
-(and, with a password, without passing the page's password prompt). Each tab keeps a random
-id in its sessionStorage, from which its seat token is made: reloading the tab comes back to
-the same seat and hand. Closing the tab ends its process group.
+Like serve-ssh: one process runs the table server on loopback (with a secret only the
+tabs' children know) and, in front of it, textual-serve's web server; each browser tab gets
+its own `ono99 join` process (net/child.py: its own process group, throwaway config and data
+folders) that sits at those tables. The page hands out a one-use ticket for its websocket, so
+a tab cannot be opened without the page (and, with a password, without passing the page's
+password prompt). Every request must name this server in its Host (and a browser's Origin, if
+sent, must be this server's): a page elsewhere cannot reach it through DNS rebinding. Each tab
+keeps a random id in its sessionStorage, from which its seat token is made (with a secret
+kept in the data folder): reloading the tab comes back to the same seat and hand, also after
+a restart. Closing the tab ends its process group.
 """
 
 from __future__ import annotations
@@ -15,21 +18,23 @@ import asyncio
 import base64
 import hashlib
 import hmac
+import ipaddress
 import logging
-import os
+import re
 import secrets
-import shutil
-import signal
-import sys
-import tempfile
+import socket
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
+from yarl import URL
+
+from .child import InnerTable, InputBucket, Sandbox, end_group, join_args, seat_key, spawn
 
 log = logging.getLogger("ono99.web")
 
@@ -54,6 +59,7 @@ class WebConfig:
     host: str = "127.0.0.1"
     port: int = 8000
     public_url: str | None = None  # as the browser sees it (behind a proxy); default: the request's own
+    seat_key: Path | None = None  # the secret tab ids become seat tokens with (kept: seats outlive a restart)
     password: str | None = None  # the page asks for it (HTTP Basic; the user name becomes your name)
     max_tabs: int = 32
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
@@ -73,32 +79,27 @@ def check_name(name: str) -> str | None:
 
 
 class Tab(AppService):
-    """One browser tab: `ono99 join NAME` in its own session and throwaway home."""
+    """One browser tab: `ono99 join NAME` (net/child.py) in its own session and throwaway home."""
 
-    def __init__(self, gate: "WebGate", name: str, token: str | None, **kw):
+    def __init__(self, gate: "WebGate", name: str, token: str | None, address: str | None, **kw):
         super().__init__(gate.command, download_manager=gate.download_manager, **kw)
-        self.gate, self.name, self.token = gate, name, token
-        self.home = tempfile.mkdtemp(prefix="ono99-web-")
+        self.gate, self.name, self.token, self.address = gate, name, token, address
+        self.box = Sandbox("web")
         self._stopped = False
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
-        env = {k: v for k, v in super()._build_environment(width, height).items()
-               if k.startswith(("TEXTUAL", "TERM_PROGRAM")) or k in ("COLUMNS", "ROWS")}
-        home = self.home  # nothing from the server's environment but PATH
-        env.update(PATH=os.environ.get("PATH", "/usr/bin:/bin"), HOME=home, TERM="xterm-256color",
-                   LANG="C.UTF-8", ONO99_GLYPHS="unicode", ONO99_CONFIG_DIR=os.path.join(home, "config"),
-                   ONO99_DATA_DIR=os.path.join(home, "data"))
-        if self.token:
-            env["ONO99_SEAT_TOKEN"] = self.token
-        return env
+        # textual-serve's own variables (its driver, the size), nothing else from the server's environment
+        served = {k: v for k, v in super()._build_environment(width, height).items()
+                  if k.startswith(("TEXTUAL", "TERM_PROGRAM")) or k in ("COLUMNS", "ROWS")}
+        return self.box.env(self.gate.table, term="xterm-256color", token=self.token, address=self.address,
+                            comeback="reload the page to come back to it" if self.gate.kept else None,
+                            ONO99_GLYPHS="unicode", **served)
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
-        args = [sys.executable, "-m", "ono99_tui", "join", f"127.0.0.1:{self.gate.table_port}",
-                "--name", self.name, "--or-create", *self.gate.config.child_args]
         pipe = asyncio.subprocess.PIPE
-        self._process = await asyncio.create_subprocess_exec(
-            *args, stdin=pipe, stdout=pipe, stderr=pipe, env=self._build_environment(width, height),
-            cwd=self.home, start_new_session=True)
+        self._process = await spawn(join_args(self.gate.table, self.name, self.gate.config.child_args),
+                                    self._build_environment(width, height), self.box.home,
+                                    stdin=pipe, stdout=pipe, stderr=pipe)
         self._stdin = self._process.stdin
         return self._process
 
@@ -117,35 +118,33 @@ class Tab(AppService):
             if proc is not None and proc.returncode is None:
                 await self.send_meta({"type": "quit"})
         if proc is not None:
-            for sig in (None, signal.SIGHUP, signal.SIGKILL):
-                if sig is not None:
-                    kill_group(proc.pid, sig)
-                try:
-                    await asyncio.wait_for(proc.wait(), KILL_GRACE)
-                    break
-                except TimeoutError:
-                    pass
-            kill_group(proc.pid, signal.SIGKILL)  # anything it left in its group
+            try:
+                await asyncio.wait_for(proc.wait(), KILL_GRACE)
+            except TimeoutError:
+                pass
+            await end_group(proc, KILL_GRACE)  # (and anything it left in its group)
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
-        shutil.rmtree(self.home, ignore_errors=True)
+        self.box.remove()
 
 
 class WebGate(Server):
     """textual-serve's server, with tickets, a password, names and a cap on tabs."""
 
-    def __init__(self, config: WebConfig, table_port: int):
+    def __init__(self, config: WebConfig, table: InnerTable, kept: bool = True):
         super().__init__("ono99 join", host=config.host, port=config.port, title="O'NO 99",
                          public_url=config.public_url)
-        self.config, self.table_port = config, table_port
+        self.config, self.table = config, table
+        self.kept = kept  # the table server saves and resumes its games: a restart keeps the seats
         self.tabs: set[Tab] = set()
         self.guests = 0
         self._tickets: dict[str, tuple[str, float]] = {}
-        self._secret = secrets.token_bytes(32)  # seat tokens from tab ids hold for this run only
+        self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
+        self.names = served_names(config.host, config.public_url)
 
     async def _make_app(self) -> web.Application:
-        app = web.Application(client_max_size=64 * 1024)
+        app = web.Application(client_max_size=64 * 1024, middlewares=[self._check_host])
         aiohttp_jinja2.setup(app, loader=jinja2.FileSystemLoader(self.templates_path))
         app.add_routes([
             web.get("/", self.handle_index, name="index"),
@@ -154,6 +153,24 @@ class WebGate(Server):
             web.static("/static", self.statics_path, name="static"),
         ])
         return app
+
+    def seat_token(self, tab_id: str) -> str:
+        """The seat token of a tab's id: only this server (its kept seat key) makes it."""
+        mac = hmac.new(self._secret, f"web\0{tab_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac).decode().rstrip("=")
+
+    @web.middleware
+    async def _check_host(self, request: web.Request, handler):
+        """Only requests that name this server (Host), from its own pages (Origin, when a browser
+        sends one): another site's page, its name pointed at this address (DNS rebinding), is refused."""
+        if not self.names.allows(host_name(request.host)):
+            raise web.HTTPMisdirectedRequest(
+                text=f"ono99: this server does not answer to the name {shown(request.host)}; start it with "
+                     "--public-url URL to be reached by another name")
+        origin = request.headers.get("Origin")
+        if origin is not None and not self.names.allows(origin_name(origin)):
+            raise web.HTTPForbidden(text=f"ono99: a page from {shown(origin)} cannot use this server")
+        return await handler(request)
 
     def _user(self, request: web.Request) -> str | None:
         """The Basic-auth user name when the password matches ("" for none), else None."""
@@ -211,12 +228,9 @@ class WebGate(Server):
         height = max(10, min(to_int(request.query.get("height", "24"), 24), 200))
         await websocket.prepare(request)
         tab_id = request.match_info.get("tab")
-        token = None
-        if tab_id:
-            mac = hmac.new(self._secret, f"web\0{tab_id}".encode(), hashlib.sha256).digest()
-            token = base64.urlsafe_b64encode(mac).decode().rstrip("=")
-        tab = Tab(self, name, token, write_bytes=websocket.send_bytes, write_str=websocket.send_str,
-                  close=websocket.close)
+        token = self.seat_token(tab_id) if tab_id else None
+        tab = Tab(self, name, token, request.remote, write_bytes=websocket.send_bytes,
+                  write_str=websocket.send_str, close=websocket.close)
         self.tabs.add(tab)
         try:
             await tab.start(width, height)
@@ -232,8 +246,7 @@ class WebGate(Server):
         return websocket
 
     async def _process_messages(self, websocket: web.WebSocketResponse, tab: Tab) -> None:
-        cfg = self.config
-        tokens, last = float(cfg.input_burst), time.monotonic()
+        bucket = InputBucket(self.config.input_rate, self.config.input_burst)
         async for message in websocket:
             if message.type != web.WSMsgType.TEXT:
                 continue
@@ -245,11 +258,7 @@ class WebGate(Server):
                 continue
             kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None  # (["focus"] has no data)
             if kind == "stdin" and isinstance(data, str):
-                now = time.monotonic()
-                tokens = min(cfg.input_burst, tokens + (now - last) * cfg.input_rate)
-                last = now
-                data = data[:int(tokens)]  # typing faster than any person: the rest is dropped
-                tokens -= len(data)
+                data = bucket.take(data)  # typing faster than any person: the rest is dropped
                 if data:
                     await tab.send_bytes(data.encode("utf-8"))
             elif kind == "resize" and isinstance(data, dict):
@@ -266,20 +275,80 @@ class WebGate(Server):
         await asyncio.gather(*(tab.stop() for tab in list(self.tabs)), return_exceptions=True)
 
 
-def kill_group(pgid: int, sig: int) -> None:
+class ServedNames:
+    """The host names a request may give for this server."""
+
+    def __init__(self, names: set[str], any_address: bool):
+        self.names, self.any_address = names, any_address
+
+    def allows(self, host: str | None) -> bool:
+        if not host:
+            return False
+        if host in self.names:
+            return True
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            return False  # a name this server was not given: maybe another site's, pointed here
+        return self.any_address  # (an address is not a name DNS rebinding can change)
+
+
+LOOPBACK_NAMES = {"localhost", "127.0.0.1", "::1"}
+HOST_PORT = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9.-]+|[0-9a-f:]+)(?::[0-9]{1,5})?")
+
+
+def served_names(bind: str, public_url: str | None) -> ServedNames:
+    """Loopback: its own names only. Every network (0.0.0.0, ::): any address, this machine's names,
+    and --public-url's. One address: it, this machine's names and --public-url's."""
+    names = set(LOOPBACK_NAMES)
+    if public_url:
+        names.add(host_name(URL(public_url).raw_host or ""))
+    wildcard = bind in ("", "0.0.0.0", "::")
     try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
+        loopback = bind == "localhost" or ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        names.add(host_name(bind))
+        for name in (socket.gethostname(), socket.getfqdn()):
+            name = name.lower().rstrip(".")
+            names.update((name, name.split(".")[0] + ".local"))
+    names.discard("")
+    return ServedNames(names, wildcard)
+
+
+def host_name(value: str | None) -> str:
+    """The name in a Host header (or a bind address): lower case, no port, no brackets, no final dot."""
+    found = HOST_PORT.fullmatch((value or "").strip().lower())
+    return found.group(1).strip("[]").rstrip(".") if found else ""  # (anything else names nothing)
+
+
+def origin_name(origin: str) -> str | None:
+    try:
+        url = URL(origin)
+    except ValueError:
+        return None
+    if url.scheme not in ("http", "https"):
+        return None  # ("null": a sandboxed frame or a file)
+    return host_name(url.raw_host)
+
+
+def shown(text: str) -> str:
+    return repr(text[:80])
 
 
 async def run(config: WebConfig, server_config, ready=None) -> None:
     """The table server on loopback and the web server in front of it, until SIGTERM/SIGINT."""
     from .server import Server as TableServer
     from .server import stop_on_signals
+    from .ssh import closing_message
 
+    # only this process's children know the password: no other local user reaches the table server
+    server_config.host, server_config.port = "127.0.0.1", 0
+    server_config.password = InnerTable.new_secret()
     server = TableServer(server_config)
-    gate = WebGate(config, await server.start())
+    kept = bool(server_config.save and server_config.resume)
+    gate = WebGate(config, InnerTable(await server.start(), server_config.password), kept)
     runner = web.AppRunner(await gate._make_app(), access_log=None, handle_signals=False)
     await runner.setup()
     try:
@@ -290,6 +359,7 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
             ready(runner.addresses[0][1])
         await stop.wait()
     finally:
+        # the table server first: each tab's `ono99 join` is told why, and saves are closed
+        await server.close(closing_message(kept))
         await gate.close()
         await runner.cleanup()
-        await server.close()

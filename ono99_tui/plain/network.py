@@ -229,5 +229,6 @@ def join_plan(args) -> Plan:
     except GameSetupError:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
     token = os.environ.get("ONO99_SEAT_TOKEN") or None
-    return Plan(host, port, args.name, args.password, args.table, or_create=args.or_create, token=token,
+    password = args.password if args.password is not None else os.environ.get("ONO99_PASSWORD") or None
+    return Plan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
                 comeback=None if token else kept_token(host, port, args.name), keep=token is None)
