@@ -90,6 +90,10 @@ class SaveInfo:
     set_aside: str | None = None  # plays an open set aside from a damaged journal: how many, why, where
     has_bak: bool = False  # a NAME.toml.bak (the previous version) is beside it: `saves restore` offers it
     known: bool = True  # False: not read (infos(parse=False) found no index entry for it)
+    # the summary shown was confirmed by the plays: written by this ono99 from a game, read by a
+    # replay, or confirmed by an open or `saves check`. A summary taken from the file's head on the
+    # word of its digest alone is not (a listing stays a cheap read; the digest only finds accidents)
+    checked: bool = False
 
     @property
     def when(self) -> str:
@@ -160,7 +164,33 @@ class SaveStore:
             write_atomic(path, record.to_toml())
         except OSError as exc:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
+        self._confirm(meta["name"], path, record)
         return path
+
+    def _confirm(self, name: str, path: Path, record: "Record", truth: dict | None = None) -> None:
+        """The listing's index told what the save at ``path`` (as it is now on disk) says, as
+        confirmed by its plays: ``truth`` (the summary its replay gave), or, without it, the
+        record's summary (a record this ono99 made from a game and has just written)."""
+        from ..engine.record import scores_text
+
+        summary = truth if truth is not None else record.summary
+        if not isinstance(summary, dict):
+            return
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        info = SaveInfo(name, str(path), st.st_mtime, checked=True)
+        info.players = _describe_seats(record.seats)
+        info.rules = str(record.meta.get("rules", "")) or "custom"
+        info.set_aside = "; ".join(set_aside_notes(record.meta, path.parent)) or None
+        info.undo_used = record.meta.get("undo_used") is True
+        info.round, info.finished = summary["round"], summary["finished"]
+        info.winner = summary.get("winner")
+        info.scores = scores_text([s.name for s in record.seats], summary)
+        index = SaveIndex(self.folder)
+        index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
+        index.flush()
 
     def _create(self, name: str, record: "Record") -> bool:
         """Write a new save named ``name``, only if no save has that name: False when one has."""
@@ -219,7 +249,7 @@ class SaveStore:
 
     def _open(self, name: str, events_from_round: int | None = None, record_events: bool = True):
         """(record, game, what the journal gave): see open_game."""
-        from ..engine.record import Record, RecordError
+        from ..engine.record import Record, RecordError, summary_of
 
         path = self.path(name)
         if not self._exists(path):
@@ -229,12 +259,14 @@ class SaveStore:
                             "(delete it, or put the real file there)")
         try:
             record = Record.loads(_read_text(path), str(path))
+            written = record.summary  # the file's word; replay() sets the plays' own
             read = read_journal(record, path)
             extra = read.plays
             start = events_from_round
             if start is not None and start < 0:
                 start = max(1, max(len(record.rounds), extra[-1][0] if extra else 0) + start)
             game = record.replay(record_events=record_events, events_from_round=start)
+            self._confirmed_by_open(name, path, record, written, summary_of(game))
             _play_journal(record, game, read, start if record_events else None)
             _remember(path, len(game.plays), read)
         except RecordError as exc:
@@ -242,6 +274,20 @@ class SaveStore:
             self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
             raise SaveError(f"damaged save: {reason}") from None
         return record, game, read
+
+    def _confirmed_by_open(self, name: str, path: Path, record: "Record", written, truth: dict) -> None:
+        """An open replayed the file: the listing shows what its plays say from now on, marked
+        checked (only when the index does not say so already: an open costs no index write then)."""
+        index = SaveIndex(self.folder)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        cached = index.get(name, (st.st_mtime_ns, st.st_size))
+        if cached is not None and cached.get("checked") and not cached.get("damaged") \
+                and written == truth and cached.get("finished") == truth["finished"]:
+            return
+        self._confirm(name, path, record, truth)
 
     def journal_report(self, name: str, game) -> JournalRead | None:
         """What the save's journal gives beyond ``game`` (as open_game made it): None when there
@@ -484,7 +530,7 @@ class SaveStore:
         The listing's word (a summary) is checked against the plays before it is trusted: a save
         whose summary says "round 3" of a game its plays finish is finished (and listed so)."""
         for info in self.infos():
-            if info.damaged or info.finished:
+            if info.damaged or (info.finished and info.checked):
                 continue
             try:
                 _, game, _ = self._open(info.name, record_events=False)
@@ -506,6 +552,7 @@ class SaveStore:
             return
         summary = summary_of(game)
         info.finished, info.round, info.winner = True, summary["round"], summary.get("winner")
+        info.checked = True
         info.scores = scores_text(list(game.names), summary)
         index = SaveIndex(self.folder)
         index.put(info.name, (st.st_mtime_ns, st.st_size), info.cached())
@@ -549,7 +596,8 @@ class SaveStore:
                             "scores": scores_text(written.names, alone)}
                     if {k: cached.get(k) for k in want} != want:
                         problems.append("the listing's index said other than its plays (put right)")
-                        index.put(entry.name, entry.stamp, {**cached, **want})
+                    if {k: cached.get(k) for k in want} != want or not cached.get("checked"):
+                        index.put(entry.name, entry.stamp, {**cached, **want, "checked": True})
                 yield entry.name, "; ".join(problems) if problems else None
         finally:
             index.flush()
@@ -855,6 +903,7 @@ def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
         game = record.replay(record_events=False)
         info.players = _describe_seats(record.seats)
         meta, summary = record.meta, summary_of(game)
+        info.checked = True  # replayed: the plays' own word
     info.rules = str(meta.get("rules", "")) or "custom"
     info.set_aside = "; ".join(set_aside_notes(meta, Path(path).parent)) or None
     info.undo_used = meta.get("undo_used") is True
