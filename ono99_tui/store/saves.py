@@ -171,8 +171,6 @@ class SaveStore:
         """The listing's index told what the save at ``path`` (as it is now on disk) says, as
         confirmed by its plays: ``truth`` (the summary its replay gave), or, without it, the
         record's summary (a record this ono99 made from a game and has just written)."""
-        from ..engine.record import scores_text
-
         summary = truth if truth is not None else record.summary
         if not isinstance(summary, dict):
             return
@@ -182,12 +180,7 @@ class SaveStore:
             return
         info = SaveInfo(name, str(path), st.st_mtime, checked=True)
         info.players = _describe_seats(record.seats)
-        info.rules = str(record.meta.get("rules", "")) or "custom"
-        info.set_aside = "; ".join(set_aside_notes(record.meta, path.parent)) or None
-        info.undo_used = record.meta.get("undo_used") is True
-        info.round, info.finished = summary["round"], summary["finished"]
-        info.winner = summary.get("winner")
-        info.scores = scores_text([s.name for s in record.seats], summary)
+        _from_head(info, record.names, record.meta, summary, str(path))
         index = SaveIndex(self.folder)
         index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
         index.flush()
@@ -887,7 +880,7 @@ def _read_text(path: Path) -> str:
 def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
     """The listing line from the save's head when its digest vouches for it, else by replay
     (or, without ``replay``, only whether it is finished, from its meta: False then)."""
-    from ..engine.record import Record, scores_text, summary_of
+    from ..engine.record import Record, summary_of
 
     head = _trusted_head(text)
     if head is not None:
@@ -904,15 +897,21 @@ def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
         info.players = _describe_seats(record.seats)
         meta, summary = record.meta, summary_of(game)
         info.checked = True  # replayed: the plays' own word
+    _from_head(info, [s.name for s in (head[0] if head else record.seats)], meta, summary, path)
+    return True
+
+
+def _from_head(info: SaveInfo, names: list[str], meta: dict, summary: dict, path: str) -> None:
+    """The listing line's fields from a save's meta and a summary (the file's, or its replay's)."""
+    from ..engine.record import scores_text
+
     info.rules = str(meta.get("rules", "")) or "custom"
     info.set_aside = "; ".join(set_aside_notes(meta, Path(path).parent)) or None
     info.undo_used = meta.get("undo_used") is True
     info.round = summary["round"]
     info.finished = summary["finished"]
     info.winner = summary.get("winner")
-    names = [s.name for s in (head[0] if head else record.seats)]
     info.scores = scores_text(names, summary)
-    return True
 
 
 def _trusted_head(text: str):
