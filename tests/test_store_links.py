@@ -157,3 +157,27 @@ async def test_the_game_with_a_linked_saves_folder_says_not_saving_and_writes_no
         messages = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Not saving") and "is a link" in m for m in messages), messages
     assert list(outside.iterdir()) == []
+
+
+def test_a_journal_that_is_a_link_is_reported_and_set_aside_never_read_or_dropped_in_silence(store, victim):
+    """A save's journal replaced by a link (an archive, a dotfile manager): `saves check` said ok
+    and opening dropped the link without a word. It is never followed: check names it (exit 2),
+    opening keeps the link itself aside and says so, and what it points at is untouched."""
+    from tests.steps import mid_round_save
+    from ono99_tui.table import TableSession
+
+    mid_round_save(store)
+    journal = store.path("friday").with_name("friday.toml.journal")
+    journal.unlink()
+    journal.symlink_to(victim)
+    proc = ono99("saves", "check")
+    assert proc.returncode == 2 and "friday.toml.journal is a link" in proc.stdout, proc.stdout
+    record, game = store.open_game("friday")
+    table = TableSession(record.seats, record.rules, record.seed, game=game)
+    notice = table.autosave("standard", "friday", opened=True)
+    assert notice and "is a link" in notice and "kept as friday.toml.journal-damaged-" in notice
+    kept = [p for p in store.folder.iterdir() if p.name.startswith("friday.toml.journal-damaged-")]
+    assert len(kept) == 1 and kept[0].is_symlink()
+    table.close()
+    assert victim.read_text() == PRECIOUS
+    assert "kept in friday.toml.journal-damaged-" in ono99("saves", "check").stdout

@@ -14,6 +14,7 @@ every play through the engine. Nothing read from disk is ever executed.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import stat
@@ -570,7 +571,7 @@ class SaveStore:
                     yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
                     continue
                 problems = []
-                if read.set_aside:
+                if read.set_aside or read.linked:
                     problems.append(read.describe())
                 problems += [f"{note}" for note in set_aside_notes(record.meta, self.folder)]
                 try:  # the file alone, its journal aside: does its [summary] say what its plays do?
@@ -832,8 +833,7 @@ def _remember(path: Path, plays: int, read: JournalRead) -> None:
         return
     if len(_READS) > 16:
         _READS.clear()
-    _READS[str(path)] = (stamps, plays, JournalRead(list(read.plays), read.set_aside, read.problem,
-                                                    read.present, read.not_a_file))
+    _READS[str(path)] = (stamps, plays, dataclasses.replace(read, plays=list(read.plays)))
 
 
 def _recalled(path: Path, plays: int) -> JournalRead | None:
