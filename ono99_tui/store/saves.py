@@ -15,6 +15,7 @@ every play through the engine. Nothing read from disk is ever executed.
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import stat
@@ -165,7 +166,8 @@ class SaveStore:
             write_atomic(path, record.to_toml())
         except OSError as exc:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
-        self._confirm(meta["name"], path, record)
+        if isinstance(record.summary, dict):
+            _note_checked(self.folder, meta["name"], path)
         return path
 
     def _confirm(self, name: str, path: Path, record: "Record", truth: dict | None = None) -> None:
@@ -456,11 +458,20 @@ class SaveStore:
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
         budget = [len(entries) if read_at_most is None else read_at_most]
+        full = read_at_most is None and replay
+        confirmed, taken = _take_checked(self.folder, consume=full)
+        done = False
         try:
             for entry in entries:
-                yield self._info(entry, index, replay, budget)
+                yield self._info(entry, index, replay, budget, confirmed)
+            done = True
         finally:
             index.flush()
+            if taken is not None and done:  # what it told is in the index now
+                try:
+                    os.unlink(taken)
+                except OSError:
+                    pass
         if read_at_most is None:
             remove_stale_temps(self.folder)
 
@@ -474,12 +485,16 @@ class SaveStore:
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None,
+              confirmed: frozenset = frozenset()) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified, has_bak=entry.has_bak)
         if entry.problem:
             info.damaged = entry.problem
             return info
+        vouched = (entry.name, *entry.stamp) in confirmed  # this file, as ono99 wrote it from a game
         cached = index.get(entry.name, entry.stamp, partial=not replay)
+        if cached is not None and vouched and not cached.get("checked") and not cached.get("damaged"):
+            cached = None  # read its head again: the index entry is then marked checked
         if cached is None and budget is not None:
             if budget[0] <= 0:
                 info.known = False
@@ -489,6 +504,7 @@ class SaveStore:
             from ..engine.record import RecordError
 
             try:
+                info.checked = vouched
                 if not _fill(info, _read_text(entry.path), entry.path, replay):
                     # what the meta says (players, finished): enough for the menu, not for Load
                     index.put(entry.name, entry.stamp, info.cached(), partial=True)
@@ -759,6 +775,64 @@ class SaveStore:
         except OSError as exc:
             raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
         return True
+
+
+CHECKED = ".checked"  # (name, mtime_ns, size) of each save ono99 wrote from a game since the last listing
+
+
+def _note_checked(folder: Path, name: str, path: Path) -> None:
+    """Tell the listing that the save at ``path``, as it is now, was written by ono99 from a game
+    (its summary is the plays' own): one line appended to saves/.checked, so a write costs the
+    same however many saves there are (the listing folds the lines into its index). Only a
+    cache: a line lost costs a "(*)" in `saves list` until the save is opened or checked."""
+    from .atomic import open_nofollow
+
+    try:
+        st = os.stat(path)
+        fd = open_nofollow(folder / CHECKED, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        if os.fstat(fd).st_size < (1 << 20):  # never grows without bound (a listing takes it)
+            os.write(fd, (json.dumps([name, st.st_mtime_ns, st.st_size], ensure_ascii=False) + "\n").encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _take_checked(folder: Path, consume: bool) -> tuple[frozenset, Path | None]:
+    """The saves the lines of saves/.checked vouch for, as (name, mtime_ns, size); with
+    ``consume``, the file is first moved aside (new lines go to a new one) and that moved file
+    returned for the caller to delete once its index holds what it told."""
+    from .atomic import TEMP_SUFFIX, is_link, open_nofollow
+
+    src = folder / CHECKED
+    path = src
+    if consume:
+        path = folder / f"{CHECKED}.{os.getpid()}{TEMP_SUFFIX}"
+        try:
+            if is_link(src):
+                src.unlink()  # never read through a link; it told nothing
+                return frozenset(), None
+            os.replace(src, path)
+        except OSError:
+            return frozenset(), None
+    try:
+        fd = open_nofollow(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(1 << 20)
+    except OSError:
+        return frozenset(), (path if consume else None)
+    found = set()
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            name, mtime, size = json.loads(line)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        if isinstance(name, str) and isinstance(mtime, int) and isinstance(size, int):
+            found.add((name, mtime, size))
+    return frozenset(found), (path if consume else None)
 
 
 def _link_or_copy(src: Path, dst: Path) -> None:
