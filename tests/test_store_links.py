@@ -181,3 +181,25 @@ def test_a_journal_that_is_a_link_is_reported_and_set_aside_never_read_or_droppe
     table.close()
     assert victim.read_text() == PRECIOUS
     assert "kept in friday.toml.journal-damaged-" in ono99("saves", "check").stdout
+
+
+def test_an_index_that_is_a_link_is_neither_read_nor_written_through(store, victim):
+    """saves/.index.json linked to a file elsewhere: its lines were shown by `saves list` (read
+    through the link) and every listing was cold after (the write refused). Now it is not read, and
+    the listing replaces the link itself with a real index; the file it pointed at is untouched."""
+    import json as _json
+
+    save(store, "friday", plays=10)
+    lie = {"format": "ono99-saves-index", "version": 1, "saves": {}}
+    victim.write_text(_json.dumps(lie))
+    st = store.path("friday").stat()
+    lie["saves"]["friday"] = {"stamp": [st.st_mtime_ns, st.st_size],
+                              "info": {"players": "Mallory", "round": 99, "scores": "lies", "checked": True}}
+    victim.write_text(_json.dumps(lie))
+    before = victim.read_text()
+    (store.folder / ".index.json").unlink(missing_ok=True)
+    (store.folder / ".index.json").symlink_to(victim)
+    listed = ono99("saves", "list")
+    assert listed.returncode == 0 and "Mallory" not in listed.stdout and "round 99" not in listed.stdout
+    assert victim.read_text() == before
+    assert not (store.folder / ".index.json").is_symlink() and (store.folder / ".index.json").is_file()
