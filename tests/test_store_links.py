@@ -203,3 +203,13 @@ def test_an_index_that_is_a_link_is_neither_read_nor_written_through(store, vict
     assert listed.returncode == 0 and "Mallory" not in listed.stdout and "round 99" not in listed.stdout
     assert victim.read_text() == before
     assert not (store.folder / ".index.json").is_symlink() and (store.folder / ".index.json").is_file()
+
+
+def test_stats_that_is_a_link_is_said_to_be_one(private_dirs, victim):
+    """`ono99 stats` read a linked stats.toml through the link ("not valid TOML" for a file that
+    is not statistics); it says the file is a link, as every writer does, and exits 2."""
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "stats.toml").symlink_to(victim)
+    proc = ono99("stats")
+    assert proc.returncode == 2 and "stats.toml is a link" in proc.stderr and "TOML" not in proc.stderr
+    assert victim.read_text() == PRECIOUS
