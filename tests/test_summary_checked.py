@@ -64,3 +64,13 @@ def test_resume_skips_a_finished_game_whose_summary_says_unfinished(private_dirs
     proc = ono99("resume", "--plain", input="q\nq\n")
     assert proc.returncode == 2 and "no unfinished game to resume" in proc.stderr
     assert "finished, Bo won" in ono99("saves", "list").stdout
+
+
+def test_an_imported_save_is_checked_by_the_import(private_dirs, tmp_path):
+    """The import replays the record play by play and writes the summary its plays give."""
+    from tests.steps import record_file
+
+    record_file(tmp_path / "in.toml")
+    assert ono99("saves", "import", str(tmp_path / "in.toml")).returncode == 0
+    listed = ono99("saves", "list")
+    assert listed.returncode == 0 and "friday" in listed.stdout and "(*)" not in listed.stdout, listed.stdout
