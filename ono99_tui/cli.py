@@ -348,7 +348,7 @@ def _store():
 
 def cmd_saves_list(args) -> int:
     store = _store()
-    shown = 0
+    shown = unchecked = 0
     for info in _save_errors(lambda: iter(list(store.infos()))):
         shown += 1
         if info.damaged:
@@ -357,13 +357,19 @@ def cmd_saves_list(args) -> int:
                 _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(info.name)}")
             continue
         undo = ", undo used" if info.undo_used else ""
-        _out(f"{info.name}  {info.when}  {info.state}{undo}  rules: {info.rules}")
+        # a cheap read: a summary only the file vouches for is marked until its plays confirm it
+        mark = "" if info.checked else " (*)"
+        unchecked += not info.checked
+        _out(f"{info.name}  {info.when}  {info.state}{mark}{undo}  rules: {info.rules}")
         _out(f"    {info.players}")
         _out(f"    {info.scores}")
         if info.set_aside:
             _out(f"    [damaged journal] {info.set_aside}")
     if not shown:
         _out(f"No saved games in {store.folder}.")
+    elif unchecked:
+        _out(f"(*) as the save file says, not yet checked against its plays: opening it or "
+             f"ono99 saves check does that.")
     return 0
 
 

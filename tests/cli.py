@@ -4,8 +4,8 @@ import subprocess
 import sys
 
 
-def ono99(*args, cwd=None, timeout=120):
+def ono99(*args, cwd=None, timeout=120, input=None):
     proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], capture_output=True, text=True,
-                          cwd=cwd, timeout=timeout)
+                          cwd=cwd, timeout=timeout, input=input)
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc

@@ -134,3 +134,35 @@ def test_simulate_says_when_levels_cannot_be_told_apart():
     assert "Cannot be told apart at 20 games: easy and medium" in proc.stdout
     proc = ono99("simulate", "--bots", "random,hard", "--games", "40", "--json")
     assert json.loads(proc.stdout)["cannot_tell_apart"] == []  # hard beats random plainly
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(c) for c in fh.read().split()]
+    except OSError:
+        return []
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads /proc")
+def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
+    """Ctrl+C reaches the whole process group: each worker used to print a KeyboardInterrupt
+    traceback of its own under the parent's "interrupted"."""
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "hard,hard", "--games",
+                             "100000000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < 2:  # the workers are up (and playing)
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
+            time.sleep(0.05)
+        time.sleep(0.5)  # inside a game, where the interrupt used to land
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    text = err.decode("utf-8", "replace")
+    assert proc.returncode == 130 and "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    assert text.strip() == "ono99: interrupted", text

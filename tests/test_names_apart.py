@@ -55,3 +55,19 @@ def test_the_points_table_aligns_wide_names_and_tells_cut_names_apart():
     lines = points_table(names, rows)
     assert len({display_width(line) for line in lines}) == 1, lines  # every column lines up
     assert len({line[:12] for line in lines[1:]}) == 4, lines
+
+
+def test_a_network_table_refuses_a_name_that_looks_like_one_already_seated():
+    """At a network table "Zoë" in two Unicode forms sat down twice, and the table could then
+    not start (the game refuses them): the second is refused where it sits, as the same name is."""
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.net.tables import HostedTable, LobbyError, Seat
+
+    table = HostedTable(1, "t", DEFAULT, "standard", [Seat() for _ in range(3)])
+    table.sit(unicodedata.normalize("NFC", "Zoë"), None)
+    with pytest.raises(LobbyError, match="looks the same") as refused:
+        table.sit(unicodedata.normalize("NFD", "Zoë"), None)
+    assert refused.value.code == "name_taken"
+    table.sit("Bo", None)
+    table.fill_bots("easy", None)
+    assert table.start(1).names[:2] == (unicodedata.normalize("NFC", "Zoë"), "Bo")

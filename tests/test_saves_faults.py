@@ -475,6 +475,8 @@ def test_the_index_is_used_while_current_and_refreshed_when_a_save_changes(store
     time.sleep(0.01)
     info = store.listing()[0]
     assert calls == ["a"] and info.round == g.round_no
+    assert info.checked  # ono99 wrote it from a game (saves/.checked said so): no "(*)" in saves list
+    assert [i.checked for i in store.listing()] == [True] and calls == ["a"]  # kept in the index
 
 
 def test_a_hand_edited_save_is_replayed_to_list_it(store):

@@ -157,3 +157,59 @@ async def test_the_game_with_a_linked_saves_folder_says_not_saving_and_writes_no
         messages = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Not saving") and "is a link" in m for m in messages), messages
     assert list(outside.iterdir()) == []
+
+
+def test_a_journal_that_is_a_link_is_reported_and_set_aside_never_read_or_dropped_in_silence(store, victim):
+    """A save's journal replaced by a link (an archive, a dotfile manager): `saves check` said ok
+    and opening dropped the link without a word. It is never followed: check names it (exit 2),
+    opening keeps the link itself aside and says so, and what it points at is untouched."""
+    from tests.steps import mid_round_save
+    from ono99_tui.table import TableSession
+
+    mid_round_save(store)
+    journal = store.path("friday").with_name("friday.toml.journal")
+    journal.unlink()
+    journal.symlink_to(victim)
+    proc = ono99("saves", "check")
+    assert proc.returncode == 2 and "friday.toml.journal is a link" in proc.stdout, proc.stdout
+    record, game = store.open_game("friday")
+    table = TableSession(record.seats, record.rules, record.seed, game=game)
+    notice = table.autosave("standard", "friday", opened=True)
+    assert notice and "is a link" in notice and "kept as friday.toml.journal-damaged-" in notice
+    kept = [p for p in store.folder.iterdir() if p.name.startswith("friday.toml.journal-damaged-")]
+    assert len(kept) == 1 and kept[0].is_symlink()
+    table.close()
+    assert victim.read_text() == PRECIOUS
+    assert "kept in friday.toml.journal-damaged-" in ono99("saves", "check").stdout
+
+
+def test_an_index_that_is_a_link_is_neither_read_nor_written_through(store, victim):
+    """saves/.index.json linked to a file elsewhere: its lines were shown by `saves list` (read
+    through the link) and every listing was cold after (the write refused). Now it is not read, and
+    the listing replaces the link itself with a real index; the file it pointed at is untouched."""
+    import json as _json
+
+    save(store, "friday", plays=10)
+    lie = {"format": "ono99-saves-index", "version": 1, "saves": {}}
+    victim.write_text(_json.dumps(lie))
+    st = store.path("friday").stat()
+    lie["saves"]["friday"] = {"stamp": [st.st_mtime_ns, st.st_size],
+                              "info": {"players": "Mallory", "round": 99, "scores": "lies", "checked": True}}
+    victim.write_text(_json.dumps(lie))
+    before = victim.read_text()
+    (store.folder / ".index.json").unlink(missing_ok=True)
+    (store.folder / ".index.json").symlink_to(victim)
+    listed = ono99("saves", "list")
+    assert listed.returncode == 0 and "Mallory" not in listed.stdout and "round 99" not in listed.stdout
+    assert victim.read_text() == before
+    assert not (store.folder / ".index.json").is_symlink() and (store.folder / ".index.json").is_file()
+
+
+def test_stats_that_is_a_link_is_said_to_be_one(private_dirs, victim):
+    """`ono99 stats` read a linked stats.toml through the link ("not valid TOML" for a file that
+    is not statistics); it says the file is a link, as every writer does, and exits 2."""
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "stats.toml").symlink_to(victim)
+    proc = ono99("stats")
+    assert proc.returncode == 2 and "stats.toml is a link" in proc.stderr and "TOML" not in proc.stderr
+    assert victim.read_text() == PRECIOUS

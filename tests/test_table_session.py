@@ -506,3 +506,45 @@ def test_a_spectator_sees_no_hand_at_all():
     view = table.view_for(SPECTATOR)
     assert view.hand == () and not view.my_turn
     assert all("card" not in e for e in table.events_for(SPECTATOR) if e["type"] == "draw")
+
+
+def test_the_table_makes_and_attaches_its_own_save(private_dirs):
+    """Issue 20: "create a save and attach it" was written three times (the table screen, the
+    server's new table, the server's resumed table). Now one table-level call does it."""
+    import pathlib
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.table import TableSession
+
+    table = TableSession([SeatSpec("Ann"), SeatSpec("Bo", "bot:easy")], seed=3)
+    assert table.autosave("standard") is None
+    name = table.save.name
+    assert name.startswith("game ") and SaveStore().names() == [name]
+    table.close()
+    record, game = SaveStore().open_game(name)
+    again = TableSession(record.seats, record.rules, record.seed, game=game)
+    assert again.autosave("standard", name, opened=True) is None and again.save.name == name
+    other = TableSession(record.seats, record.rules, record.seed, game=game)
+    assert "open in another ono99" in (other.autosave("standard", name, opened=True) or "")
+    again.close()
+    other.close()
+    root = pathlib.Path(__file__).parent.parent / "ono99_tui"
+    makers = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                    if "SaveSession(" in p.read_text() and p.parts[-2] not in ("store", "table"))
+    assert makers == []  # no front end makes a save session of its own
+
+
+def test_autosave_in_a_linked_saves_folder_says_not_saving(private_dirs, tmp_path):
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.store.paths import data_dir
+    from ono99_tui.table import TableSession
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "saves").symlink_to(elsewhere)
+    table = TableSession([SeatSpec("Ann"), SeatSpec("Bo", "bot:easy")], seed=3)
+    notice = table.autosave("standard")
+    assert notice.startswith("Not saving:") and "is a link" in notice and table.save is None
+    assert list(elsewhere.iterdir()) == []

@@ -20,6 +20,9 @@ def test_r2_2_you_deal_first_and_every_high_card_draw_is_listed():
     once = {"type": "dealer", "seat": 1, "method": "high-card", "draws": [[[0, "2"], [1, "10"], [2, "4"]]]}
     assert describe(once, names) == "Bo deals first (high card: You drew 2, Bo drew 10, Cy drew 4)"
     assert describe({"type": "dealer", "seat": 0, "method": "random"}, names).startswith("You deal first")
+    from ono99_tui.plain.words import dealer_sentence  # the line-by-line front end says it the same way
+
+    assert dealer_sentence(once, names) == "Bo deals first, by high card: You drew Two, Bo drew Ten, Cy drew Four."
 
 
 def test_r2_3_round_starts_say_you_deal():

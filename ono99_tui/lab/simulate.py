@@ -118,6 +118,14 @@ def _run_chunk(args) -> list[GameResult]:
     return [play_game(levels, rules, seed, i, keep) for i in indices]
 
 
+def _worker_start() -> None:
+    """A worker leaves Ctrl+C to the parent, which ends the pool and says "interrupted" once:
+    otherwise every worker prints a KeyboardInterrupt traceback of its own."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def batch_count(games: int, jobs: int = 1, chunk: int = 0) -> int:
     chunk = chunk or _chunk(games, jobs)
     return -(-games // chunk)
@@ -146,7 +154,7 @@ def run_games(levels: list[str], rules: Rules, seed: int, games: int, jobs: int 
 
     # fork where there is one: no re-import of the caller's __main__, and quick to start
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    with mp.get_context(method).Pool(jobs) as pool:
+    with mp.get_context(method).Pool(jobs, initializer=_worker_start) as pool:
         pending: deque = deque()
         window = 4 * jobs  # batches out at once: enough to keep every process busy
         for batch in batches:

@@ -399,16 +399,9 @@ class Server:
         return {"type": "ok", "re": msg["id"]} if "id" in msg else {"type": "ok"}
 
     def _attach_save(self, table: HostedTable) -> None:
-        from ..store.saves import SaveError, SaveStore
-        from ..store.session import SaveSession
-
-        try:
-            store = SaveStore()
-            name = store.new_name()
-            notice = table.session.attach_save(SaveSession(store, name, table.session.seats, table.rules_label))
-            table.save_name = name
-        except (SaveError, OSError) as exc:
-            notice = f"Not saving: {exc}"
+        notice = table.session.autosave(table.rules_label)
+        if table.session.save is not None:
+            table.save_name = table.session.save.name
         if notice:
             for c in table.connections():
                 c.send({"type": "notice", "message": notice})
@@ -473,7 +466,6 @@ class Server:
 
     def _resume(self, store, entry: TableEntry) -> None:
         from ..engine.record import SeatSpec
-        from ..store.session import SaveSession
         from ..table import TableSession
 
         if entry.id in self.tables:
@@ -490,9 +482,9 @@ class Server:
             raise ValueError("a seat token is used twice")
         session = TableSession(record.seats, record.rules, record.seed, game=game,
                                undo_used=record.meta.get("undo_used") is True)
-        save = SaveSession(store, entry.save, session.seats, entry.rules)
-        notice = session.attach_save(save)
-        if save.read_only or save.lock is None:
+        notice = session.autosave(entry.rules, entry.save, store=store)
+        save = session.save
+        if save is None or save.read_only or save.lock is None:
             session.close()
             raise ValueError(notice or f"cannot open the save {entry.save!r}")
         if notice:  # e.g. a damaged journal set aside: nobody is connected yet to be told

@@ -11,6 +11,7 @@ from ..engine.record import SeatSpec, player_problem
 from ..engine.rules import Rules
 from ..table import TableSession
 from ..table.seats import bot_names
+from ..text import same_name
 
 
 @dataclass
@@ -63,8 +64,10 @@ class HostedTable:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)
 
     def seat_of_name(self, name: str) -> int | None:
+        """The seat of ``name`` or of a name that looks the same ("Zoë" in another Unicode form):
+        two such players would be one on the scoreboard, in the log and in the statistics."""
         for i, s in enumerate(self.seats):
-            if s.name == name:
+            if s.name is not None and same_name(s.name) == same_name(name):
                 return i
         return None
 
@@ -72,8 +75,9 @@ class HostedTable:
         """A human sits (before the start); returns (seat, token). Raises LobbyError."""
         if self.started:
             raise LobbyError("started", "the game has started: only its players may come back (with their token)")
-        if self.seat_of_name(name) is not None:
-            raise LobbyError("name_taken", f"someone called {name!r} already sits at this table; "
+        if (taken := self.seat_of_name(name)) is not None:
+            alike = "" if self.seats[taken].name == name else " (a name that looks the same)"
+            raise LobbyError("name_taken", f"someone called {name!r} already sits at this table{alike}; "
                              "connect with another --name")
         if seat is None:
             free = [i for i, s in enumerate(self.seats) if s.empty]

@@ -69,19 +69,10 @@ class PlainTable:
             self.table.close()
 
     def _open_save(self) -> None:
-        from ..store.saves import SaveError, SaveStore
-        from ..store.session import SaveSession
-
         self.table.record_stats = True
-        store = SaveStore()
-        try:
-            name = self.save_name or store.new_name()
-        except (SaveError, OSError) as exc:
-            self.con.say(f"Not saving: {exc}")
-            return
-        self.save_name = name
-        notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
-                                                    self.table.undo_used), opened=self.opened)
+        notice = self.table.autosave(self.setup.rules_label, self.save_name, opened=self.opened)
+        if self.table.save is not None:
+            self.save_name = self.table.save.name
         if notice:
             self.con.say(notice)
 

@@ -112,7 +112,8 @@ def dealer_sentence(e: dict, names) -> str:
     who = names[e["seat"]]
     how = e["method"]
     if how == "high-card":
-        draws = "; then ".join(", ".join(f"{names[s]} {card(c)}" for s, c in d) for d in e["draws"])
+        # "Di drew Ninety-nine", never "Di Ninety-nine", which reads as a score or a total
+        draws = "; then ".join(", ".join(f"{names[s]} drew {card(c)}" for s, c in d) for d in e["draws"])
         return f"{who} {agree(who, 'deals')} first, by high card: {draws}."
     return f"{who} {agree(who, 'deals')} first, {'chosen at random' if how == 'random' else 'named by the table'}."
 

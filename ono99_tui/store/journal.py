@@ -143,8 +143,11 @@ class JournalRead:
     problem: str | None = None  # why they were set aside; None: the journal is whole
     present: bool = False  # a journal file is there (a regular file)
     not_a_file: bool = False  # something that is not a regular file is in its place
+    linked: bool = False  # that something is a symbolic link: never followed, whatever it points at
 
     def describe(self) -> str:
+        if self.linked:
+            return f"the journal is not read: {self.problem}"
         n = self.set_aside
         return f"{n} play{'' if n == 1 else 's'} in the journal set aside: {self.problem}"
 
@@ -164,6 +167,14 @@ def read_journal(record: "Record", save_path: Path) -> JournalRead:
         return JournalRead([])
     except OSError as exc:
         return JournalRead([], 0, f"cannot read {path.name}: {exc.strerror or exc}", present=True)
+    if stat.S_ISLNK(st.st_mode):  # (from an archive, a sync tool): it could point at any file
+        try:
+            target = f" (to {os.readlink(path)})"
+        except OSError:
+            target = ""
+        return JournalRead([], 0, f"{path.name} is a link{target}; ono99 follows no link in the saves folder, "
+                                  "so plays in what it points at were not read", present=True,
+                           not_a_file=True, linked=True)
     if not stat.S_ISREG(st.st_mode):
         return JournalRead([], not_a_file=True)
     try:

@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .atomic import write_atomic
+from .atomic import is_link, write_atomic
 
 NAME = ".index.json"
 FORMAT = "ono99-saves-index"
@@ -28,6 +28,8 @@ class SaveIndex:
 
     def _read(self) -> None:
         try:
+            if is_link(self.path):  # never read through a link: its lines could be anyone's
+                return
             if os.stat(self.path).st_size > MAX_BYTES or not self.path.is_file():
                 return
             doc = json.loads(self.path.read_text(encoding="utf-8"))
@@ -62,6 +64,8 @@ class SaveIndex:
         self.changed = False
         try:
             text = json.dumps({"format": FORMAT, "version": 1, "saves": self.entries}, ensure_ascii=False)
+            if is_link(self.path):
+                self.path.unlink()  # the link itself (a cache keeps no .bak): what it points at is untouched
             write_atomic(self.path, text, backup=False, durable=False)
         except OSError:
             pass  # a read-only folder: listings just read the saves again next time

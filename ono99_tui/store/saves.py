@@ -14,6 +14,8 @@ every play through the engine. Nothing read from disk is ever executed.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import stat
@@ -90,6 +92,10 @@ class SaveInfo:
     set_aside: str | None = None  # plays an open set aside from a damaged journal: how many, why, where
     has_bak: bool = False  # a NAME.toml.bak (the previous version) is beside it: `saves restore` offers it
     known: bool = True  # False: not read (infos(parse=False) found no index entry for it)
+    # the summary shown was confirmed by the plays: written by this ono99 from a game, read by a
+    # replay, or confirmed by an open or `saves check`. A summary taken from the file's head on the
+    # word of its digest alone is not (a listing stays a cheap read; the digest only finds accidents)
+    checked: bool = False
 
     @property
     def when(self) -> str:
@@ -160,7 +166,27 @@ class SaveStore:
             write_atomic(path, record.to_toml())
         except OSError as exc:
             raise SaveError(f"cannot save to {path}: {exc.strerror or exc}") from None
+        if isinstance(record.summary, dict):
+            _note_checked(self.folder, meta["name"], path)
         return path
+
+    def _confirm(self, name: str, path: Path, record: "Record", truth: dict | None = None) -> None:
+        """The listing's index told what the save at ``path`` (as it is now on disk) says, as
+        confirmed by its plays: ``truth`` (the summary its replay gave), or, without it, the
+        record's summary (a record this ono99 made from a game and has just written)."""
+        summary = truth if truth is not None else record.summary
+        if not isinstance(summary, dict):
+            return
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        info = SaveInfo(name, str(path), st.st_mtime, checked=True)
+        info.players = _describe_seats(record.seats)
+        _from_head(info, record.names, record.meta, summary, str(path))
+        index = SaveIndex(self.folder)
+        index.put(name, (st.st_mtime_ns, st.st_size), info.cached())
+        index.flush()
 
     def _create(self, name: str, record: "Record") -> bool:
         """Write a new save named ``name``, only if no save has that name: False when one has."""
@@ -180,7 +206,11 @@ class SaveStore:
                 if self._exists(path):
                     return False
                 self._clear_leftovers(path)
-                return write_new(path, record.to_toml())
+                if not write_new(path, record.to_toml()):
+                    return False
+                if isinstance(record.summary, dict):  # set by the replay that checked it
+                    _note_checked(self.folder, meta["name"], path)
+                return True
             finally:
                 lock.release()
         except OSError as exc:
@@ -219,7 +249,7 @@ class SaveStore:
 
     def _open(self, name: str, events_from_round: int | None = None, record_events: bool = True):
         """(record, game, what the journal gave): see open_game."""
-        from ..engine.record import Record, RecordError
+        from ..engine.record import Record, RecordError, summary_of
 
         path = self.path(name)
         if not self._exists(path):
@@ -229,12 +259,14 @@ class SaveStore:
                             "(delete it, or put the real file there)")
         try:
             record = Record.loads(_read_text(path), str(path))
+            written = record.summary  # the file's word; replay() sets the plays' own
             read = read_journal(record, path)
             extra = read.plays
             start = events_from_round
             if start is not None and start < 0:
                 start = max(1, max(len(record.rounds), extra[-1][0] if extra else 0) + start)
             game = record.replay(record_events=record_events, events_from_round=start)
+            self._confirmed_by_open(name, path, record, written, summary_of(game))
             _play_journal(record, game, read, start if record_events else None)
             _remember(path, len(game.plays), read)
         except RecordError as exc:
@@ -242,6 +274,20 @@ class SaveStore:
             self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
             raise SaveError(f"damaged save: {reason}") from None
         return record, game, read
+
+    def _confirmed_by_open(self, name: str, path: Path, record: "Record", written, truth: dict) -> None:
+        """An open replayed the file: the listing shows what its plays say from now on, marked
+        checked (only when the index does not say so already: an open costs no index write then)."""
+        index = SaveIndex(self.folder)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return
+        cached = index.get(name, (st.st_mtime_ns, st.st_size))
+        if cached is not None and cached.get("checked") and not cached.get("damaged") \
+                and written == truth and cached.get("finished") == truth["finished"]:
+            return
+        self._confirm(name, path, record, truth)
 
     def journal_report(self, name: str, game) -> JournalRead | None:
         """What the save's journal gives beyond ``game`` (as open_game made it): None when there
@@ -416,11 +462,20 @@ class SaveStore:
         index = SaveIndex(self.folder)
         index.keep_only({e.name for e in entries})
         budget = [len(entries) if read_at_most is None else read_at_most]
+        full = read_at_most is None and replay
+        confirmed, taken = _take_checked(self.folder, consume=full)
+        done = False
         try:
             for entry in entries:
-                yield self._info(entry, index, replay, budget)
+                yield self._info(entry, index, replay, budget, confirmed)
+            done = True
         finally:
             index.flush()
+            if taken is not None and done:  # what it told is in the index now
+                try:
+                    os.unlink(taken)
+                except OSError:
+                    pass
         if read_at_most is None:
             remove_stale_temps(self.folder)
 
@@ -434,12 +489,16 @@ class SaveStore:
         finally:
             index.flush()
 
-    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None) -> SaveInfo:
+    def _info(self, entry: _Entry, index: SaveIndex, replay: bool = True, budget: list[int] | None = None,
+              confirmed: frozenset = frozenset()) -> SaveInfo:
         info = SaveInfo(entry.name, entry.path, entry.modified, has_bak=entry.has_bak)
         if entry.problem:
             info.damaged = entry.problem
             return info
+        vouched = (entry.name, *entry.stamp) in confirmed  # this file, as ono99 wrote it from a game
         cached = index.get(entry.name, entry.stamp, partial=not replay)
+        if cached is not None and vouched and not cached.get("checked") and not cached.get("damaged"):
+            cached = None  # read its head again: the index entry is then marked checked
         if cached is None and budget is not None:
             if budget[0] <= 0:
                 info.known = False
@@ -449,6 +508,7 @@ class SaveStore:
             from ..engine.record import RecordError
 
             try:
+                info.checked = vouched
                 if not _fill(info, _read_text(entry.path), entry.path, replay):
                     # what the meta says (players, finished): enough for the menu, not for Load
                     index.put(entry.name, entry.stamp, info.cached(), partial=True)
@@ -484,7 +544,7 @@ class SaveStore:
         The listing's word (a summary) is checked against the plays before it is trusted: a save
         whose summary says "round 3" of a game its plays finish is finished (and listed so)."""
         for info in self.infos():
-            if info.damaged or info.finished:
+            if info.damaged or (info.finished and info.checked):
                 continue
             try:
                 _, game, _ = self._open(info.name, record_events=False)
@@ -506,6 +566,7 @@ class SaveStore:
             return
         summary = summary_of(game)
         info.finished, info.round, info.winner = True, summary["round"], summary.get("winner")
+        info.checked = True
         info.scores = scores_text(list(game.names), summary)
         index = SaveIndex(self.folder)
         index.put(info.name, (st.st_mtime_ns, st.st_size), info.cached())
@@ -530,7 +591,7 @@ class SaveStore:
                     yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
                     continue
                 problems = []
-                if read.set_aside:
+                if read.set_aside or read.linked:
                     problems.append(read.describe())
                 problems += [f"{note}" for note in set_aside_notes(record.meta, self.folder)]
                 try:  # the file alone, its journal aside: does its [summary] say what its plays do?
@@ -549,7 +610,8 @@ class SaveStore:
                             "scores": scores_text(written.names, alone)}
                     if {k: cached.get(k) for k in want} != want:
                         problems.append("the listing's index said other than its plays (put right)")
-                        index.put(entry.name, entry.stamp, {**cached, **want})
+                    if {k: cached.get(k) for k in want} != want or not cached.get("checked"):
+                        index.put(entry.name, entry.stamp, {**cached, **want, "checked": True})
                 yield entry.name, "; ".join(problems) if problems else None
         finally:
             index.flush()
@@ -719,6 +781,64 @@ class SaveStore:
         return True
 
 
+CHECKED = ".checked"  # (name, mtime_ns, size) of each save ono99 wrote from a game since the last listing
+
+
+def _note_checked(folder: Path, name: str, path: Path) -> None:
+    """Tell the listing that the save at ``path``, as it is now, was written by ono99 from a game
+    (its summary is the plays' own): one line appended to saves/.checked, so a write costs the
+    same however many saves there are (the listing folds the lines into its index). Only a
+    cache: a line lost costs a "(*)" in `saves list` until the save is opened or checked."""
+    from .atomic import open_nofollow
+
+    try:
+        st = os.stat(path)
+        fd = open_nofollow(folder / CHECKED, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    except OSError:
+        return
+    try:
+        if os.fstat(fd).st_size < (1 << 20):  # never grows without bound (a listing takes it)
+            os.write(fd, (json.dumps([name, st.st_mtime_ns, st.st_size], ensure_ascii=False) + "\n").encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _take_checked(folder: Path, consume: bool) -> tuple[frozenset, Path | None]:
+    """The saves the lines of saves/.checked vouch for, as (name, mtime_ns, size); with
+    ``consume``, the file is first moved aside (new lines go to a new one) and that moved file
+    returned for the caller to delete once its index holds what it told."""
+    from .atomic import TEMP_SUFFIX, is_link, open_nofollow
+
+    src = folder / CHECKED
+    path = src
+    if consume:
+        path = folder / f"{CHECKED}.{os.getpid()}{TEMP_SUFFIX}"
+        try:
+            if is_link(src):
+                src.unlink()  # never read through a link; it told nothing
+                return frozenset(), None
+            os.replace(src, path)
+        except OSError:
+            return frozenset(), None
+    try:
+        fd = open_nofollow(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            raw = fh.read(1 << 20)
+    except OSError:
+        return frozenset(), (path if consume else None)
+    found = set()
+    for line in raw.decode("utf-8", "replace").splitlines():
+        try:
+            name, mtime, size = json.loads(line)
+        except (ValueError, TypeError, RecursionError):
+            continue
+        if isinstance(name, str) and isinstance(mtime, int) and isinstance(size, int):
+            found.add((name, mtime, size))
+    return frozenset(found), (path if consume else None)
+
+
 def _link_or_copy(src: Path, dst: Path) -> None:
     """``dst`` as a second name of ``src`` (FileExistsError if taken); a durable copy where the
     file system has no hard links."""
@@ -791,8 +911,7 @@ def _remember(path: Path, plays: int, read: JournalRead) -> None:
         return
     if len(_READS) > 16:
         _READS.clear()
-    _READS[str(path)] = (stamps, plays, JournalRead(list(read.plays), read.set_aside, read.problem,
-                                                    read.present, read.not_a_file))
+    _READS[str(path)] = (stamps, plays, dataclasses.replace(read, plays=list(read.plays)))
 
 
 def _recalled(path: Path, plays: int) -> JournalRead | None:
@@ -839,7 +958,7 @@ def _read_text(path: Path) -> str:
 def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
     """The listing line from the save's head when its digest vouches for it, else by replay
     (or, without ``replay``, only whether it is finished, from its meta: False then)."""
-    from ..engine.record import Record, scores_text, summary_of
+    from ..engine.record import Record, summary_of
 
     head = _trusted_head(text)
     if head is not None:
@@ -855,15 +974,22 @@ def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
         game = record.replay(record_events=False)
         info.players = _describe_seats(record.seats)
         meta, summary = record.meta, summary_of(game)
+        info.checked = True  # replayed: the plays' own word
+    _from_head(info, [s.name for s in (head[0] if head else record.seats)], meta, summary, path)
+    return True
+
+
+def _from_head(info: SaveInfo, names: list[str], meta: dict, summary: dict, path: str) -> None:
+    """The listing line's fields from a save's meta and a summary (the file's, or its replay's)."""
+    from ..engine.record import scores_text
+
     info.rules = str(meta.get("rules", "")) or "custom"
     info.set_aside = "; ".join(set_aside_notes(meta, Path(path).parent)) or None
     info.undo_used = meta.get("undo_used") is True
     info.round = summary["round"]
     info.finished = summary["finished"]
     info.winner = summary.get("winner")
-    names = [s.name for s in (head[0] if head else record.seats)]
     info.scores = scores_text(names, summary)
-    return True
 
 
 def _trusted_head(text: str):

@@ -86,7 +86,7 @@ class SaveSession:
     def _settle_journal(self, game: Game) -> str | None:
         """Under the lock: a damaged journal set aside and the record rewritten without it."""
         report = self.store.journal_report(self.name, game)
-        if report is None or not report.set_aside:
+        if report is None or not (report.set_aside or report.linked):
             return None
         try:
             kept = self.store.set_aside_journal(self.name)
@@ -95,14 +95,17 @@ class SaveSession:
             return (f"Damaged journal: {report.describe()}. It could not be set aside "
                     f"({getattr(exc, 'strerror', None) or exc}), so this table does not save over it; "
                     "use Save as to keep a copy.")
-        self.set_aside.append({"file": kept, "plays": report.set_aside, "reason": report.problem,
-                               "at": now_iso()})
+        self.set_aside.append({"file": kept, "plays": report.set_aside if not report.linked else "some",
+                               "reason": report.problem, "at": now_iso()})
         self._game = game
         try:
             self._fold(game)
         except (OSError, SaveError):
             self._base = None  # the next save rewrites the record
         self._saved = len(game.plays)
+        if report.linked:  # the link itself moved aside (never followed): what it points at is untouched
+            return (f"Save {self.name!r}: {report.describe()}. Opened with the {len(game.plays)} plays of the "
+                    f"save itself; the link is kept as {kept} (ono99 saves check lists it).")
         return (f"Damaged save {self.name!r}: {report.describe()}. Opened with the {len(game.plays)} plays "
                 f"that verify; the damaged journal is kept as {kept} (ono99 saves check lists it).")
 

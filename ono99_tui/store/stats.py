@@ -17,7 +17,7 @@ from pathlib import Path
 import tomli_w
 
 from ..text import display_width, fit, same_name, short_names, shorten, visible
-from .atomic import write_atomic
+from .atomic import LinkedFile, is_link, write_atomic
 from .lock import Lock
 from .paths import data_dir
 from .readfile import ReadError, load_toml
@@ -59,6 +59,8 @@ def _merged(players: dict) -> dict:
 
 def _load_doc(path: Path) -> tuple[dict, str | None]:
     """The whole document (keys this version does not know included, so that a write keeps them)."""
+    if is_link(path):  # (one a game could never update: said as such, not as whatever it points at)
+        return {}, f"{visible(LinkedFile(path).strerror)}; no game is counted until then"
     try:
         doc = load_toml(path, "statistics file")
     except ReadError as exc:

@@ -252,6 +252,24 @@ class TableSession:
         self._changed([], undone=True)
 
     # -- saving and statistics ------------------------------------------------------------
+    def autosave(self, rules_label: str, name: str | None = None, opened: bool = False, store=None) -> str | None:
+        """Save this table after every play from now on: into the save ``name`` (the one the game
+        was read from, with ``opened``), or a new save with a name of its own. The one place a
+        table's save is made and attached, whichever front end runs the table (the table screen,
+        a server's new table, a server's table resumed after a restart). A notice when it
+        cannot save (or set plays aside from a damaged journal), else None; ``self.save`` is the
+        save session (None when no save could be made at all)."""
+        from ..store.saves import SaveError, SaveStore
+        from ..store.session import SaveSession
+
+        try:
+            store = store or SaveStore()
+            name = name or store.new_name()
+            save = SaveSession(store, name, self.seats, rules_label, self.undo_used)
+            return self.attach_save(save, opened=opened)
+        except (SaveError, OSError) as exc:
+            return f"Not saving: {exc}"
+
     def attach_save(self, save, opened: bool = False) -> str | None:
         """Autosave into ``save`` (a SaveSession) from now on; a notice if it cannot.
 

@@ -209,17 +209,7 @@ class GameScreen(Screen):
 
     # -- saving (the session saves; the screen says where and shows what goes wrong) -------------
     def _open_save(self) -> None:
-        from ...store.saves import SaveError, SaveStore
-        from ...store.session import SaveSession
-
-        store = SaveStore()
-        try:
-            name = self.save_name or store.new_name()
-        except (SaveError, OSError) as exc:
-            self.notify(f"Not saving: {exc}", severity="warning", timeout=10, markup=False)
-            return
-        notice = self.table.attach_save(SaveSession(store, name, self.setup.seats, self.setup.rules_label,
-                                                    self.table.undo_used), opened=self._opened)
+        notice = self.table.autosave(self.setup.rules_label, self.save_name, opened=self._opened)
         if notice:
             self.notify(notice, severity="warning", timeout=12, markup=False)
 
