@@ -112,8 +112,7 @@ async def test_a_card_keeps_its_number_and_a_drawn_card_takes_the_freed_slot():
         pick = screen.query_one(HandPane).best_focus()
         await pilot.press(str(pick.index))
         await until_my_turn(pilot, screen)
-        if screen.game.round_no != 1:
-            return
+        assert screen.game.round_no == 1, "a round ended between the two turns: the slots were dealt again"
         after = screen.query(CardWidget)
         for i, (old, widget) in enumerate(zip(before, after), start=1):
             if i != pick.index:
