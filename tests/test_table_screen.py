@@ -247,7 +247,7 @@ async def test_once_out_you_may_skip_to_the_end_without_round_notices():
         g.hands[0][:] = ["10", "10", "10", "10"]
         g._settle()
         screen.refresh_all()
-        await pilot.press("1", "1")  # busts (asked once? no safe card: it plays at once)
+        await pilot.press("1")  # busts: no safe card, so it plays at once, unasked
         await settle(pilot)
         assert isinstance(app.screen, RoundEndScreen)
         await pilot.press("enter")
