@@ -35,4 +35,4 @@ def test_only_the_seat_that_made_a_play_gets_its_retry_acknowledged():
             again = await mover.request({"type": "play", "card": card, "seq": seq})
             assert again["duplicate"] and again["seq"] == seq + 1
             assert len(session.game.plays) == seq + 1
-    run(main(), timeout=120)
+    run(main())
