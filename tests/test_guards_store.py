@@ -119,3 +119,17 @@ def test_the_lock_is_not_taken_on_a_file_its_holder_removed_meanwhile(private_di
     newcomer.release()
     assert ours.acquire()  # and once it is free, ours to take
     ours.release()
+
+
+def test_a_journal_names_its_record_by_a_16_hex_digit_id(store):
+    """docs/record-format.md, "The journal": the first line is `ono99-journal 2 ID START`, the id
+    16 hex digits that the record's meta.journal names, START the check value the chain starts from
+    (16 hex digits too: from the id, or from the last line a fold took into the record)."""
+    killed_mid_round(store)
+    header = journal_path(store.path("crash")).read_text().splitlines()[0].split(" ")
+    assert header[:2] == ["ono99-journal", "2"] and len(header) == 4
+    journal_id, start = header[2], header[3]
+    assert len(journal_id) == 16 and int(journal_id, 16) >= 0
+    assert load_record(store.path("crash")).meta["journal"] == journal_id
+    assert len(start) == 16 and int(start, 16) >= 0
+    assert len({new_id() for _ in range(50)}) == 50  # (ids never repeat in practice)
