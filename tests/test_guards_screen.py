@@ -103,3 +103,20 @@ async def test_a_warning_is_forgotten_once_the_hand_is_drawn_again():
         await pilot.press(str(armed))
         assert len(g.plays) == mine, "the old warning was still armed: the bust played at the first press"
         assert "again" in hint(screen) and len(bells) == 1
+
+
+async def test_with_no_safe_card_the_focus_goes_to_a_card_that_can_be_played():
+    """Every playable card busts and a 99 cannot be played (R7.1): the focus leaves the 99 for a
+    card that can be played, never stays on one that cannot."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, _ = await started(pilot, app)
+        cards = await at_total(pilot, screen, 95, ["99", "10", "10", "10"])
+        slots = [w.card for w in screen.query(CardWidget)]
+        assert slots[0] == "99", slots  # first in the hand: where a careless pick would land
+        cards["99"].focus()
+        await pilot.pause()
+        assert app.focused is cards["99"]
+        screen.refresh_all()  # (what a bot's play or a draw does)
+        await pilot.pause()
+        assert app.focused is not cards["99"] and app.focused.card == "10" and app.focused.reason is None

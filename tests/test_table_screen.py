@@ -162,7 +162,8 @@ async def test_a_busting_card_asks_once_when_a_safe_card_exists():
         cards = {c.card: c for c in screen.query(CardWidget)}
         assert cards["8"].busts and "BUST" in str(cards["8"].render())
         assert not cards["-10"].busts
-        assert app.focused in (cards["-10"], cards["hold"])  # focus starts on a safe card
+        assert isinstance(app.focused, CardWidget)  # focus starts on a safe card (-10 or Hold)
+        assert app.focused.card in ("-10", "hold") and not app.focused.busts and app.focused.reason is None
         before = len(g.plays)
         await pilot.press(str(cards["8"].index))
         assert len(g.plays) == before
