@@ -120,3 +120,18 @@ async def test_with_no_safe_card_the_focus_goes_to_a_card_that_can_be_played():
         screen.refresh_all()  # (what a bot's play or a draw does)
         await pilot.pause()
         assert app.focused is not cards["99"] and app.focused.card == "10" and app.focused.reason is None
+
+
+async def test_pressing_a_card_that_cannot_be_played_says_why_and_plays_nothing():
+    """The focus is elsewhere (on a card that can be played): the key of the 99 rings the bell and
+    puts its reason (R7.1) in the hint; nothing is played."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen, bells = await started(pilot, app)
+        g = screen.game
+        cards = await at_total(pilot, screen, 10, ["5", "99", "6", "7"])
+        assert app.focused is not cards["99"] and "cannot" not in hint(screen)
+        before = len(g.plays)
+        await pilot.press(str(cards["99"].index))
+        assert hint(screen) == f"99: {cards['99'].reason}" and "cannot be played" in hint(screen)
+        assert bells and len(g.plays) == before
