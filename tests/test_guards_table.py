@@ -161,3 +161,30 @@ def test_an_undo_is_told_to_the_save():
         assert save.undo_used is True and table.undo_used is True
         return
     raise AssertionError("no undoable table")
+
+
+def test_each_refused_play_says_exactly_why():
+    """A refusal's message is what a player (or a client's author) reads: each names the problem."""
+    table = TableSession(humans_vs_bots(), SHORT, seed=6)
+    table.play_bots()
+    assert table.current == 0
+    n, seq = table.game.n, table.seq
+    with pytest.raises(TableError, match=f"^no seat {n} at this table$"):
+        table.submit(n, first_legal(table))  # one past the last seat
+    with pytest.raises(TableError, match="^no seat 'x' at this table$"):
+        table.submit("x", first_legal(table))
+    with pytest.raises(TableError, match=r"^a card is a string such as '7' or 'hold', not 5$"):
+        table.submit(0, 5)
+    with pytest.raises(TableError, match=f"^that play was for move {seq + 3}, but the table is at move {seq + 1}$"):
+        table.submit(0, first_legal(table), seq + 2)
+    not_held = next(c for c in ("2", "3", "4", "5", "6", "7", "8", "9", "hold", "reverse")
+                    if c not in table.game.hands[0])
+    with pytest.raises(TableError) as illegal:
+        table.submit(0, not_held)
+    assert str(illegal.value) == f"H0 cannot play {not_held}: {table.game.why_not(not_held)}"
+    assert table.seq == seq
+    while not table.over:
+        table.submit(table.current, first_legal(table))
+        table.play_bots()
+    with pytest.raises(TableError, match="^the game is over$"):
+        table.submit(0, "5")
