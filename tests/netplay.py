@@ -99,9 +99,31 @@ async def wait_for(client: Client, predicate, limit: int = 10_000) -> dict:
     raise AssertionError("no such message")
 
 
-def run(coro, timeout: float = 20):
-    """Run a coroutine with a safety net: a hung test fails instead of hanging the suite."""
-    return asyncio.run(asyncio.wait_for(coro, timeout))
+# What a network test waits for comes from the server (a message, a connection ended, a bot's
+# play): every wait is on that. A budget only ends a hang, so it is generous enough that no load
+# on this machine reaches it, and it ends in an assertion naming what was waited for.
+HANG = 240.0
+
+
+async def until(condition, what: str, budget: float = HANG) -> None:
+    """Until ``condition()`` holds (a state the server reaches on its own), checked every 10 ms;
+    an AssertionError naming ``what`` if it never does."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + budget
+    while not condition():
+        if loop.time() > end:
+            raise AssertionError(f"never happened (waited {budget:.0f} s): {what}")
+        await asyncio.sleep(0.01)
+
+
+def run(coro, timeout: float = HANG):
+    """Run a coroutine with a safety net: a hung test fails (naming the coroutine) instead of
+    hanging the suite."""
+    name = getattr(coro, "__qualname__", repr(coro))
+    try:
+        return asyncio.run(asyncio.wait_for(coro, timeout))
+    except TimeoutError:
+        raise AssertionError(f"{name} did not finish in {timeout:.0f} s: it hung waiting on the server") from None
 
 
 def listening_ports(pid: int) -> set[int]:

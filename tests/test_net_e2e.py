@@ -21,7 +21,7 @@ import pyte
 
 from ono99_tui.net.client import Client
 
-from .netplay import HOST, serving
+from .netplay import HANG, HOST, serving
 from .test_net_play import SHORT, replays_to_same_result
 
 COLS, ROWS = 80, 24
@@ -205,7 +205,7 @@ def join(tmp_path, name: str, port: int) -> Term:
 
 async def test_three_join_front_ends_and_a_bot_play_a_whole_game_and_the_record_replays_to_it(tmp_path):
     start = time.monotonic()
-    deadline = start + 35
+    deadline = start + HANG  # only ends a hang: each wait says what it waited for, with the screen
     async with serving(seed=7, bot_delay=0, turn_timer=60) as server:
         host = await Client.connect(HOST, server.port, "Host")  # makes the table; never sits
         table = (await host.request({"type": "create", "seats": 4, "rules": SHORT}))["table"]

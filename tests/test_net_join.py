@@ -2,6 +2,7 @@
 (server in its own loop) and a protocol client play a whole game at one table."""
 
 import random
+import time
 
 from ono99_tui.net.client import Client
 from ono99_tui.net.join import JoinApp, JoinPlan
@@ -10,17 +11,19 @@ from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.widgets.hand import HandPane
 
 from .cli import ono99
-from .netplay import HOST, play_randomly
+from .netplay import HANG, HOST, play_randomly
 
 SHORT = {"scoring": {"tokens": 1, "extra_life": False}}
 
 
-async def until(pilot, condition, what: str, steps: int = 500):
-    for _ in range(steps):
-        if condition():
-            return
+async def until(pilot, condition, what: str, budget: float = HANG):
+    """Until ``condition()`` holds (the app has what the server sent), checked at each pause; the
+    budget only ends a hang (see tests/netplay.py) and names what was waited for."""
+    end = time.monotonic() + budget
+    while not condition():
+        if time.monotonic() > end:
+            raise AssertionError(f"never happened (waited {budget:.0f} s): {what}")
         await pilot.pause(0.01)
-    raise AssertionError(f"never happened: {what}")
 
 
 async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():

@@ -10,7 +10,7 @@ from ono99_tui.engine.record import Record
 from ono99_tui.net.client import Client, Disconnected, ServerError
 from ono99_tui.net.protocol import VERSION
 
-from .netplay import HOST, connect, play_randomly, run, serving, table_with, wait_for
+from .netplay import HOST, connect, play_randomly, run, serving, table_with, until, wait_for
 
 SHORT = {"scoring": {"tokens": 1, "extra_life": False}}
 
@@ -231,15 +231,10 @@ def test_a_table_nobody_is_at_waits_for_its_players_instead_of_being_played_out(
             await wait_for(a, lambda m: m["type"] == "state")
             await a.aclose()
             await b.aclose()
-            for _ in range(500):  # (watchdog) both connections have ended on the server too
-                if all(s.conn is None for s in table.seats):
-                    break
-                await asyncio.sleep(0.01)
+            await until(lambda: all(s.conn is None for s in table.seats),
+                        "both connections ended on the server too")
             # the bot plays up to a person's turn, then the table waits
-            for _ in range(500):
-                if table.session.current in seats:
-                    break
-                await asyncio.sleep(0.01)
+            await until(lambda: table.session.current in seats, "a person's turn")
             seq = table.session.seq
             # many turn timers' worth of waiting went by above: none ran out, nothing was played
             assert table.timeouts == 0

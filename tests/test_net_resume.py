@@ -81,7 +81,7 @@ def test_a_restarted_server_resumes_its_tables_with_the_same_hands_and_the_game_
         assert again.plays == game.plays and again.winner == game.winner and again.standings() == game.standings()
         assert record.meta["finished"] is True
         assert json.loads(manifest_path().read_text())["tables"] == []  # nothing left to resume
-    run(main(), timeout=60)
+    run(main())
 
 
 def test_a_damaged_or_missing_manifest_or_save_is_a_warning_never_a_crash(caplog):

@@ -5,7 +5,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -146,49 +145,92 @@ def test_an_unwritable_data_folder_turns_saving_off_with_a_message(private_dirs,
     assert session.save(played(6)) is None  # said once, and play goes on
 
 
+GAME_STATE = ("plays", "round_plays", "round_no", "hands", "draw", "discard", "played", "total", "direction",
+              "current", "owed", "ninety_nine_used", "pending_double", "tokens", "points", "out", "dealer", "over")
+
+
+def state_of(game) -> dict:
+    return {k: getattr(game, k) for k in GAME_STATE}
+
+
 def test_undo_rebuild_is_the_same_game_up_to_that_play():
-    g = played(25)
-    back = rebuild(g, 12)
-    assert back.plays == g.plays[:12]
-    assert back.hands == rebuild(g, 12).hands
+    """Against the game as it stood after 12 plays (played again from the start, not rebuilt),
+    across a round end: the first 12 plays of this seed's random game, then the rest replayed."""
+    g = played(40)
+    assert g.round_no > 1 and not g.over  # the rebuilt stretch crosses a round end
+    for k in (12, len(g.round_plays[0]) + 1):
+        assert state_of(rebuild(g, k)) == state_of(played(k)), k
+    assert state_of(rebuild(g, len(g.plays))) == state_of(g)
+    assert state_of(rebuild(g, 12)) != state_of(played(13))  # the state compared tells plays apart
 
 
 CHILD = r"""
-import random, sys
+import os, random, signal, sys
 from ono99_tui.engine import Game
 from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.engine.rules import DEFAULT
 from ono99_tui.store.saves import SaveStore
 seats = [SeatSpec("A"), SeatSpec("B", "bot:easy"), SeatSpec("C", "bot:easy"), SeatSpec("D", "bot:easy")]
 store = SaveStore()
-seed = int(sys.argv[1])
+seed, at_write, at_step = (int(a) for a in sys.argv[1:4])
+writing, steps = [0], [0]
+
+def stop_before(fn):
+    # each file-system step of a save: on write number at_write, before step at_step, say so and
+    # stop; the parent's SIGKILL lands exactly there
+    def step(*args, **kw):
+        if writing[0] == at_write:
+            if steps[0] == at_step:
+                sys.stdout.write(f"stop {at_write} {at_step} {fn.__name__}\n"); sys.stdout.flush()
+                os.kill(os.getpid(), signal.SIGSTOP)
+            steps[0] += 1
+        return fn(*args, **kw)
+    return step
+
+for name in ("fsync", "link", "replace", "unlink"):
+    setattr(os, name, stop_before(getattr(os, name)))
 rng = random.Random(seed)
 g = Game([s.name for s in seats], DEFAULT, seed)
 while not g.over:
     g.play(rng.choice(g.legal_plays()))
+    writing[0] += 1
     store.write("victim", Record.from_game(g, seats))
-    sys.stdout.write(f"{len(g.plays)}\n"); sys.stdout.flush()
+    sys.stdout.write(f"saved {len(g.plays)}\n"); sys.stdout.flush()
+    if writing[0] == at_write:
+        sys.stdout.write("through\n"); sys.stdout.flush()
+        signal.pause()  # (killed by the parent)
 """
 
 
 def test_sigkill_while_saving_never_loses_more_than_the_last_play(store):
-    """Killed at random moments 200 times: the save always loads and has every acknowledged play."""
-    rng = random.Random(1)
+    """Killed at each step of a save (before each fsync, link, rename, unlink it makes), on the
+    first save (no backup yet) and a later one: the save always loads, with every acknowledged
+    play and at most the one being saved. The child says where it is and stops there; the
+    SIGKILL lands at that point, never at a moment left to a clock."""
     env = dict(os.environ)
-    for attempt in range(200):
-        proc = subprocess.Popen([sys.executable, "-c", CHILD, "7"], stdout=subprocess.PIPE, text=True, env=env)
-        deadline = time.monotonic() + rng.uniform(0.0, 0.05)
-        first = proc.stdout.readline()  # the child is running and has saved once
-        acked = int(first) if first.strip() else 0
-        while time.monotonic() < deadline:
-            time.sleep(0.001)
-        os.kill(proc.pid, signal.SIGKILL)
-        rest = proc.stdout.read()
-        proc.wait()
-        lines = [ln for ln in rest.splitlines() if ln.strip().isdigit()]
-        if lines:
-            acked = int(lines[-1])
-        record = store.load("victim")  # loads, every play legal
-        assert record.play_count >= acked, (attempt, record.play_count, acked)
-        store.path("victim").unlink()
-        store.path("victim").with_name("victim.toml.bak").unlink(missing_ok=True)
+    for at_write in (1, 6):
+        at_step = 0
+        while True:
+            proc = subprocess.Popen([sys.executable, "-c", CHILD, "7", str(at_write), str(at_step)],
+                                    stdout=subprocess.PIPE, text=True, env=env)
+            acked, where = 0, None
+            for line in proc.stdout:
+                if line.startswith("saved "):
+                    acked = int(line.split()[1])
+                else:
+                    where = line.strip()
+                    break
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.stdout.close()
+            proc.wait()
+            assert where is not None, f"the child ended without reaching write {at_write}"
+            assert acked == at_write - (not where.startswith("through")), where
+            record = store.load("victim") if at_write > 1 or store.path("victim").exists() else None
+            count = record.play_count if record is not None else 0
+            assert acked <= count <= at_write, (where, acked, count)
+            store.path("victim").unlink(missing_ok=True)
+            store.path("victim").with_name("victim.toml.bak").unlink(missing_ok=True)
+            if where == "through":
+                break
+            at_step += 1
+        assert at_step >= (2 if at_write == 1 else 5), f"write {at_write} took only {at_step} steps"

@@ -23,7 +23,7 @@ from ono99_tui.store import saves as saves_mod
 from ono99_tui.store.journal import journal_path
 from ono99_tui.store.lock import Lock
 from ono99_tui.store.saves import SaveError, SaveStore, check_name
-from ono99_tui.store.session import SaveSession
+from ono99_tui.store.session import SaveSession, rebuild
 from tests.cli import ono99
 from tests.test_saves import SEATS, played, save
 
@@ -379,19 +379,41 @@ def test_a_failed_round_end_fold_is_retried_and_reported(store, monkeypatch):
 
 
 def test_a_journal_from_before_the_last_write_is_ignored(store):
-    """Undo rewrites the record with fewer plays; a journal left from before must not bring them back."""
-    game = played(30)
+    """Undo rewrites the record with fewer plays; a journal left from before must not bring them
+    back. The stale journal is whole and its plays are the legal continuation of the record
+    (the undone ones): only its id, which the record no longer names, refuses them."""
+    game = played(20)
     session = SaveSession(store, "undo", SEATS, "standard")
     session.open()
-    session.save(game)
+    session.save(game)  # the record: 20 plays
+    rng = random.Random(5)
+    round_no = game.round_no
+    while len(game.plays) < 30:
+        game.play(rng.choice(game.legal_plays()))
+        if game.round_no != round_no:
+            break
+        session.save(game)  # plays 21.., in the journal (a round end would fold them in)
+    game = rebuild(game, len(game.plays) - (game.round_no != round_no))
+    session.wait()
     stale = journal_path(store.path("undo")).read_bytes()
-    from ono99_tui.store.session import rebuild
-
+    stale_id = stale.split(b" ")[2].decode()
+    extra = len(game.plays) - 20
+    assert extra >= 3 and stale.count(b"\n") == 1 + extra and load_record(store.path("undo")).play_count == 20
     back = rebuild(game, 20)
     session.undo_used = True
     session.save(back)
-    journal_path(store.path("undo")).write_bytes(stale + b'[21, 1, "You", "7"]\n')
-    assert store.load("undo").play_count == 20
+    session.wait()
+    record = load_record(store.path("undo"))
+    assert record.play_count == 20 and record.meta["journal"] != stale_id
+    journal_path(store.path("undo")).write_bytes(stale)
+    _, opened = store.open_game("undo")
+    assert opened.plays == back.plays
+    # the control: named by the record, the same journal's plays are read and legal
+    record.meta["journal"] = stale_id
+    store.write("undo", record)
+    _, opened = store.open_game("undo")
+    assert opened.plays == game.plays
+    session.close()
 
 
 def test_a_line_cut_short_in_the_journal_loses_only_that_play(store):

@@ -65,10 +65,13 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
         await pilot.press("ctrl+s")
         screen = app.screen
         assert isinstance(screen, (GameScreen, PassScreen))
-        passes = 0
+        passes = shown = 0
+        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
         for _ in range(400):
             if isinstance(app.screen, PassScreen):
                 passes += 1
+                # behind the notice, no card of anyone's hand is drawn
+                assert all(c.card is None and not c.display for c in table.query(CardWidget))
                 await pilot.press("enter")
             elif isinstance(app.screen, GameOverScreen):
                 break
@@ -76,9 +79,14 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
                 await pilot.press("enter")
             else:
                 gs = app.screen
+                game = gs.game
+                if not gs.busy and game.current is not None and not game.over:
+                    # the hand on screen is the hand of the player whose turn it is, only theirs
+                    assert sorted(c.card for c in gs.query(CardWidget) if c.card) == sorted(game.hands[game.current])
+                    shown += 1
                 playable = [c.index for c in gs.query(CardWidget) if c.reason is None]
                 await pilot.press(str(playable[0]))
-        assert passes >= 2
+        assert passes >= 2 and shown >= passes
         assert isinstance(app.screen, GameOverScreen)
 
 

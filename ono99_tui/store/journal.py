@@ -288,8 +288,3 @@ def _beyond(lines: list[str], count: int, damaged_first: bool = False) -> int:
             known = False
         n += not known
     return n
-
-
-def journal_plays(record: "Record", save_path: Path) -> list[tuple[int, str, str]]:
-    """The journal's plays that verify and follow the record (read_journal's plays)."""
-    return read_journal(record, save_path).plays
