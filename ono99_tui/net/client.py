@@ -62,7 +62,7 @@ class Client:
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, password: str | None = None,
-                      token: str | None = None, timeout: float = 10.0) -> "Client":
+                      token: str | None = None, timeout: float = 10.0, address: str | None = None) -> "Client":
         """Connect and say hello; ServerError if the server refuses (version, password, name)."""
         reader, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout)
         client = cls(reader, writer)
@@ -71,6 +71,8 @@ class Client:
             hello["password"] = password
         if token is not None:
             hello["token"] = token
+        if address is not None:
+            hello["address"] = address
         try:
             reply = await asyncio.wait_for(client.request(hello), timeout)
         except BaseException:

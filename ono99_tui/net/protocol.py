@@ -33,7 +33,9 @@ class ProtocolError(ValueError):
 _ID = (int, str)
 _STR, _INT, _BOOL = (str,), (int,), (bool,)
 CLIENT_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
-    "hello": {"version": (_INT, True), "name": (_STR, True), "password": (_STR, False), "token": (_STR, False)},
+    # "address": a gateway's child (serve-ssh, web) names the address of the player it plays for
+    "hello": {"version": (_INT, True), "name": (_STR, True), "password": (_STR, False), "token": (_STR, False),
+              "address": (_STR, False)},
     "tables": {},
     "create": {"rules": ((str, dict), False), "seats": (_INT, False), "name": (_STR, False)},
     "sit": {"table": (_INT, True), "seat": (_INT, False), "token": (_STR, False)},

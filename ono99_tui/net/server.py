@@ -53,9 +53,10 @@ class ServerConfig:
     tables_per_connection: int = 2  # tables one connection may have made that are not over
     tables_per_address: int = 6  # ...and all the connections from one address together
     abandoned_after: float = 600.0  # seconds a started table waits with no person at it; then it is closed
-    # a gateway's inner server (serve-ssh, web): a hello carrying this secret ("gateway") may say
-    # whose connection it is ("address"), and the per-address limits apply to that address
-    gateway_secret: str | None = None
+    # a gateway's inner server (serve-ssh, web): its password is a secret only the gateway's children
+    # know, and a hello with it from loopback may name the player's address ("address"): the
+    # per-address limits then apply to the player, not to 127.0.0.1
+    gateway: bool = False
     rate: float = 50.0  # messages per second a connection may send, on average...
     burst: int = 100  # ...with bursts up to this many
     seed: int | None = None  # tables are seeded from this (tests); None: random
@@ -211,7 +212,7 @@ class Server:
             conn.close()
             return
         # counted from the accept: sockets that never say hello count too, until the hello timeout
-        key = GATEWAY if cfg.gateway_secret is not None and _is_loopback(conn.address) else conn.address
+        key = GATEWAY if cfg.gateway and _is_loopback(conn.address) else conn.address
         if not self._count(conn, key):
             conn.error("server_full", f"too many connections from {conn.address}: at most {cfg.per_address} "
                        "at once")
@@ -308,12 +309,8 @@ class Server:
                        f"(the server runs ono99 {__version__})", msg.get("id"))
             conn.close()
             return None
-        gateway = self._gateway(conn, msg)
-        if gateway is False:
-            return None
         password = self.config.password
-        if password is not None and not gateway and not hmac.compare_digest(msg.get("password", "").encode(),
-                                                                            password.encode()):
+        if password is not None and not hmac.compare_digest(msg.get("password", "").encode(), password.encode()):
             conn.error("auth", "wrong password for this server" if "password" in msg
                        else "this server needs a password (--password)", msg.get("id"))
             conn.close()
@@ -322,7 +319,10 @@ class Server:
             check_names([msg["name"], msg["name"] + "'"])
         except GameSetupError:
             raise Refused("bad_name", "a name is 1 to 23 printable characters") from None
-        if conn.counted == GATEWAY:  # a loopback connection that is no gateway's: its own address's cap
+        gateway = self._player_address(conn, msg)
+        # on a gateway's inner server, counted from now on under the player's address, or its own
+        # (a gateway without a secret cannot tell its players apart: its own caps apply, not these)
+        if conn.counted == GATEWAY and (gateway or self.config.password is not None):
             self._uncount(conn)
             if not self._count(conn, gateway or conn.address):
                 conn.error("server_full", f"too many connections from {gateway or conn.address}: at most "
@@ -347,23 +347,18 @@ class Server:
                 return None
         return welcome
 
-    def _gateway(self, conn: Connection, msg) -> str | None | bool:
-        """The player's address a gateway's hello gives (its "gateway" secret checked); None for a
-        hello without one; False when refused (told, closed)."""
-        if "gateway" not in msg and "address" not in msg:
+    def _player_address(self, conn: Connection, msg) -> str | None:
+        """The player's address a gateway's child names in its hello, trusted only on a gateway's
+        inner server (config.gateway), from loopback, with the secret password (checked before
+        this); None otherwise: a claim from anyone else is ignored."""
+        cfg = self.config
+        if "address" not in msg or not cfg.gateway or cfg.password is None or not _is_loopback(conn.address):
             return None
-        secret = self.config.gateway_secret
-        if (secret is None or not _is_loopback(conn.address) or "address" not in msg
-                or not hmac.compare_digest(msg.get("gateway", "").encode(), secret.encode())):
-            conn.error("auth", "only this server's own gateway may say whose connection it is", msg.get("id"))
-            conn.close()
-            return False
         try:
-            return str(ipaddress.ip_address(msg["address"]))
+            ipaddress.ip_address(msg["address"].split("%")[0])
         except ValueError:
-            conn.error("bad_message", "hello: 'address' must be an IP address", msg.get("id"))
-            conn.close()
-            return False
+            return None
+        return _address(msg["address"])
 
     # -- lobby ------------------------------------------------------------------------------
     def _on_tables(self, conn, msg) -> dict:
@@ -378,7 +373,8 @@ class Server:
         if sum(t.made_by == conn.serial for t in live) >= cfg.tables_per_connection:
             raise Refused("too_many_tables", f"one connection may have at most {cfg.tables_per_connection} "
                           "tables that are not over: sit at one of yours, or wait until one ends")
-        if sum(t.made_from == conn.address for t in live) >= cfg.tables_per_address:
+        made_from = None if conn.counted == GATEWAY else conn.address  # (see _on_hello)
+        if made_from is not None and sum(t.made_from == made_from for t in live) >= cfg.tables_per_address:
             raise Refused("too_many_tables", f"at most {cfg.tables_per_address} tables that are not over may "
                           f"be made from one address ({conn.address})")
         rules, label = self._rules(msg.get("rules"))
@@ -392,7 +388,7 @@ class Server:
         if not name.isprintable():
             raise Refused("bad_message", "create: a table name is printable text")
         self.tables[table_id] = HostedTable(table_id, name, rules, label, [Seat() for _ in range(seats)],
-                                            creator=conn, made_by=conn.serial, made_from=conn.address)
+                                            creator=conn, made_by=conn.serial, made_from=made_from)
         return {"type": "ok", "table": table_id}
 
     def _rules(self, spec):
