@@ -209,7 +209,9 @@ class Soak:
                 client.close()
             if time.monotonic() > self.deadline:
                 return
-            await asyncio.sleep(rng.uniform(0, 1.5))  # (a player's Wi-Fi, back after a while)
+            # a player's Wi-Fi, back after a while; now and then after their table has been closed
+            late = rng.random() < 0.15
+            await asyncio.sleep(self.abandoned_after + rng.uniform(0.5, 1.5) if late else rng.uniform(0, 1.5))
             client = await self.connect(name, token)
             if not client.welcome.get("resumed"):
                 self.tally.comebacks_refused += 1
