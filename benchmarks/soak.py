@@ -41,7 +41,8 @@ def main() -> int:
         print(f"after:  {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
     t = out["tally"]
     print(f"\n{args.players} clients for {out['played_s']:.0f} s, the server restarted twice "
-          f"(tables resumed: {out['resumed_at_restarts']})")
+          f"(tables resumed: {out['resumed_at_restarts']}; SIGTERM to listening again: "
+          f"{', '.join(f'{x:.1f} s' for x in out['restart_seconds'])})")
     print(f"  games started {t.games_started}, finished {t.games_finished}, plays by people {t.plays}, "
           f"guests {t.guests}")
     print(f"  drops {t.drops}, came back to their seat {t.comebacks} (table gone: {t.comebacks_refused}), "
@@ -57,6 +58,9 @@ def main() -> int:
             ("RSS (MiB)", f"{base['rss_kb'] / 1024:.1f}", f"{end['rss_kb'] / 1024:.1f}")]
     for name, a, b in rows:
         print(f"  {name:<16} {a:>8} {b:>8}")
+    last = out["last_start"]
+    print(f"  (the last process, restarted {out['played_s'] * 2 / 3:.0f} s in: RSS {last['rss_kb'] / 1024:.1f} MiB "
+          f"once its tables were resumed, {last['fds']} open files)")
     logged, listed = out["abandoned_logged"], out["abandoned_listed"]
     print(f"\ntables closed as abandoned: {len(logged)}; listed as abandoned by `ono99 saves list`: {len(listed)}"
           f" ({'the same saves' if logged == listed else 'NOT the same saves'})")

@@ -26,6 +26,7 @@ from ono99_tui.net.protocol import ProtocolError
 
 HOST = "127.0.0.1"
 WAIT = 15.0  # seconds any one message may take before a client gives up on it (a hang is a failure)
+RESTART = 90.0  # seconds a client waits for the restarted server (a loaded machine starts Python slowly)
 
 
 class ServeProcess:
@@ -114,6 +115,7 @@ class Soak:
         self.server: ServeProcess | None = None
         self.logs: list[str] = []  # every server process's stderr
         self.stopped: list[list[str]] = []  # each stopped process's stderr
+        self.restart_seconds: list[float] = []  # SIGTERM to listening again
         self.up = asyncio.Event()  # set while a server is listening
         self.tally = Tally()
         self.deadline = 0.0
@@ -128,6 +130,7 @@ class Soak:
         """SIGTERM, and start it again on the same data folder (clients meanwhile find it gone)."""
         self.up.clear()
         old = self.server
+        began = time.monotonic()
         code = await asyncio.to_thread(old.stop)
         self.logs += old.lines
         self.stopped.append(old.lines)
@@ -135,9 +138,10 @@ class Soak:
             raise AssertionError(f"ono99 serve exited {code}: {old.lines[-5:]}")
         self.server = await asyncio.to_thread(ServeProcess, self.flags, self.env)
         self.up.set()
+        self.restart_seconds.append(time.monotonic() - began)
 
     async def connect(self, name: str, token: str | None = None) -> Client:
-        await asyncio.wait_for(self.up.wait(), WAIT)
+        await asyncio.wait_for(self.up.wait(), RESTART)
         return await Client.connect(HOST, self.server.port, name, token=token, timeout=WAIT)
 
     # -- the clients -------------------------------------------------------------------------
@@ -235,7 +239,7 @@ class Soak:
 
     async def idle_socket(self, rng: random.Random) -> None:
         """Connect and never say hello: the server closes it after --hello-timeout."""
-        await asyncio.wait_for(self.up.wait(), WAIT)
+        await asyncio.wait_for(self.up.wait(), RESTART)
         reader, writer = await asyncio.open_connection(HOST, self.server.port)
         self.tally.idle_sockets += 1
         try:
@@ -274,7 +278,7 @@ class Soak:
                 else:
                     await self.empty_lobby(name, rng)
             except (ServerError, Disconnected, ConnectionError, ProtocolError, OSError, TimeoutError) as exc:
-                self.tally.errors[getattr(exc, "code", type(exc).__name__)] += 1
+                self.tally.errors[f"{kind}: {getattr(exc, 'code', type(exc).__name__)}"] += 1
                 await asyncio.sleep(rng.uniform(0, 0.3))
 
     async def listing(self) -> list[dict]:
@@ -304,7 +308,8 @@ class Soak:
         for k in (1, 2):  # restarted twice, under them
             await asyncio.sleep(max(0.0, t0 + self.duration * k / 3 - time.monotonic()))
             await self.restart()
-        await asyncio.wait(tasks, timeout=self.duration + 4 * WAIT)
+        last_start = figures(self.server.pid)  # the last process, its tables just resumed
+        await asyncio.wait(tasks, timeout=self.duration + 4 * WAIT + RESTART)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -324,8 +329,8 @@ class Soak:
         # "NAME  WHEN  round N, abandoned  rules: ..." (a name may hold spaces)
         listed_abandoned = sorted(re.findall(r"^(.+?)  \d{4}-\d\d-\d\d \d\d:\d\d  round \d+, abandoned", listed.stdout,
                                              re.M))
-        return {"baseline": baseline, "end": final, "tables_left": tables, "exit": code, "played_s": played,
-                "resumed_at_restarts": restarts,
+        return {"baseline": baseline, "end": final, "last_start": last_start, "tables_left": tables, "exit": code, "played_s": played,
+                "resumed_at_restarts": restarts, "restart_seconds": self.restart_seconds,
                 "tally": self.tally, "abandoned_logged": abandoned, "abandoned_listed": listed_abandoned,
                 "tracebacks": [x for x in logs if "Traceback" in x], "log": logs}
 
