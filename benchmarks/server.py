@@ -38,7 +38,9 @@ HOST = "127.0.0.1"
 
 def serve(queue) -> None:
     config = ServerConfig(host=HOST, port=0, turn_timer=3600, bot_delay=0, rate=1e9, burst=10**9, seed=1,
-                          max_tables=10_000, max_connections=100_000)
+                          max_tables=10_000, max_connections=100_000,
+                          # every client is on 127.0.0.1: the per-address caps are for strangers
+                          per_address=100_000, tables_per_address=10_000)
     asyncio.run(run(config, queue.put))
 
 
@@ -148,7 +150,9 @@ def main() -> None:
     proc.start()
     try:
         port = queue.get(timeout=60)
+        cpu0 = cpu_seconds(proc.pid)
         moves, elapsed, rtts = asyncio.run(play_all(port, args.tables, args.clients, args.rules))
+        server_cpu = cpu_seconds(proc.pid) - cpu0
     finally:
         proc.terminate()
         proc.join(10)
@@ -162,6 +166,15 @@ def main() -> None:
           f"{base_moves / base_elapsed:,.0f} moves/s")
     print(f"ratio: the server carries {moves / elapsed / (base_moves / base_elapsed):.2f}x the in-process rate "
           f"(median round trip {statistics.median(rtts) * 1000:.1f} ms)")
+    # the server's own CPU per move: what other load on the machine changes least
+    print(f"server CPU: {server_cpu:.2f} s for the run (seating and playing) = {server_cpu / moves * 1e6:.0f} us per move; "
+          f"{server_cpu / elapsed * 100:.0f}% of a core")
+
+
+def cpu_seconds(pid: int) -> float:
+    """user + system CPU seconds of a process (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def play_all(port: int, n_tables: int, clients: int, rules: str) -> tuple[int, float, list[float]]:

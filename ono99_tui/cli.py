@@ -494,6 +494,9 @@ def _server_config(args):
         raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
     if args.bot_delay < 0:
         raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
+    for flag, value, least in _limit_checks(args):
+        if not value >= least or value != value or value == float("inf"):
+            raise UserError(f"--{flag} must be {least:g} or more, got {value:g}")
     password = args.password
     if args.password_file is not None:
         if password is not None:
@@ -509,11 +512,24 @@ def _server_config(args):
     # `ono99 serve` and `serve-ssh` resume their tables after a restart; `ono99 host` only saves
     return ServerConfig(host=args.bind, port=_port(args.port), password=password, turn_timer=args.turn_timer,
                         bot_delay=args.bot_delay, save=not args.no_save,
-                        resume=not args.no_save and args.func is not cmd_host)
+                        resume=not args.no_save and args.func is not cmd_host,
+                        max_tables=args.max_tables, max_connections=args.max_connections,
+                        per_address=args.per_address, hello_timeout=args.hello_timeout,
+                        tables_per_connection=args.tables_per_connection,
+                        tables_per_address=args.tables_per_address, abandoned_after=args.abandoned_after)
 
 
-def _server_log() -> None:
-    """The server's warnings (a table not resumed, saving failing) on stderr, as ono99 says things."""
+def _limit_checks(args):
+    """(flag, value, least allowed) for each of the server's limits."""
+    return [("max-tables", args.max_tables, 1), ("max-connections", args.max_connections, 1),
+            ("per-address", args.per_address, 1), ("hello-timeout", args.hello_timeout, 0.1),
+            ("tables-per-connection", args.tables_per_connection, 1),
+            ("tables-per-address", args.tables_per_address, 1), ("abandoned-after", args.abandoned_after, 0)]
+
+
+def _server_log(verbose: bool = False) -> None:
+    """The server's warnings (a table not resumed, saving failing) on stderr, as ono99 says things;
+    with ``verbose`` (--verbose) what happens to tables too (resumed, closed as abandoned)."""
     import logging
 
     class Lower(logging.Formatter):
@@ -527,7 +543,7 @@ def _server_log() -> None:
     handler.setFormatter(Lower("%(message)s"))
     handler.ono99 = True
     logger.addHandler(handler)
-    logger.setLevel(logging.WARNING)
+    logger.setLevel(logging.INFO if verbose else logging.WARNING)
 
 
 def cmd_serve(args) -> int:
@@ -536,7 +552,7 @@ def cmd_serve(args) -> int:
     from .net import server
 
     config = _server_config(args)
-    _server_log()
+    _server_log(args.verbose)
     _warn_open(config.host, config.password, "sit at your tables")
 
     def ready(port: int) -> None:
@@ -644,7 +660,7 @@ def cmd_serve_ssh(args) -> int:
     from .store.paths import data_dir
 
     config = _server_config(args)
-    _server_log()
+    _server_log(args.verbose)
     if not args.open and not args.authorized_keys:
         raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does)")
     if args.authorized_keys:
@@ -657,6 +673,7 @@ def cmd_serve_ssh(args) -> int:
                 from None
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
+    config.gateway = True  # its players' connections all come from here: the hello names each one's address
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open)
@@ -692,6 +709,7 @@ def cmd_web(args) -> int:
                                seat_key=data_dir() / "web_seat_key")
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
+    config.gateway = True  # its players' connections all come from here: the hello names each one's address
 
     def ready(port: int) -> None:
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind
@@ -739,6 +757,23 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
                    help="seconds a bot waits before it plays, so people can follow (default 0.8)")
     p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")
+    limits = p.add_argument_group("limits (docs/deploy.md)")
+    limits.add_argument("--abandoned-after", type=float, default=600.0, metavar="S",
+                        help="close a started table nobody has been at for S seconds, keeping its save as an "
+                        "abandoned game (default 600)")
+    limits.add_argument("--max-tables", type=int, default=200, metavar="N", help="tables at once (default 200)")
+    limits.add_argument("--max-connections", type=int, default=1000, metavar="N",
+                        help="connections at once (default 1000)")
+    limits.add_argument("--per-address", type=int, default=8, metavar="N",
+                        help="connections at once from one address, counted from the TCP accept (default 8)")
+    limits.add_argument("--hello-timeout", type=float, default=10.0, metavar="S",
+                        help="close a connection that has not said hello within S seconds (default 10)")
+    limits.add_argument("--tables-per-connection", type=int, default=2, metavar="N",
+                        help="tables that are not over one connection may have made (default 2)")
+    limits.add_argument("--tables-per-address", type=int, default=6, metavar="N",
+                        help="tables that are not over the connections from one address may have made (default 6)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="say on stderr when tables are resumed or closed (not only warnings)")
 
 
 # -- argument parsing --------------------------------------------------------------

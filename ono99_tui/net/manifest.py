@@ -2,7 +2,8 @@
 
 ``DATA/server/tables.json`` names each live hosted table (one that has started, saves, and is
 not over): its id, name, rules label, the save that holds its game, and its seats (name, kind,
-seat token). The game itself is only ever in the save; the manifest holds what the save does
+seat token) and, when no person was connected at it, since when (``away_since``, seconds since
+the epoch: the --abandoned-after clock goes on across a restart). The game itself is only ever in the save; the manifest holds what the save does
 not (the table's id and name, and the tokens that let each player back in). It is written
 atomically (store/atomic.py, a private file: the tokens are keys) whenever a table starts, a
 seat's player comes or goes, a game ends, and when the server stops.
@@ -48,10 +49,14 @@ class TableEntry:
     rules: str  # the rules label
     save: str  # the save's name in the saves folder
     seats: list[SeatEntry]
+    away_since: float | None = None  # time.time() since which no person was at it (None: someone was)
 
     def to_dict(self) -> dict:
-        return {"id": self.id, "name": self.name, "rules": self.rules, "save": self.save,
-                "seats": [{"name": s.name, "player": s.player, "token": s.token} for s in self.seats]}
+        out = {"id": self.id, "name": self.name, "rules": self.rules, "save": self.save,
+               "seats": [{"name": s.name, "player": s.player, "token": s.token} for s in self.seats]}
+        if self.away_since is not None:
+            out["away_since"] = round(self.away_since, 3)
+        return out
 
 
 def write_manifest(path: Path, tables: list[TableEntry], next_id: int) -> None:
@@ -146,4 +151,9 @@ def _entry(raw) -> TableEntry:
         else:
             token = None
         seats.append(SeatEntry(name, player, token))
-    return TableEntry(table_id, _text(raw, "name"), _text(raw, "rules"), _text(raw, "save", 40), seats)
+    away = raw.get("away_since")
+    if away is not None and (isinstance(away, bool) or not isinstance(away, (int, float))
+                             or not 0 <= away < 2**40):
+        raise ValueError("'away_since' must be a time in seconds since the epoch")
+    return TableEntry(table_id, _text(raw, "name"), _text(raw, "rules"), _text(raw, "save", 40), seats,
+                      None if away is None else float(away))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import ipaddress
+import itertools
 import logging
 import secrets
 import time
@@ -23,7 +25,7 @@ from ..engine.game import GameSetupError, check_names
 from ..engine.rules import RulesError, rules_from_dict
 from ..table import BotTurn, IllegalMove, NotYourTurn, SeatError, StalePlay, TableError, TableOver
 from ..table.seats import bot_seed
-from .protocol import MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
+from .protocol import CLIENT_MESSAGES, MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
 from .manifest import SeatEntry, TableEntry, manifest_path, read_manifest, write_manifest
 from .tables import HostedTable, LobbyError, Seat
 
@@ -33,6 +35,7 @@ MIN_TOKEN = 22  # characters in a seat token a client proposes (as many as the s
 RESUME_EVENTS = 400  # events sent to a seat that (re)joins a game in progress
 STAND_IN_LEVEL = "medium"  # plays for an absent player once the turn timer runs out
 MAX_WRITE_BUFFER = 1 << 20  # a client this far behind is not reading: it is dropped
+GATEWAY = "(gateway)"  # what loopback connections count under on a gateway's inner server, until hello
 
 
 @dataclass
@@ -44,6 +47,16 @@ class ServerConfig:
     bot_delay: float = 0.0  # seconds a bot "thinks" at least, so people can follow
     max_tables: int = 200
     max_connections: int = 1000
+    # the limits on strangers (docs/deploy.md names each with its flag)
+    per_address: int = 8  # connections open at once from one address, counted from the TCP accept
+    hello_timeout: float = 10.0  # seconds from the accept to a hello; then the socket is closed
+    tables_per_connection: int = 2  # tables one connection may have made that are not over
+    tables_per_address: int = 6  # ...and all the connections from one address together
+    abandoned_after: float = 600.0  # seconds a started table waits with no person at it; then it is closed
+    # a gateway's inner server (serve-ssh, web): its password is a secret only the gateway's children
+    # know, and a hello with it from loopback may name the player's address ("address"): the
+    # per-address limits then apply to the player, not to 127.0.0.1
+    gateway: bool = False
     rate: float = 50.0  # messages per second a connection may send, on average...
     burst: int = 100  # ...with bursts up to this many
     seed: int | None = None  # tables are seeded from this (tests); None: random
@@ -58,9 +71,17 @@ class Refused(Exception):
         self.code = code
 
 
+_serials = itertools.count(1)
+
+
 class Connection:
-    def __init__(self, server: "Server", reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+    def __init__(self, server: "Server", reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 address: str = "?"):
         self.server, self.reader, self.writer = server, reader, writer
+        self.serial = next(_serials)
+        self.address = address  # the player's: the peer's, or the one a gateway's hello gives
+        self.counted: str | None = None  # the key it is counted under in Server.addresses
+        self.hello_timer: asyncio.TimerHandle | None = None
         self.name: str | None = None
         self.table: HostedTable | None = None
         self.seat: int | None = None  # None with a table: watching
@@ -125,6 +146,14 @@ class Server:
         self._manifest_lock = None  # held while this process keeps the manifest
         self._closing = False
         self._stopping = False  # close() has begun: the tables' clocks stop
+        self._resuming = False  # the manifest is written once, after every table is resumed
+        self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
+        # every client message type, to the method that handles it (none by name lookup)
+        self._dispatch = {"hello": self._on_hello, "ping": self._on_ping, "tables": self._on_tables,
+                          "create": self._on_create, "sit": self._on_sit, "watch": self._on_watch,
+                          "stand": self._on_stand, "bots": self._on_bots, "start": self._on_start,
+                          "play": self._on_play, "undo": self._on_undo}
+        assert set(self._dispatch) == set(CLIENT_MESSAGES), "a message type without a handler"
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
@@ -143,6 +172,9 @@ class Server:
 
     async def close(self, message: str = "the server is shutting down") -> None:
         """Tell everyone, save every table, stop."""
+        # tables someone was at when the server stopped: their --abandoned-after clock starts
+        # again when the server does (nobody chose to leave them)
+        cut_off = [t for t in self.tables.values() if t.humans_present()]
         for conn in list(self.connections):
             conn.send({"type": "closing", "message": message})
             conn.close()
@@ -162,6 +194,8 @@ class Server:
         for table in self.tables.values():
             if table.session is not None:
                 table.session.close()  # every play is in its save (the journal folded in)
+        for table in cut_off:
+            table.away_since = table.closes_at = None
         self._write_manifest()  # ...and the manifest names every table still being played
         self._closing = True
         if self._manifest_lock is not None:
@@ -170,13 +204,23 @@ class Server:
 
     # -- one connection -----------------------------------------------------------------
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        conn = Connection(self, reader, writer)
-        if len(self.connections) >= self.config.max_connections:
+        peer = writer.get_extra_info("peername")
+        conn = Connection(self, reader, writer, _address(peer[0]) if peer else "?")
+        cfg = self.config
+        if len(self.connections) >= cfg.max_connections:
             conn.error("server_full", "server full: try again later")
+            conn.close()
+            return
+        # counted from the accept: sockets that never say hello count too, until the hello timeout
+        key = GATEWAY if cfg.gateway and _is_loopback(conn.address) else conn.address
+        if not self._count(conn, key):
+            conn.error("server_full", f"too many connections from {conn.address}: at most {cfg.per_address} "
+                       "at once")
             conn.close()
             return
         self.connections.add(conn)
         self._handlers.add(asyncio.current_task())
+        conn.hello_timer = asyncio.get_running_loop().call_later(cfg.hello_timeout, self._hello_late, conn)
         lines = LineBuffer(MAX_LINE)
         try:
             while not conn.closed:
@@ -199,7 +243,33 @@ class Server:
             pass
         finally:
             self._handlers.discard(asyncio.current_task())
+            if conn.hello_timer is not None:
+                conn.hello_timer.cancel()
+            self._uncount(conn)
             self._gone(conn)
+            conn.close()
+
+    def _count(self, conn: Connection, key: str) -> bool:
+        """Count ``conn`` under ``key`` (an address), unless that address has its fill."""
+        n = self.addresses.get(key, 0)
+        if key != GATEWAY and n >= self.config.per_address:
+            return False
+        self.addresses[key] = n + 1
+        conn.counted = key
+        return True
+
+    def _uncount(self, conn: Connection) -> None:
+        key, conn.counted = conn.counted, None
+        if key is not None:
+            n = self.addresses[key] - 1
+            if n:
+                self.addresses[key] = n
+            else:
+                del self.addresses[key]
+
+    def _hello_late(self, conn: Connection) -> None:
+        if conn.name is None and not conn.closed:
+            conn.error("hello_timeout", f"no hello within {self.config.hello_timeout:g} s: closed")
             conn.close()
 
     def _handle_line(self, conn: Connection, line: bytes) -> None:
@@ -210,8 +280,7 @@ class Server:
             if conn.name is None and message["type"] not in ("hello", "ping"):
                 raise Refused("hello_first", "say hello first: {\"type\": \"hello\", \"version\": "
                               f"{VERSION}, \"name\": \"...\"}}")
-            handler = getattr(self, "_on_" + message["type"])
-            reply = handler(conn, message)
+            reply = self._dispatch[message["type"]](conn, message)
         except ProtocolError as exc:
             conn.error(exc.code, str(exc), re)
             return
@@ -250,6 +319,21 @@ class Server:
             check_names([msg["name"], msg["name"] + "'"])
         except GameSetupError:
             raise Refused("bad_name", "a name is 1 to 23 printable characters") from None
+        gateway = self._player_address(conn, msg)
+        # on a gateway's inner server, counted from now on under the player's address, or its own
+        # (a gateway without a secret cannot tell its players apart: its own caps apply, not these)
+        if conn.counted == GATEWAY and (gateway or self.config.password is not None):
+            self._uncount(conn)
+            if not self._count(conn, gateway or conn.address):
+                conn.error("server_full", f"too many connections from {gateway or conn.address}: at most "
+                           f"{self.config.per_address} at once", msg.get("id"))
+                conn.close()
+                return None
+            if gateway:
+                conn.address = gateway
+        if conn.hello_timer is not None:
+            conn.hello_timer.cancel()
+            conn.hello_timer = None
         conn.name = msg["name"]
         welcome = {"type": "welcome", "version": VERSION, "server": f"ono99 {__version__}", "name": conn.name}
         token = msg.get("token")
@@ -263,13 +347,36 @@ class Server:
                 return None
         return welcome
 
+    def _player_address(self, conn: Connection, msg) -> str | None:
+        """The player's address a gateway's child names in its hello, trusted only on a gateway's
+        inner server (config.gateway), from loopback, with the secret password (checked before
+        this); None otherwise: a claim from anyone else is ignored."""
+        cfg = self.config
+        if "address" not in msg or not cfg.gateway or cfg.password is None or not _is_loopback(conn.address):
+            return None
+        try:
+            ipaddress.ip_address(msg["address"].split("%")[0])
+        except ValueError:
+            return None
+        return _address(msg["address"])
+
     # -- lobby ------------------------------------------------------------------------------
     def _on_tables(self, conn, msg) -> dict:
-        return {"type": "tables", "tables": [t.public() for t in self.tables.values()]}
+        now = time.time()
+        return {"type": "tables", "tables": [t.public(now) for t in self.tables.values()]}
 
     def _on_create(self, conn, msg) -> dict:
-        if len(self.tables) >= self.config.max_tables:
-            raise Refused("server_full", f"server full: {self.config.max_tables} tables already")
+        cfg = self.config
+        if len(self.tables) >= cfg.max_tables:
+            raise Refused("server_full", f"server full: {cfg.max_tables} tables already")
+        live = [t for t in self.tables.values() if not t.over]
+        if sum(t.made_by == conn.serial for t in live) >= cfg.tables_per_connection:
+            raise Refused("too_many_tables", f"one connection may have at most {cfg.tables_per_connection} "
+                          "tables that are not over: sit at one of yours, or wait until one ends")
+        made_from = None if conn.counted == GATEWAY else conn.address  # (see _on_hello)
+        if made_from is not None and sum(t.made_from == made_from for t in live) >= cfg.tables_per_address:
+            raise Refused("too_many_tables", f"at most {cfg.tables_per_address} tables that are not over may "
+                          f"be made from one address ({conn.address})")
         rules, label = self._rules(msg.get("rules"))
         seats = msg.get("seats", 4)
         most = min(8, rules.max_players())
@@ -281,7 +388,7 @@ class Server:
         if not name.isprintable():
             raise Refused("bad_message", "create: a table name is printable text")
         self.tables[table_id] = HostedTable(table_id, name, rules, label, [Seat() for _ in range(seats)],
-                                            creator=conn)
+                                            creator=conn, made_by=conn.serial, made_from=made_from)
         return {"type": "ok", "table": table_id}
 
     def _rules(self, spec):
@@ -328,6 +435,10 @@ class Server:
         self.tokens[token] = (table, seat)
         self._take_seat(conn, table, seat, reply={"type": "ok", "table": table.id, "seat": seat, "token": token,
                                                   **({"re": msg["id"]} if "id" in msg else {})})
+        # a table this connection made and sits elsewhere than: nobody is coming to it
+        for made in [t for t in self.tables.values() if t.creator is conn]:
+            made.creator = None
+            self._forget_if_done(made)
         return None
 
     def _on_watch(self, conn: Connection, msg) -> dict | None:
@@ -354,6 +465,7 @@ class Server:
         if conn.table is not None:
             self._leave(conn)
         table.seats[seat].conn = conn
+        table.away_since = table.closes_at = None  # someone is here: the table is not abandoned
         table.stood_in.discard(seat)  # back: should they leave again, the turn timer applies again
         conn.table, conn.seat = table, seat
         if reply is not None:
@@ -417,10 +529,10 @@ class Server:
     def _write_manifest(self) -> None:
         """Name every table being played (started, saving, not over) in the manifest. A failing
         disk is logged (once per reason) and never stops a game."""
-        if self._manifest_lock is None or self._closing:
+        if self._manifest_lock is None or self._closing or self._resuming:
             return
         entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
-                              [SeatEntry(s.name, s.player, s.token) for s in t.seats])
+                              [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since)
                    for t in self.tables.values()
                    if t.started and not t.session.over and t.save_name is not None]
         try:
@@ -453,16 +565,20 @@ class Server:
         entries, next_id = read_manifest(path)
         self._next_id = max(self._next_id, next_id)
         store = SaveStore()
-        for entry in entries:
-            try:
-                self._resume(store, entry)
-            except (SaveError, OSError, ValueError) as exc:
-                log.warning("table %d (%s) not resumed: %s", entry.id, entry.name,
-                            getattr(exc, "strerror", None) or exc)
-            except Exception:  # a bug: that table is not resumed, the server starts
-                log.exception("table %d (%s) not resumed", entry.id, entry.name)
+        self._resuming = True
+        try:
+            for entry in entries:
+                try:
+                    self._resume(store, entry)
+                except (SaveError, OSError, ValueError) as exc:
+                    log.warning("table %d (%s) not resumed: %s", entry.id, entry.name,
+                                getattr(exc, "strerror", None) or exc)
+                except Exception:  # a bug: that table is not resumed, the server starts
+                    log.exception("table %d (%s) not resumed", entry.id, entry.name)
+        finally:
+            self._resuming = False
         if entries:
-            self._write_manifest()  # the tables that could not be resumed are dropped from it
+            self._write_manifest()  # the tables that expired or could not be resumed are dropped from it
 
     def _resume(self, store, entry: TableEntry) -> None:
         from ..engine.record import SeatSpec
@@ -496,6 +612,12 @@ class Server:
         for i, s in enumerate(entry.seats):
             if s.token is not None:
                 self.tokens[s.token] = (table, i)
+        # nobody is connected yet: a table its players had left before the stop keeps its clock,
+        # one they were at when it stopped starts it now; one whose time ran out meanwhile is closed
+        self._set_away(table, entry.away_since if entry.away_since is not None else time.time())
+        if table.closes_at <= time.time():
+            self._abandon(table, "expired while the server was stopped")
+            return
         self._run_table(table)
         log.info("table %d (%s) resumed from %r at play %d", table.id, table.name, entry.save, session.seq)
 
@@ -582,11 +704,21 @@ class Server:
                 self._submit_quietly(session, step.seat, card, step.seq)
                 continue
             if table.seats[seat].conn is None:
-                if not any(s.conn is not None for s in table.seats if not s.is_bot):
+                if not table.humans_present():
                     # nobody is at the table (a restarted server, everyone dropped): the game waits
-                    # for someone to come back rather than being played out by stand-ins
+                    # for someone to come back rather than being played out by stand-ins, and is
+                    # closed when nobody has come back for --abandoned-after
                     deadline = None
-                    await wake.wait()
+                    if table.closes_at is None:
+                        self._set_away(table, time.time())
+                    left = table.closes_at - time.time()
+                    if left <= 0:
+                        self._abandon(table, f"nobody was at it for {self.config.abandoned_after:g} s")
+                        return
+                    try:
+                        await asyncio.wait_for(wake.wait(), left)
+                    except TimeoutError:
+                        pass
                     continue
                 if seat not in table.stood_in:
                     if deadline is None or deadline[0] != session.seq:
@@ -640,30 +772,57 @@ class Server:
             table.seats[conn.seat].conn = None
         table.watchers.discard(conn)
         conn.table, conn.seat = None, None
+        if table.started and not table.over and not table.humans_present() and table.away_since is None:
+            self._set_away(table, time.time())  # the last person left: the --abandoned-after clock runs
+            if not self._stopping:
+                self._write_manifest()  # (so that a restart keeps that clock)
         self._lobby_changed(table)
         self._wake_table(table)
 
+    def _set_away(self, table: HostedTable, since: float) -> None:
+        table.away_since, table.closes_at = since, since + self.config.abandoned_after
+
     def _gone(self, conn: Connection) -> None:
         self.connections.discard(conn)
-        for made in [t for t in self.tables.values() if t.creator is conn]:
-            made.creator = None
-            if not made.started and not made.connections() and all(s.empty for s in made.seats):
-                self._remove(made)
         table = conn.table
-        if table is None:
-            return
-        if conn.seat is not None and not table.started and table.seats[conn.seat].conn is conn:
-            self.tokens.pop(table.seats[conn.seat].token, None)
-            table.seats[conn.seat] = Seat()  # a seat in a lobby is only kept while its player is there
-        self._leave(conn)
-        self._forget_if_done(table)
+        if table is not None:
+            if conn.seat is not None and not table.started and table.seats[conn.seat].conn is conn:
+                self.tokens.pop(table.seats[conn.seat].token, None)
+                table.seats[conn.seat] = Seat()  # a seat in a lobby is only kept while its player is there
+            self._leave(conn)
+            self._forget_if_done(table)
+        for made in [t for t in self.tables.values() if t.creator is conn]:
+            made.creator = None  # (after the seat above is freed: a table it sat at and left goes too)
+            self._forget_if_done(made)
 
     def _forget_if_done(self, table: HostedTable) -> None:
-        """A table nobody is at any more is removed once its game is over, or its lobby was left."""
-        if table.connections() or (table.started and not table.session.over):
+        """A table that has not started goes as soon as no person sits at it (except while its
+        creator, still connected, has not sat down anywhere yet); a started one once its game is
+        over and nobody is at it. (A started game nobody is at is closed by its clock: _drive.)"""
+        if self.tables.get(table.id) is not table:
             return
-        if not table.started and all(s.empty for s in table.seats):
-            return  # a new table waits for its first player (and goes with its creator)
+        if not table.started:
+            if table.creator is None and not table.anyone_seated():
+                self._close(table, f"table {table.id} closed: nobody sits at it")
+            return
+        if table.over and not table.connections():
+            self._remove(table)
+
+    def _abandon(self, table: HostedTable, why: str) -> None:
+        """A started game whose players have all gone: its save marked abandoned and kept, the
+        table closed (out of the lobby and the manifest, its seat tokens dead)."""
+        session = table.session
+        save = session.save
+        kept = save is not None and save.mark_abandoned(session.game)
+        log.info("table %d (%s) closed: %s; %s", table.id, table.name, why,
+                 f"its save {table.save_name!r} is kept as an abandoned game" if kept else "it was not saved")
+        self._close(table, f"table {table.id} was closed: its players have all left")
+
+    def _close(self, table: HostedTable, notice: str) -> None:
+        """Remove a table, telling whoever watches it."""
+        for conn in table.connections():
+            conn.send({"type": "notice", "message": notice})
+            self._leave(conn)
         self._remove(table)
 
     def _remove(self, table: HostedTable) -> None:
@@ -678,9 +837,29 @@ class Server:
                 self._write_manifest()
 
     def _lobby_changed(self, table: HostedTable) -> None:
-        info = {"type": "table", "table": table.public()}
+        if not table.connections():
+            return
+        info = {"type": "table", "table": table.public(time.time())}
         for c in table.connections():
             c.send(info | {"seat": c.seat})
+
+
+def _address(host: str) -> str:
+    """One spelling per address (an IPv4 peer on a dual-stack socket is ::ffff:a.b.c.d)."""
+    try:
+        ip = ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return host
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return str(ip)
+
+
+def _is_loopback(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return False
 
 
 def stop_on_signals() -> asyncio.Event:

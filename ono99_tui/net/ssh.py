@@ -408,6 +408,7 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     # only this process's children know the password: no other local user reaches the table server
     server_config.host, server_config.port = "127.0.0.1", config.table_port
     server_config.password = InnerTable.new_secret()
+    server_config.gateway = True  # its players are counted by the address each child names
     server = Server(server_config)
     table = InnerTable(await server.start(), server_config.password)
     kept = bool(server_config.save and server_config.resume)

@@ -43,7 +43,15 @@ class HostedTable:
     seats: list[Seat]
     session: TableSession | None = None
     watchers: set = field(default_factory=set)
-    creator: object | None = None  # the connection that made it, while it is connected
+    creator: object | None = None  # the connection that made it, until it sits anywhere or leaves
+    # who made it, for the caps on tables per connection and per address (kept after they leave:
+    # a table someone made and left still counts against their address until it goes)
+    made_by: int | None = None  # the connection's number
+    made_from: str | None = None  # the player's address
+    # since when (time.time()) no person has been connected at this started table; None while
+    # someone is. After the server's --abandoned-after the table is closed (its save kept)
+    away_since: float | None = None
+    closes_at: float | None = None  # away_since + abandoned-after, for the lobby listing
     save_name: str | None = None  # its autosave, once started with saving on
     # absent seats whose turn timer has run out: the stand-in bot plays their turns at once
     # until their player comes back (then the timer applies again)
@@ -54,11 +62,36 @@ class HostedTable:
     def started(self) -> bool:
         return self.session is not None
 
-    def public(self) -> dict:
+    @property
+    def over(self) -> bool:
+        return self.session is not None and self.session.over
+
+    @property
+    def state(self) -> str:
+        """waiting (for players, not started), playing, away (started; no person connected: it
+        closes at ``closes_at``), over."""
+        if not self.started:
+            return "waiting"
+        if self.session.over:
+            return "over"
+        return "playing" if self.away_since is None else "away"
+
+    def humans_present(self) -> bool:
+        return any(s.conn is not None for s in self.seats if not s.is_bot)
+
+    def anyone_seated(self) -> bool:
+        """A person sits here (connected or not; before the start a seat is only kept while
+        its player is there)."""
+        return any(not s.empty and not s.is_bot for s in self.seats)
+
+    def public(self, now: float | None = None) -> dict:
         """What anyone in the lobby may know about the table."""
-        return {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
-                "seats": [s.public() for s in self.seats], "started": self.started,
-                "over": self.started and self.session.over, "watchers": len(self.watchers)}
+        out = {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
+               "seats": [s.public() for s in self.seats], "started": self.started,
+               "over": self.over, "watchers": len(self.watchers), "state": self.state}
+        if self.state == "away" and self.closes_at is not None and now is not None:
+            out["closes_in"] = max(0, round(self.closes_at - now))
+        return out
 
     def connections(self) -> list:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)

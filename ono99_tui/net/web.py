@@ -346,6 +346,7 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     # only this process's children know the password: no other local user reaches the table server
     server_config.host, server_config.port = "127.0.0.1", 0
     server_config.password = InnerTable.new_secret()
+    server_config.gateway = True  # its players are counted by the address each child names
     server = TableServer(server_config)
     kept = bool(server_config.save and server_config.resume)
     gate = WebGate(config, InnerTable(await server.start(), server_config.password), kept)

@@ -88,6 +88,7 @@ class SaveInfo:
     finished: bool = False
     undo_used: bool = False
     winner: str | None = None
+    abandoned: bool = False  # a server closed it when its players had all gone (meta.abandoned)
     damaged: str | None = None  # the reason, when it cannot be played
     set_aside: str | None = None  # plays an open set aside from a damaged journal: how many, why, where
     has_bak: bool = False  # a NAME.toml.bak (the previous version) is beside it: `saves restore` offers it
@@ -105,7 +106,7 @@ class SaveInfo:
     def state(self) -> str:
         if self.finished:
             return f"finished, {self.winner} won" if self.winner else "finished"
-        return f"round {self.round}"
+        return f"round {self.round}, abandoned" if self.abandoned else f"round {self.round}"
 
     def cached(self) -> dict[str, Any]:
         doc = asdict(self)
@@ -986,6 +987,7 @@ def _from_head(info: SaveInfo, names: list[str], meta: dict, summary: dict, path
     info.rules = str(meta.get("rules", "")) or "custom"
     info.set_aside = "; ".join(set_aside_notes(meta, Path(path).parent)) or None
     info.undo_used = meta.get("undo_used") is True
+    info.abandoned = isinstance(meta.get("abandoned"), str)
     info.round = summary["round"]
     info.finished = summary["finished"]
     info.winner = summary.get("winner")

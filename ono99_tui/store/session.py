@@ -54,6 +54,9 @@ class SaveSession:
         self.set_aside: list[dict] = []
         self._journal_problem: str | None = None  # why there is no journal (its path is a folder...)
         self._told_journal: str | None = None
+        # when a server closed this game because its players had all gone (meta.abandoned):
+        # `ono99 saves list` says so; a later play (ono99 resume) writes the record without it
+        self.abandoned: str | None = None
 
     def open(self, game: Game | None = None) -> str | None:
         """Take the lock; a message (and read-only) when another ono99 holds it.
@@ -123,7 +126,23 @@ class SaveSession:
         notes = [n for n in self.set_aside if _kept(self.store.folder, n)]
         if notes:
             meta["set_aside"] = notes
+        if self.abandoned is not None:
+            meta["abandoned"] = self.abandoned
         return Record.from_game(game, self.seats, meta)
+
+    def mark_abandoned(self, game: Game) -> bool:
+        """The record rewritten now with meta.abandoned (the time), every play folded in; False
+        when it cannot be (read-only, no lock, a failing disk: the plays stay where they are)."""
+        if self.read_only or self.lock is None:
+            return False
+        self.abandoned = now_iso()
+        try:
+            self._fold(game, keep_journal=False)
+        except (OSError, SaveError):
+            self.abandoned = None
+            return False
+        self._game = game
+        return True
 
     def save(self, game: Game) -> str | None:
         """Autosave; a warning when saving fails (once) and a notice when it works again."""
