@@ -55,7 +55,7 @@ class CardWidget(Static, can_focus=True):
         else:
             note = KIND_TEXT[card]
         if reason is not None:
-            note = "(x) can't play" if card != C.NINETY_NINE or ninety_nine_playable else note
+            note = "(x) can't play"  # the 99 too: marked like every card that cannot be played
         elif busts:
             note = f"{note} BUST!"
         text = Text(big, style="bold")
@@ -76,9 +76,5 @@ class CardWidget(Static, can_focus=True):
         self._mark_focus(False)
 
     def on_click(self) -> None:
-        if self.card is not None:
-            self.post_message(self.Chosen(self))
-
-    def key_enter(self) -> None:
         if self.card is not None:
             self.post_message(self.Chosen(self))

@@ -3,6 +3,10 @@
 A card stays in its slot while it is held, so its number key means the same
 card all turn (Double Play included); a drawn card takes the slot that was
 freed and is marked new. The slots are mounted once and updated in place.
+
+The hand also keeps which slot is outlined (``cursor``), as its own state changed at once by
+every key: Textual moves the focus later, so keys typed together (a paste, SSH, a fast typist)
+read from the focus would act on the card outlined before the keys that came first.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ class HandPane(Horizontal):
         self.history: dict[int, list[Layout]] = {}  # seat -> its slots before each of its plays
         self.pending: dict[int, list[int]] = {}  # seat -> slots played from, not yet drawn into
         self.seat: int | None = None  # whose hand is on screen
+        self.cursor: int | None = None  # the outlined slot (1-based): what Enter plays
 
     def compose(self) -> ComposeResult:
         for i in range(1, self.size_ + 1):
@@ -98,6 +103,7 @@ class HandPane(Horizontal):
     def hide(self) -> None:
         """No hand on screen (hot seat: until its owner has the keyboard). The slots are kept."""
         self.seat = None
+        self.cursor = None  # the next hand on screen starts from its best card
         for widget in self.cards:
             widget.show(None)
 
@@ -156,6 +162,31 @@ class HandPane(Horizontal):
             reason = view.why_not(card) if mine else None
             widget.show(card, reason, busts=mine and reason is None and busts(view, card), new=i in fresh,
                         ninety_nine_playable=playable99)
+
+    @property
+    def outlined(self) -> CardWidget | None:
+        """The card the cursor is on, if a card is shown there."""
+        if self.cursor is None:
+            return None
+        widget = self.cards[self.cursor - 1] if 1 <= self.cursor <= len(self.cards) else None
+        return widget if widget is not None and widget.card is not None else None
+
+    def point(self, widget: CardWidget) -> None:
+        """Outline ``widget``: the cursor now, and the focus (so its outline) at once too."""
+        self.cursor = widget.index
+        if self.screen.focused is not widget:
+            self.screen.set_focus(widget)  # not widget.focus(): that lands after the keys queued
+
+    def step(self, step: int) -> CardWidget | None:
+        """Move the cursor ``step`` shown cards on (wrapping round) from where it is now."""
+        shown = [w for w in self.cards if w.card is not None]
+        if not shown:
+            return None
+        here = self.outlined
+        i = shown.index(here) if here in shown else -step  # from none: the first card
+        target = shown[(i + step) % len(shown)]
+        self.point(target)
+        return target
 
     def has_safe_card(self) -> bool:
         return any(w.card is not None and w.reason is None and not w.busts for w in self.cards)
