@@ -185,7 +185,8 @@ class ScorePane(Static):
             else:
                 score = f"{view.points[s]}"
             n = view.hand_sizes[s]
-            cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round else ""
+            # out of the game: no cards (the game-over table still lists the last round's seats)
+            cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round and not view.out[s] else ""
             who = "you" if s == view.seat else "away" if s in self.away else self.kinds[s]
             dealer = g.dealer if view.dealer == s else " "
             if s:
