@@ -27,7 +27,7 @@ from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
-from ..widgets.hand import HandPane
+from ..widgets.hand import HandPane, hand_shape
 from ..widgets.panes import BigTotal, ScorePane, TablePane, put
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
@@ -143,8 +143,9 @@ class GameScreen(Screen):
                 yield TablePane(self.app.glyphs, id="table")
                 yield ScorePane(self.app.glyphs, self.kinds, id="scores")
             yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
-            with Vertical(id="hand-box"):
-                yield HandPane(max(4, self.game.rules.hand_size), id="hand")
+            slots = max(4, self.game.rules.hand_size)
+            with Vertical(id="hand-box", classes=hand_shape(slots)):  # as tall as the hand's rows
+                yield HandPane(slots, id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
         yield StableFooter(show_command_palette=not self.app.ascii)
@@ -541,7 +542,7 @@ class GameScreen(Screen):
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
             self._armed_text = (f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                                f"Press {widget.index} or Enter again to play it anyway.")
+                                f"Press {widget.index % 10} or Enter again to play it anyway.")  # 0: the tenth
             self._show_hint()
             self.app.bell()
             return

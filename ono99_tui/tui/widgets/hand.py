@@ -67,6 +67,13 @@ class Layout:
         return Layout(self.round, list(self.slots), set(self.fresh))
 
 
+def hand_shape(size: int) -> str:
+    """How ``size`` slots are laid out (a CSS class, ono99.tcss): up to four in a row as always,
+    five in a row of narrower cards, six to ten in two rows (one-line cards at 80x24), so every
+    card of a hand of any size the rules allow is on screen at 80x24, none cut or hidden."""
+    return "" if size <= 4 else "hand-five" if size == 5 else "hand-rows"
+
+
 class HandPane(Horizontal):
     """The hand on screen. Each seat keeps its own slots all round (hot seat: every human's own),
     so hiding the hand between turns does not re-sort it. The screen says which slot a play came
@@ -76,6 +83,10 @@ class HandPane(Horizontal):
     def __init__(self, size: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.size_ = size
+        if hand_shape(size):
+            self.add_class(hand_shape(size))
+        if size > 5:  # two rows: slots 1-5 over 6-10 (1-4 over 5-8 for eight, ...)
+            self.styles.grid_size_columns = (size + 1) // 2
         self.layouts: dict[int, Layout] = {}  # seat -> its slots this round
         self.history: dict[int, list[Layout]] = {}  # seat -> its slots before each of its plays
         self.pending: dict[int, list[int]] = {}  # seat -> slots played from, not yet drawn into
