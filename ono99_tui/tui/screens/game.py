@@ -84,7 +84,7 @@ class GameScreen(Screen):
         Binding("0", "play(10)", "Play 10", show=False, priority=True),
         Binding("left", "focus_card(-1)", "Prev", show=False, priority=True),
         Binding("right", "focus_card(1)", "Next", show=False, priority=True),
-        Binding("u", "undo", "Undo"),
+        Binding("u", "undo", "Undo", priority=True),  # in order with the plays typed with it
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("question_mark", "help", "Help"),
         Binding("pageup", "scroll_log(-1)", "Log up", show=False),
