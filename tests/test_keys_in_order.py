@@ -94,6 +94,7 @@ async def test_a_bust_asked_about_is_not_played_by_arrows_and_enter_meant_for_an
         await press(pilot, "press", "left", "enter")  # one at a time: the 9 is asked about
         hint = str(screen.query_one("#hint").render())
         assert "Press 2 " in hint and plays_of(game) == []
+        assert len(hint) <= screen.query_one("#hint").content_size.width  # whole on its one line
         await press(pilot, mode, "right", "enter")
         assert plays_of(game) == ["reverse"] and game.total == 92
 

@@ -541,7 +541,8 @@ class GameScreen(Screen):
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
-            self._armed_text = (f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
+            # (one line at 80 columns, the longest "10 ... 109, ... Press 0 ..." too)
+            self._armed_text = (f"{C.LABEL[widget.card]} takes the total to {total}, a bust. "
                                 f"Press {widget.index % 10} or Enter again to play it anyway.")  # 0: the tenth
             self._show_hint()
             self.app.bell()
