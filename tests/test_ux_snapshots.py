@@ -111,10 +111,16 @@ def test_save_as_ascii_no_color(snap_compare, monkeypatch):
     """The name field has focus: it alone is outlined (ASCII), the Save button below is not."""
     monkeypatch.setenv("NO_COLOR", "1")
 
-    def go(pilot):
+    async def go(pilot):
+        from textual.widgets import Input
+
         from ono99_tui.tui.screens.save_as import NameScreen
 
         pilot.app.push_screen(NameScreen("Save as", "friday"))
+        await pilot.pause()
+        for field in pilot.app.screen.query(Input):  # a blinking cursor: held steady, the same every run
+            field.cursor_blink = False
+        await pilot.pause()
     assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
 
 

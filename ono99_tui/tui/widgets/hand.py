@@ -97,9 +97,14 @@ class HandPane(Horizontal):
         for i in range(1, self.size_ + 1):
             yield CardWidget(i)
 
+    _cards: list[CardWidget] | None = None
+
     @property
     def cards(self) -> list[CardWidget]:
-        return list(self.query(CardWidget))
+        """The slots in order (mounted once: looked up once, not on every key and play)."""
+        if not self._cards:
+            self._cards = list(self.query(CardWidget))
+        return list(self._cards)
 
     @property
     def slots(self) -> list[str | None]:
