@@ -176,7 +176,7 @@ async def play(term: Term, deadline: float) -> tuple[str, int, int]:
         shown = notice(text)
         if shown == "over":
             return text, pressed, unseen
-        confirm = re.search(r"Press (\d) again to play it anyway", text)
+        confirm = re.search(r"Press (\d)(?: or Enter)? again to play it anyway", text)
         if shown == "continue":
             if "Game over." in text and await term.change(text, 2.0):
                 continue  # the last round's notice: the game-over notice may be coming over it

@@ -111,10 +111,16 @@ def test_save_as_ascii_no_color(snap_compare, monkeypatch):
     """The name field has focus: it alone is outlined (ASCII), the Save button below is not."""
     monkeypatch.setenv("NO_COLOR", "1")
 
-    def go(pilot):
+    async def go(pilot):
+        from textual.widgets import Input
+
         from ono99_tui.tui.screens.save_as import NameScreen
 
         pilot.app.push_screen(NameScreen("Save as", "friday"))
+        await pilot.pause()
+        for field in pilot.app.screen.query(Input):  # a blinking cursor: held steady, the same every run
+            field.cursor_blink = False
+        await pilot.pause()
     assert snap_compare(app(ascii=True), terminal_size=SIZE, run_before=go)
 
 
@@ -193,3 +199,55 @@ def test_table_200x60(snap_compare):
     game = _eight_seats_one_round_in()
     kinds = ["human"] + ["bot:easy"] * 7
     assert snap_compare(app(), terminal_size=(200, 60), run_before=_table_on(game, kinds))
+
+
+# -- hands over four cards (issue 19 point 4): every card on screen at 80x24 -------------------
+
+def _big_hand(size: int):
+    """You hold ``size`` cards (hand_size), one of each kind as far as they go, the 99 last."""
+    from ono99_tui.engine.rules import load_rules_text
+    from tests.stacked import game_with
+
+    rules = load_rules_text(f"hand_size = {size}\n")
+    mine = ["99", "reverse", "double", "hold", "-10", "10", "9", "8", "7", "6"][:size]
+    return game_with([mine, ["2", "3", "4", "5", "2", "3", "4", "5", "2", "3"][:size]], names=["You", "Bo"],
+                     rules=rules)
+
+
+def test_table_five_cards(snap_compare):
+    """Five narrower cards in one row, the fifth whole ("flip order", "next twice", "(x) can't")."""
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_table_on(_big_hand(5), ["human", "bot:easy"]))
+
+
+def test_table_eight_cards(snap_compare):
+    """Eight cards: two rows of four one-line cards, all on screen, the 99 marked "(x)"."""
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_table_on(_big_hand(8), ["human", "bot:easy"]))
+
+
+def test_table_ten_cards(snap_compare):
+    """Ten cards: two rows of five; the scoreboard's "10 cards" fits its column."""
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_table_on(_big_hand(10), ["human", "bot:easy"]))
+
+
+def test_table_ten_cards_ascii_no_color(snap_compare, monkeypatch):
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert snap_compare(app(ascii=True), terminal_size=SIZE,
+                        run_before=_table_on(_big_hand(10), ["human", "bot:easy"]))
+
+
+def test_table_ten_cards_120x40(snap_compare):
+    """A big terminal: two rows of five wide two-line cards."""
+    assert snap_compare(app(), terminal_size=(120, 40), run_before=_table_on(_big_hand(10), ["human", "bot:easy"]))
+
+
+def test_table_ten_cards_eight_seats(snap_compare):
+    """Eight seats and ten cards each (a big custom deck) still fit 80x24: the log keeps 3 rows."""
+    from ono99_tui.engine.rules import load_rules_text
+    from tests.stacked import game_with
+
+    rules = load_rules_text("hand_size = 10\n[deck]\nnumber_each = 8\nten = 20\n")
+    hands = [["99", "reverse", "double", "hold", "-10", "10", "9", "8", "7", "6"]] + [
+        ["2", "3", "4", "5", "6", "7", "8", "9", "10", "10"] for _ in range(7)]
+    names = ["You", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"]
+    game = game_with(hands, names=names, rules=rules)
+    assert snap_compare(app(), terminal_size=SIZE, run_before=_table_on(game, ["human"] + ["bot:easy"] * 7))

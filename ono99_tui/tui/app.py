@@ -81,6 +81,11 @@ class Ono99App(App):
         super().notify(visible(message, keep_newlines=True), title=visible(title), severity=severity,
                        timeout=timeout, markup=False)
 
+    def get_key_display(self, binding) -> str:
+        """Keys as the footer names them; in ASCII a key shown by a symbol (Enter's) by its name."""
+        text = super().get_key_display(binding)
+        return text if not self.ascii or text.isascii() else binding.key
+
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
         if self.ascii:

@@ -27,7 +27,7 @@ from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
-from ..widgets.hand import HandPane
+from ..widgets.hand import HandPane, hand_shape
 from ..widgets.panes import BigTotal, ScorePane, TablePane, put
 from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
 
@@ -77,11 +77,14 @@ def turn_hint(view, viewer: int | None) -> str:
 
 class GameScreen(Screen):
     BINDINGS = [
-        *(Binding(str(i), f"play({i})", f"Play {i}", show=i == 1) for i in range(1, 10)),
-        Binding("0", "play(10)", "Play 10", show=False),
-        Binding("left", "focus_card(-1)", "Prev", show=False),
-        Binding("right", "focus_card(1)", "Next", show=False),
-        Binding("u", "undo", "Undo"),
+        # the keys that choose and play a card are priority bindings: the app runs each as it
+        # reads it, in order (others go to the focused widget's queue, behind keys read with them)
+        Binding("enter", "play_outlined", "Play", priority=True),  # the footer names the slot
+        *(Binding(str(i), f"play({i})", f"Play {i}", show=False, priority=True) for i in range(1, 10)),
+        Binding("0", "play(10)", "Play 10", show=False, priority=True),
+        Binding("left", "focus_card(-1)", "Prev", show=False, priority=True),
+        Binding("right", "focus_card(1)", "Next", show=False, priority=True),
+        Binding("u", "undo", "Undo", priority=True),  # in order with the plays typed with it
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("question_mark", "help", "Help"),
         Binding("pageup", "scroll_log(-1)", "Log up", show=False),
@@ -116,8 +119,10 @@ class GameScreen(Screen):
         self.viewer: int | None = self.humans[0] if len(self.humans) == 1 else None
         self.busy = False  # a bot is thinking or a notice is up
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
+        self._armed_text = ""  # what the hint says while it is armed
         self._turn_hint = ""
         self._undo_shown = False
+        self._out_shown = False  # the viewer is out of the game (the footer offers no Play)
         self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
@@ -138,8 +143,9 @@ class GameScreen(Screen):
                 yield TablePane(self.app.glyphs, id="table")
                 yield ScorePane(self.app.glyphs, self.kinds, id="scores")
             yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
-            with Vertical(id="hand-box"):
-                yield HandPane(max(4, self.game.rules.hand_size), id="hand")
+            slots = max(4, self.game.rules.hand_size)
+            with Vertical(id="hand-box", classes=hand_shape(slots)):  # as tall as the hand's rows
+                yield HandPane(slots, id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
         yield StableFooter(show_command_palette=not self.app.ascii)
@@ -309,8 +315,9 @@ class GameScreen(Screen):
         scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
-        if undo != self._undo_shown:  # the footer rebuilds only when what it offers changes
-            self._undo_shown = undo
+        out = self.viewer is not None and view.out[self.viewer]  # out of the game: no Play, no Undo
+        if (undo, out) != (self._undo_shown, self._out_shown):  # the footer rebuilds only when what
+            self._undo_shown, self._out_shown = undo, out      # it offers changes
             self.refresh_bindings()
 
     def _draw_finished(self, lost: dict) -> None:
@@ -331,7 +338,7 @@ class GameScreen(Screen):
         self._hand_title = f"Round {lost['round']} over"  # (kept: _draw_hand sets it back when it differs)
         self.query_one("#hand-box").border_title = Text(self._hand_title)
         self._turn_hint = ""
-        self._show_hint(None)
+        self._show_hint()
 
     def refresh_all(self) -> None:
         self._draw()
@@ -340,6 +347,7 @@ class GameScreen(Screen):
         hand = self.query_one(HandPane)
         box = self.query_one("#hand-box")
         self._armed = None
+        self._armed_text = ""
         if self.viewer is None:
             hand.hide()
             title = "Hands hidden" if self.hot_seat else "Watching"
@@ -350,24 +358,34 @@ class GameScreen(Screen):
             self._hand_title = title
             box.border_title = Text(title)
         self._turn_hint = turn_hint(view, self.viewer)
-        focused = self.focused if isinstance(self.focused, CardWidget) else None
-        if self._human_may_play() and (focused is None or focused.card is None or focused.reason
-                                       or (focused.busts and hand.has_safe_card())):
-            target = hand.best_focus()
-            if target is not None and target is not focused:
-                target.focus()
-                return  # the focus handler writes the hint
-        self._show_hint(self.focused)
+        outlined = hand.outlined
+        if self._human_may_play() and (outlined is None or outlined.reason
+                                       or (outlined.busts and hand.has_safe_card())):
+            outlined = hand.best_focus() or outlined
+        if outlined is not None:
+            hand.point(outlined)  # the cursor, and the outline on it
+        self._show_hint()
 
-    def _show_hint(self, widget) -> None:
-        """The turn's hint, or why the focused card cannot be played."""
+    def _show_hint(self) -> None:
+        """The turn's hint; or for the outlined card why it cannot be played, or that it busts
+        (pressed once)."""
         text = self._turn_hint
-        if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
-            text = f"{C.LABEL[widget.card]}: {widget.reason}"
+        widget = self.query_one(HandPane).outlined
+        if widget is not None and self._human_may_play():
+            if widget.reason:
+                text = f"{C.LABEL[widget.card]}: {widget.reason}"
+            elif self._armed == widget.index:
+                text = self._armed_text
         put(self.query_one("#hint", Static), text)
+        # Enter's key in the footer names the card it plays (changed in place: no footer rebuild)
+        self.query_one(StableFooter).relabel("play_outlined", f"Play {widget.index}" if widget else "Play")
 
     def on_descendant_focus(self, event) -> None:
-        self._show_hint(event.widget)
+        """A card focused by a click or Tab is outlined: the cursor goes there. (A focus event
+        can arrive after keys have moved on: only the focus as it is now counts.)"""
+        if isinstance(event.widget, CardWidget) and event.widget is self.focused and event.widget.card:
+            self.query_one(HandPane).cursor = event.widget.index
+        self._show_hint()
 
     # -- the table tells us what changed -------------------------------------------------
     def _table_changed(self, update: SeatUpdate) -> None:
@@ -489,27 +507,37 @@ class GameScreen(Screen):
         if 1 <= index <= len(cards) and cards[index - 1].card is not None:
             self._choose(cards[index - 1])
 
+    def action_play_outlined(self) -> None:
+        """Enter: the card the cursor is on, as the keys before this one left it."""
+        widget = self.query_one(HandPane).outlined
+        if widget is not None:
+            self.action_play(widget.index)
+
     def on_card_widget_chosen(self, message: CardWidget.Chosen) -> None:
         if self._human_may_play():
             self._choose(message.card)
 
     def _choose(self, widget: CardWidget) -> None:
-        hint = self.query_one("#hint", Static)
+        hand = self.query_one(HandPane)
+        if hand.outlined is not widget:  # the card chosen is outlined: what the hint speaks of
+            self._armed = None
+            hand.point(widget)
         if widget.reason:
-            put(hint, f"{C.LABEL[widget.card]}: {widget.reason}")
+            self._show_hint()
             self.app.bell()
             return
         view = self.table.view_for(self.viewer)
-        if widget.busts and self.query_one(HandPane).has_safe_card() and self.app.settings.confirm_bust \
+        if widget.busts and hand.has_safe_card() and self.app.settings.confirm_bust \
                 and self._armed != widget.index:
             self._armed = widget.index
             total = view.total + C.EFFECT[widget.card]
-            put(hint, f"{C.LABEL[widget.card]} takes the total to {total} and loses the round. "
-                      f"Press {widget.index} again to play it anyway.")
+            # (one line at 80 columns, the longest "10 ... 109, ... Press 0 ..." too)
+            self._armed_text = (f"{C.LABEL[widget.card]} takes the total to {total}, a bust. "
+                                f"Press {widget.index % 10} or Enter again to play it anyway.")  # 0: the tenth
+            self._show_hint()
             self.app.bell()
             return
         self.busy = True
-        hand = self.query_one(HandPane)
         hand.played(self.viewer, widget.index - 1)  # the drawn card goes into this slot
         try:
             self._play(self.viewer, widget.card, self.table.seq)
@@ -534,12 +562,13 @@ class GameScreen(Screen):
         log.border_title = "Log" if self.follow_log else "Log (back; PgDn for the newest)"
 
     def action_focus_card(self, step: int) -> None:
-        cards = [c for c in self.query_one(HandPane).cards if c.card is not None]
-        if not cards or self.too_small:
+        """Left/Right: the next card from the one outlined now (by the keys before this one)."""
+        if self.too_small:
             return
-        focused = self.focused if isinstance(self.focused, CardWidget) else None
-        i = cards.index(focused) if focused in cards else -step
-        cards[(i + step) % len(cards)].focus()
+        hand = self.query_one(HandPane)
+        if hand.step(step) is not None:
+            self._armed = None  # a busting card asked about is confirmed on it, not after moving on
+            self._show_hint()
 
     def card_view(self):
         """The view the card reference shows: the seat whose hand is on screen (None while a hand
@@ -553,7 +582,9 @@ class GameScreen(Screen):
         if self.too_small and action not in ("menu", "help"):
             return False  # nothing happens that the player cannot see
         if action == "undo":
-            return self.may_undo()
+            return self.may_undo() and not self._out_shown
+        if action in ("play", "play_outlined", "focus_card") and self._out_shown:
+            return False
         return True
 
     def action_undo(self) -> None:

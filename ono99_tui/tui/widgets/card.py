@@ -17,6 +17,25 @@ KIND_CLASS = {C.TEN: "ten", C.MINUS_TEN: "minus", C.HOLD: "helper", C.REVERSE: "
               C.DOUBLE: "helper", C.NINETY_NINE: "ninety-nine"}
 KIND_TEXT = {C.TEN: "+10", C.MINUS_TEN: "-10", C.HOLD: "total stays", C.REVERSE: "flip direction",
              C.DOUBLE: "next plays 2x", C.NINETY_NINE: "can't play"}
+# narrower cards (five in a row at 80 columns): the same in 12 columns
+SHORT_TEXT = {"flip direction": "flip order", "next plays 2x": "next twice", "(x) can't play": "(x) can't"}
+# one-line cards (two rows of them at 80x24): the face alone, short
+SHORT_FACE = {C.MINUS_TEN: "-10", C.DOUBLE: "DOUBLE"}
+
+
+def face(card: str, note: str, width: int, height: int, *, unplayable: bool, busts: bool) -> Text:
+    """What a card shows in a box ``width`` x ``height`` (its content): its face in bold over its
+    note; narrower, the note shortened; one line high, the face and its mark ("(x)", "BUST!")."""
+    big = C.LABEL[card] if card in C.ADDERS or card == C.NINETY_NINE else C.LABEL[card].upper()
+    if height == 1:
+        line = SHORT_FACE.get(card, big) + (" (x)" if unplayable else " BUST!" if busts else "")
+        return Text(line, style="bold")
+    if width and len(note) > width:
+        note = SHORT_TEXT.get(note, note)
+        note = note if len(note) <= width else note.replace(" BUST!", "!")
+    text = Text(big, style="bold")
+    text.append(f"\n{note}")
+    return text
 
 
 class CardWidget(Static, can_focus=True):
@@ -47,7 +66,6 @@ class CardWidget(Static, can_focus=True):
         flags = [kind] + [name for name, on in (("unplayable", reason is not None), ("busts", busts), ("new", new)) if on]
         if self.classes != {"card", *flags}:  # a restyle only when the look changes (a 7 for a 5: none)
             self.set_classes(["card", *flags])  # one restyle, not one per class
-        big = C.LABEL[card] if card in C.ADDERS or card == C.NINETY_NINE else C.LABEL[card].upper()
         if card in C.NUMBERS:
             note = f"+{card}"
         elif card == C.NINETY_NINE and ninety_nine_playable:
@@ -55,13 +73,21 @@ class CardWidget(Static, can_focus=True):
         else:
             note = KIND_TEXT[card]
         if reason is not None:
-            note = "(x) can't play" if card != C.NINETY_NINE or ninety_nine_playable else note
+            note = "(x) can't play"  # the 99 too: marked like every card that cannot be played
         elif busts:
             note = f"{note} BUST!"
-        text = Text(big, style="bold")
-        text.append(f"\n{note}")
-        self.update(text, layout=False)  # a card's size is fixed
+        self._note = note
+        self.refresh()  # drawn by render, to the box it has (a card's size is fixed: no layout)
         self.border_subtitle = "new" if new else ""
+
+    _note = ""
+
+    def render(self):
+        if self.card is None:
+            return ""
+        size = self.content_size
+        return face(self.card, self._note, size.width, size.height,
+                    unplayable=self.reason is not None, busts=self.busts)
 
     def _mark_focus(self, focused: bool) -> None:
         """In ASCII every outline is the same "+-+": the focused card's number is marked "> 1 <"
@@ -76,9 +102,5 @@ class CardWidget(Static, can_focus=True):
         self._mark_focus(False)
 
     def on_click(self) -> None:
-        if self.card is not None:
-            self.post_message(self.Chosen(self))
-
-    def key_enter(self) -> None:
         if self.card is not None:
             self.post_message(self.Chosen(self))

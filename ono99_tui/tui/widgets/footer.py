@@ -3,15 +3,23 @@
 Textual's Footer re-composes on every focus change. On the table, focus moves
 between cards all game long, which rebuilt the footer per play, and the old
 FooterKey widgets stayed referenced (memory grew every round).
+
+A key's label that follows the play (Enter's "Play 3": the outlined card) is
+changed in place with ``relabel``, never by a rebuild.
 """
 
 from __future__ import annotations
 
 from textual.widgets import Footer
+from textual.widgets._footer import FooterKey  # private: tests/test_keys_in_order.py fails if it moves
 
 
 class StableFooter(Footer):
     _offered: tuple | None = None
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self._labels: dict[str, str] = {}  # action -> the label shown instead of the binding's
 
     def bindings_changed(self, screen) -> None:
         # only the keys it shows: a focus change that brings hidden keys (a scrollable's) is no rebuild
@@ -21,3 +29,19 @@ class StableFooter(Footer):
             return
         self._offered = offered
         super().bindings_changed(screen)
+
+    def compose(self):
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and widget.action in self._labels:
+                widget.description = self._labels[widget.action]
+            yield widget
+
+    def relabel(self, action: str, label: str) -> None:
+        """Show ``label`` for the key bound to ``action``, now and after any rebuild."""
+        if self._labels.get(action) == label:
+            return
+        self._labels[action] = label
+        for key in self.query(FooterKey):
+            if key.action == action and key.description != label:
+                key.description = label
+                key.refresh(layout=True)  # "Play 10" is wider than "Play 9"

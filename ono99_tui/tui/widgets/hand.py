@@ -3,6 +3,10 @@
 A card stays in its slot while it is held, so its number key means the same
 card all turn (Double Play included); a drawn card takes the slot that was
 freed and is marked new. The slots are mounted once and updated in place.
+
+The hand also keeps which slot is outlined (``cursor``), as its own state changed at once by
+every key: Textual moves the focus later, so keys typed together (a paste, SSH, a fast typist)
+read from the focus would act on the card outlined before the keys that came first.
 """
 
 from __future__ import annotations
@@ -63,6 +67,13 @@ class Layout:
         return Layout(self.round, list(self.slots), set(self.fresh))
 
 
+def hand_shape(size: int) -> str:
+    """How ``size`` slots are laid out (a CSS class, ono99.tcss): up to four in a row as always,
+    five in a row of narrower cards, six to ten in two rows (one-line cards at 80x24), so every
+    card of a hand of any size the rules allow is on screen at 80x24, none cut or hidden."""
+    return "" if size <= 4 else "hand-five" if size == 5 else "hand-rows"
+
+
 class HandPane(Horizontal):
     """The hand on screen. Each seat keeps its own slots all round (hot seat: every human's own),
     so hiding the hand between turns does not re-sort it. The screen says which slot a play came
@@ -72,18 +83,28 @@ class HandPane(Horizontal):
     def __init__(self, size: int, **kwargs) -> None:
         super().__init__(**kwargs)
         self.size_ = size
+        if hand_shape(size):
+            self.add_class(hand_shape(size))
+        if size > 5:  # two rows: slots 1-5 over 6-10 (1-4 over 5-8 for eight, ...)
+            self.styles.grid_size_columns = (size + 1) // 2
         self.layouts: dict[int, Layout] = {}  # seat -> its slots this round
         self.history: dict[int, list[Layout]] = {}  # seat -> its slots before each of its plays
         self.pending: dict[int, list[int]] = {}  # seat -> slots played from, not yet drawn into
         self.seat: int | None = None  # whose hand is on screen
+        self.cursor: int | None = None  # the outlined slot (1-based): what Enter plays
 
     def compose(self) -> ComposeResult:
         for i in range(1, self.size_ + 1):
             yield CardWidget(i)
 
+    _cards: list[CardWidget] | None = None
+
     @property
     def cards(self) -> list[CardWidget]:
-        return list(self.query(CardWidget))
+        """The slots in order (mounted once: looked up once, not on every key and play)."""
+        if not self._cards:
+            self._cards = list(self.query(CardWidget))
+        return list(self._cards)
 
     @property
     def slots(self) -> list[str | None]:
@@ -98,6 +119,7 @@ class HandPane(Horizontal):
     def hide(self) -> None:
         """No hand on screen (hot seat: until its owner has the keyboard). The slots are kept."""
         self.seat = None
+        self.cursor = None  # the next hand on screen starts from its best card
         for widget in self.cards:
             widget.show(None)
 
@@ -156,6 +178,31 @@ class HandPane(Horizontal):
             reason = view.why_not(card) if mine else None
             widget.show(card, reason, busts=mine and reason is None and busts(view, card), new=i in fresh,
                         ninety_nine_playable=playable99)
+
+    @property
+    def outlined(self) -> CardWidget | None:
+        """The card the cursor is on, if a card is shown there."""
+        if self.cursor is None:
+            return None
+        widget = self.cards[self.cursor - 1] if 1 <= self.cursor <= len(self.cards) else None
+        return widget if widget is not None and widget.card is not None else None
+
+    def point(self, widget: CardWidget) -> None:
+        """Outline ``widget``: the cursor now, and the focus (so its outline) at once too."""
+        self.cursor = widget.index
+        if self.screen.focused is not widget:
+            self.screen.set_focus(widget)  # not widget.focus(): that lands after the keys queued
+
+    def step(self, step: int) -> CardWidget | None:
+        """Move the cursor ``step`` shown cards on (wrapping round) from where it is now."""
+        shown = [w for w in self.cards if w.card is not None]
+        if not shown:
+            return None
+        here = self.outlined
+        i = shown.index(here) if here in shown else -step  # from none: the first card
+        target = shown[(i + step) % len(shown)]
+        self.point(target)
+        return target
 
     def has_safe_card(self) -> bool:
         return any(w.card is not None and w.reason is None and not w.busts for w in self.cards)

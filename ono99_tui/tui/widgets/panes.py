@@ -168,7 +168,8 @@ class ScorePane(Static):
     def show(self, view: PlayerView) -> None:
         self._view = view
         g = self.glyphs
-        width = max(9, min(24, self.content_size.width - 31)) if self.content_size.width else 9
+        wide = max(view.hand_sizes, default=0) >= 10  # "10 cards": the column one wider, names one less
+        width = max(9 - wide, min(24, self.content_size.width - 31 - wide)) if self.content_size.width else 9 - wide
         rules = view.rules
         tokens = rules.scoring_mode == "tokens"
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
@@ -185,12 +186,13 @@ class ScorePane(Static):
             else:
                 score = f"{view.points[s]}"
             n = view.hand_sizes[s]
-            cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round else ""
+            # out of the game: no cards (the game-over table still lists the last round's seats)
+            cards = f"{n} card{'s' if n != 1 else ''}" if s in view.in_round and not view.out[s] else ""
             who = "you" if s == view.seat else "away" if s in self.away else self.kinds[s]
             dealer = g.dealer if view.dealer == s else " "
             if s:
                 text.append("\n")
             text.append(f"{turn} ")
             text.append(name + " " * (width - display_width(name)), style="bold" if view.current == s else "")
-            text.append(f" {score:<9} {cards:<7} {who[:6]:<6} {dealer}")
+            text.append(f" {score:<9} {cards:<{7 + wide}} {who[:6]:<6} {dealer}")
         self.update(text, layout=False)  # one row per seat: the pane's size never changes

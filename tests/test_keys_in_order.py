@@ -1,0 +1,225 @@
+"""Keys typed together act in order, each on what the keys before it left (issue 19 point 3).
+
+A paste, SSH or a fast typist brings several keys in one read. ``together`` queues them all
+with the app before it handles the first, as such a read does (Pilot's ``press`` waits for the
+app to go idle after every key, so it cannot show this; both are tested). Waits are on the
+app's own signals (tests/waits.py), never on time.
+"""
+
+import pytest
+from textual import events
+from textual.widgets._footer import FooterKey
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import DEFAULT, load_rules_text
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.screens.game import GameScreen
+from ono99_tui.tui.screens.modals import OutScreen, RoundEndScreen
+from ono99_tui.tui.setup import TableSetup
+from ono99_tui.tui.widgets.card import CardWidget
+from ono99_tui.tui.widgets.footer import StableFooter
+from ono99_tui.tui.widgets.hand import HandPane
+from tests.stacked import game_with, set_total
+from tests.waits import settle
+
+CHARS = {"enter": "\r", "left": None, "right": None}
+
+
+def together(pilot, *keys: str) -> None:
+    """Every key in the app's queue before it handles the first (one read of the terminal)."""
+    app = pilot.app
+    for key in keys:
+        event = events.Key(key, CHARS.get(key, key))
+        event.set_sender(app)
+        app._driver.send_message(event)
+
+
+async def press(pilot, mode: str, *keys: str) -> None:
+    if mode == "together":
+        together(pilot, *keys)
+    else:
+        await pilot.press(*keys)
+    await settle(pilot)
+
+
+def table(game, kinds=("human", "bot:easy"), rules=DEFAULT):
+    """A table screen on ``game`` (seat 0, a human, to move); bots wait: nothing moves but the keys."""
+    setup = TableSetup([SeatSpec(n, k) for n, k in zip(game.names, kinds)], rules, "standard", seed=0)
+    return GameScreen(setup, game=game)
+
+
+async def open_table(pilot, screen: GameScreen) -> None:
+    pilot.app.push_screen(screen)
+    await settle(pilot)
+    assert screen._human_may_play()
+
+
+async def footer_keys(pilot, screen, want=bool) -> list[str]:
+    """The footer's key labels once ``want`` holds for them (the footer composes its keys after a
+    refresh: on a busy machine some pauses later), or as they are after 50 pauses."""
+    for _ in range(50):
+        keys = [str(k.description) for k in screen.query(FooterKey)]
+        if want(keys):
+            break
+        await pilot.pause()
+    return keys
+
+
+def plays_of(game, seat=0):
+    return [card for s, card in game.plays if s == seat]
+
+
+@pytest.mark.parametrize("mode", ["together", "press"])
+@pytest.mark.parametrize("keys, played", [
+    (("right", "enter"), "3"),
+    (("right", "right", "enter"), "4"),
+    (("right", "right", "right", "enter"), "5"),
+    (("left", "enter"), "5"),  # from the first card round to the last
+    (("right", "right", "left", "enter"), "3"),
+])
+async def test_arrows_and_enter_play_the_card_the_arrows_point_at(mode, keys, played):
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        assert [c.card for c in screen.query_one(HandPane).cards] == ["2", "3", "4", "5"]
+        assert app.focused.index == 1
+        await press(pilot, mode, *keys)
+        assert plays_of(game) == [played]
+
+
+@pytest.mark.parametrize("mode", ["together", "press"])
+async def test_a_bust_asked_about_is_not_played_by_arrows_and_enter_meant_for_another_card(mode):
+    """At 92 holding 9, 9, Reverse, 99 (the outline starts on the safe Reverse): Left and Enter
+    ask before the 9 busts ("Press 2 again"); Right and Enter typed together, meant for card 3,
+    play the Reverse, never the 9 (101)."""
+    game = game_with([["reverse", "9", "9", "99"], ["2", "3", "4", "5"]], names=["You", "Bo"])
+    set_total(game, 92)
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        assert [c.card for c in screen.query_one(HandPane).cards] == ["9", "9", "reverse", "99"]
+        assert app.focused.card == "reverse"
+        await press(pilot, "press", "left", "enter")  # one at a time: the 9 is asked about
+        hint = str(screen.query_one("#hint").render())
+        assert "Press 2 " in hint and plays_of(game) == []
+        assert len(hint) <= screen.query_one("#hint").content_size.width  # whole on its one line
+        await press(pilot, mode, "right", "enter")
+        assert plays_of(game) == ["reverse"] and game.total == 92
+
+
+@pytest.mark.parametrize("mode", ["together", "press"])
+async def test_a_bust_asked_about_is_played_by_its_number_or_enter_on_it(mode):
+    game = game_with([["reverse", "9", "9", "99"], ["2", "3", "4", "5"]], names=["You", "Bo"])
+    set_total(game, 92)
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        await press(pilot, mode, "2", "right", "left", "enter")  # moved away and back: asked again
+        assert plays_of(game) == []
+        assert "Press 2 or Enter again" in str(screen.query_one("#hint").render())
+        await press(pilot, mode, "enter")
+        assert plays_of(game) == ["9"]
+
+
+@pytest.mark.parametrize("mode", ["together", "press"])
+async def test_a_number_then_arrows_and_enter_play_twice_after_a_double_play(mode):
+    """You must play twice: "1", Right, Enter typed together play card 1, then card 2 (the card
+    drawn went into slot 1, where the outline stays)."""
+    game = game_with([["2", "3", "4", "5"], ["double", "6", "7", "8"]], draw=["6", "7", "8"],
+                     names=["You", "Bo"])
+    game.play("2")
+    game.play("double")
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        assert [c.card for c in screen.query_one(HandPane).cards] == ["3", "4", "5", "6"]
+        await press(pilot, mode, "1", "right", "enter")
+        assert plays_of(game) == ["2", "3", "4"]
+
+
+async def test_the_footer_names_the_outlined_card_without_a_rebuild():
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        footer = screen.query_one(StableFooter)
+        await footer_keys(pilot, screen)
+        keys = {id(k) for k in footer.query(FooterKey)}
+
+        def label():
+            return next(str(k.description) for k in footer.query(FooterKey) if k.action == "play_outlined")
+
+        assert label() == "Play 1"
+        together(pilot, "right", "right")
+        await settle(pilot)
+        assert label() == "Play 3"
+        assert any("Play 3" in str(k.render()) for k in footer.query(FooterKey))  # what is drawn
+        await press(pilot, "press", "left")
+        assert label() == "Play 2"
+        assert {id(k) for k in footer.query(FooterKey)} == keys  # relabelled in place, never rebuilt
+
+
+async def test_out_of_the_game_the_footer_offers_no_play_and_no_undo():
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    game = game_with([["10", "10", "10", "10"], ["2", "3", "4", "5"], ["6", "7", "8", "9"]],
+                     names=["You", "Bo", "Cy"], rules=rules)
+    set_total(game, 95)
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game, ("human", "bot:easy", "bot:easy"), rules)
+        await open_table(pilot, screen)
+        offered = await footer_keys(pilot, screen)
+        assert "Play 1" in offered
+        await press(pilot, "press", "1")  # every card busts: played at once
+        assert isinstance(app.screen, RoundEndScreen)
+        await press(pilot, "press", "enter")
+        assert isinstance(app.screen, OutScreen)
+        app.bot_delay = 600
+        await pilot.click("#btn-watch")
+        await settle(pilot)
+        assert app.screen is screen and game.out[0]
+        offered = await footer_keys(pilot, screen, lambda keys: "Help" in keys and not any(
+            k.startswith("Play") or k == "Undo" for k in keys))
+        assert "Help" in offered
+        assert not any(o.startswith("Play") or o == "Undo" for o in offered), offered
+        before = len(game.plays)
+        together(pilot, "right", "enter", "1")
+        await settle(pilot)
+        assert all(s != 0 for s, _ in game.plays[before:])
+
+
+async def test_a_99_that_cannot_be_played_is_marked_like_every_other():
+    game = game_with([["5", "99", "6", "7"], ["2", "3", "4", "8"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        card = next(c for c in screen.query(CardWidget) if c.card == "99")
+        assert card.reason and "(x)" in str(card.render())
+
+
+async def test_the_game_over_table_shows_no_cards_for_a_player_out():
+    from ono99_tui.tui.screens.modals import GameOverScreen
+
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    game = game_with([["10", "10", "10", "10"], ["2", "3", "4", "5"]], names=["You", "Bo"], rules=rules)
+    set_total(game, 95)
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game, rules=rules)
+        await open_table(pilot, screen)
+        await press(pilot, "press", "1")  # busts: Bo wins the game
+        for _ in range(5):
+            if isinstance(app.screen, GameOverScreen):
+                break
+            await press(pilot, "press", "enter")
+        assert isinstance(app.screen, GameOverScreen) and game.over
+        rows = str(screen.query_one("#scores").render()).splitlines()
+        you = next(r for r in rows if "You" in r)
+        assert "out" in you and "card" not in you
