@@ -97,8 +97,8 @@ async def test_a_player_with_a_listed_key_gets_the_table_and_resizes_it_and_leav
                 "O'NO 99" in line and line.index("O'NO 99") > 44 for line in screen.display))
         # the connection is gone: so is the session's process group
         pgid = pgids.pop()
-        await until(lambda: not alive(pgid), "the session's processes end with the connection")
-        assert not g.gate.children
+        await until(lambda: not alive(pgid) and not g.gate.children,
+                    "the session's processes end with the connection, and the gate lets it go")
 
 
 async def test_strangers_sessions_without_a_terminal_and_commands_are_refused(tmp_path, keys):
@@ -375,7 +375,7 @@ async def test_a_server_stop_mid_game_gives_the_terminal_back_and_says_the_seat_
         # the app itself was told by the table server (its `closing`), restored the terminal and said so
         assert_given_back(out, "the server is restarting; your seat is kept: connect again with the same key "
                                "to come back to it")
-        assert not g.gate.children
+        await until(lambda: not g.gate.children, "the gate lets the ended session go")
 
 
 async def test_without_saving_a_server_stop_says_nothing_is_kept(tmp_path, keys):
@@ -416,7 +416,7 @@ async def test_an_idle_session_ends_with_its_terminal_given_back_and_a_reason(tm
             await until_closed(process)
             out = process.seen
         assert_given_back(out, "no key for 3 seconds: the session has ended")
-        assert not g.gate.children
+        await until(lambda: not g.gate.children, "the gate lets the ended session go")
 
 
 @pytest.mark.parametrize("how", ["eof", "break"])
@@ -433,7 +433,7 @@ async def test_a_break_or_the_end_of_input_ends_the_session_with_its_terminal_gi
             out = process.seen
         why = "your terminal closed its input" if how == "eof" else "your terminal sent a break"
         assert_given_back(out, why + ": the session has ended")
-        assert not g.gate.children
+        await until(lambda: not g.gate.children, "the gate lets the ended session go")
 
 
 def test_terminal_modes_follow_sequences_cut_between_reads_and_restore_only_what_is_on():
