@@ -388,3 +388,48 @@ def test_200_tables_made_and_left_by_strangers_close_by_themselves_and_a_restart
     finally:
         stop(server)
     assert json.loads(manifest_path().read_text())["tables"] == []
+
+
+def test_an_abandoned_mark_holds_every_play_and_goes_with_the_next_play_when_resumed_locally():
+    """The mark a server puts on a closed table's save: `ono99 saves list` says "abandoned", the
+    save holds every play (the journal folded in), and `ono99 resume` playing on clears it."""
+    import random
+
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.session import SaveSession
+    from ono99_tui.table import TableSession
+    from tests.test_saves import SEATS
+
+    store = SaveStore()
+    game, rng = Game([s.name for s in SEATS], DEFAULT, 5), random.Random(5)
+    session = SaveSession(store, "table", SEATS, "standard")
+    session.open()
+    for _ in range(7):  # (journalled plays, not yet folded into the record)
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+    assert session.mark_abandoned(game)
+    session.close()
+    (info,) = store.infos()
+    assert info.abandoned and info.state == f"round {game.round_no}, abandoned"
+    record, again = store.open_game("table")
+    assert again.plays == game.plays and "abandoned" in record.meta
+    # a table resumed and closed at once (its time ran out while the server was stopped): no new
+    # play, nothing in a journal, and still the mark is written
+    del record.meta["abandoned"]
+    store.write("table", record)
+    assert not next(iter(store.infos())).abandoned
+    record, again = store.open_game("table")
+    reopened = SaveSession(store, "table", record.seats, "standard")
+    reopened.open(again)
+    reopened.opened(again)
+    assert reopened.mark_abandoned(again)
+    reopened.close()
+    assert next(iter(store.infos())).abandoned
+    record, again = store.open_game("table")
+    table = TableSession(record.seats, record.rules, record.seed, game=again)
+    table.attach_save(SaveSession(store, "table", record.seats, "standard"), opened=True)
+    table.submit(again.current, again.legal_plays()[0], table.seq)
+    table.close()
+    (info,) = store.infos()
+    assert not info.abandoned and info.state == f"round {again.round_no}"
