@@ -72,7 +72,8 @@ async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
     key = asyncssh.generate_private_key("ssh-ed25519")
     (tmp / "keys").write_bytes(key.export_public_key())
     secret = InnerTable.new_secret()
-    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret))
+    # a gateway's inner server: its players all come from 127.0.0.1 (docs/deploy.md, Limits)
+    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, gateway=True))
     gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=tmp / "keys", max_per_ip=n + 1,
                              max_sessions=n + 1), InnerTable(await server.start(), secret), kept=False)
     port = await gate.start(host_key(tmp / "host_key"))

@@ -46,7 +46,7 @@ def main() -> int:
     print(f"  games started {t.games_started}, finished {t.games_finished}, plays by people {t.plays}, "
           f"guests {t.guests}")
     print(f"  drops {t.drops}, came back to their seat {t.comebacks} (table gone: {t.comebacks_refused}), "
-          f"vanished {t.vanished}")
+          f"vanished {t.vanished}; the resident player back at their table after a restart {t.restart_comebacks}")
     print(f"  lobby tables made and left {t.empty_lobbies}; sockets that never said hello {t.idle_sockets}: "
           f"{dict(t.idle_ends)}")
     print(f"  client errors: {dict(t.errors) or 'none'}")

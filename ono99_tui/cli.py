@@ -673,7 +673,6 @@ def cmd_serve_ssh(args) -> int:
                 from None
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
-    config.gateway = True  # its players' connections all come from here: the hello names each one's address
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open)
@@ -709,7 +708,6 @@ def cmd_web(args) -> int:
                                seat_key=data_dir() / "web_seat_key")
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
-    config.gateway = True  # its players' connections all come from here: the hello names each one's address
 
     def ready(port: int) -> None:
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind

@@ -50,6 +50,21 @@ class ServeProcess:
             self._queue.put(line.rstrip("\n"))
         self._queue.put(None)
 
+    def until(self, predicate, what: str, timeout: float = 60) -> None:
+        """Until the server has said (on stderr) what ``predicate`` looks for in its lines."""
+        end = time.monotonic() + timeout
+        while not predicate(self.lines):
+            try:
+                line = self._queue.get(timeout=max(0.0, end - time.monotonic()))
+            except queue.Empty:
+                raise AssertionError(f"the server never said {what}; it said {self.lines[-5:]}") from None
+            if line is None:
+                raise AssertionError(f"the server ended before it said {what}: {self.lines[-5:]}")
+            self.lines.append(line)
+
+    def count(self, words: str) -> int:
+        return sum(words in line for line in self.lines)
+
     def drain(self) -> None:
         while True:
             try:
@@ -98,6 +113,7 @@ class Tally:
     drops: int = 0
     comebacks: int = 0  # a token brought a player back to their seat
     comebacks_refused: int = 0  # ...the table was gone (closed as abandoned, or over)
+    restart_comebacks: int = 0  # the resident player back at their table after a restart
     vanished: int = 0
     idle_sockets: int = 0
     idle_ends: Counter = field(default_factory=Counter)  # how the server ended each idle socket
@@ -145,9 +161,10 @@ class Soak:
         return await Client.connect(HOST, self.server.port, name, token=token, timeout=WAIT)
 
     # -- the clients -------------------------------------------------------------------------
-    async def play(self, client: Client, rng: random.Random, turns: int | None) -> str:
-        """Random legal plays on this seat's turns: "over", "turns" (played ``turns``), or "lost"
-        (the connection ended: a restart, or the table closed)."""
+    async def play(self, client: Client, rng: random.Random, turns: int | None, pace: float = 0.0) -> str:
+        """Random legal plays on this seat's turns (each ``pace`` seconds after the turn came):
+        "over", "turns" (played ``turns``), or "lost" (the connection ended: a restart, or the
+        table closed)."""
         mine = 0
         while True:
             try:
@@ -164,11 +181,13 @@ class Soak:
             if view.my_turn and msg["seat"] == view.seat:
                 if turns is not None and mine >= turns:
                     return "turns"
+                if pace:
+                    await asyncio.sleep(pace)
                 client.send({"type": "play", "card": rng.choice(view.legal_plays()), "seq": msg["seq"]})
                 mine += 1
                 self.tally.plays += 1
 
-    async def game(self, name: str, rng: random.Random) -> None:
+    async def game(self, name: str, rng: random.Random, end: str | None = None) -> None:
         """Make a table (maybe waiting for a guest), fill it with bots, play; then finish the game,
         drop and come back with the seat token (maybe several times), or vanish."""
         client = await self.connect(name)
@@ -185,9 +204,38 @@ class Soak:
             await client.request({"type": "bots", "level": rng.choice(["random", "easy"])})
             await client.request({"type": "start"})
             self.tally.games_started += 1
-            await self.seated(client, name, token, rng)
+            await self.seated(client, name, token, rng, end)
         finally:
             client.close()
+
+    async def resident(self) -> None:
+        """One player who stays, playing slowly, so that each restart cuts someone off mid-game:
+        they come back with their token to the resumed table, or make a new one."""
+        rng = random.Random(self.rng.random())
+        token = None
+        while time.monotonic() < self.deadline:
+            try:
+                client = await self.connect("Resident", token)
+            except (ServerError, ConnectionError, OSError, TimeoutError) as exc:
+                self.tally.errors[f"resident: {getattr(exc, 'code', type(exc).__name__)}"] += 1
+                await asyncio.sleep(0.2)
+                continue
+            try:
+                if token is not None and client.welcome.get("resumed"):
+                    self.tally.restart_comebacks += 1
+                else:
+                    table = (await client.request({"type": "create", "seats": 2}))["table"]
+                    token = (await client.request({"type": "sit", "table": table}))["token"]
+                    await client.request({"type": "bots", "level": "random"})
+                    await client.request({"type": "start"})
+                    self.tally.games_started += 1
+                if await self.play(client, rng, None, pace=0.25) == "over":
+                    self.tally.games_finished += 1
+                    token = None
+            except (ServerError, Disconnected, ConnectionError, ProtocolError, OSError, TimeoutError) as exc:
+                self.tally.errors[f"resident: {getattr(exc, 'code', type(exc).__name__)}"] += 1
+            finally:
+                client.close()
 
     async def _until_guest(self, client: Client) -> None:
         while True:
@@ -195,10 +243,13 @@ class Soak:
             if msg["type"] == "table" and sum(s["player"] == "human" for s in msg["table"]["seats"]) >= 2:
                 return
 
-    async def seated(self, client: Client, name: str, token: str, rng: random.Random) -> None:
+    async def seated(self, client: Client, name: str, token: str, rng: random.Random,
+                     first: str | None = None) -> None:
+        """Play on; ``first``: how the first stretch ends (at the first turn, for drop and vanish)."""
         while True:
-            end = rng.choices(["finish", "drop", "vanish"], [3, 4, 2])[0]
-            result = await self.play(client, rng, None if end == "finish" else rng.randint(0, 12))
+            end = first or rng.choices(["finish", "drop", "vanish"], [3, 4, 2])[0]
+            turns = None if end == "finish" else 0 if first else rng.randint(0, 12)
+            result = await self.play(client, rng, turns)
             if result == "over":
                 self.tally.games_finished += 1
                 return
@@ -214,8 +265,11 @@ class Soak:
             if time.monotonic() > self.deadline:
                 return
             # a player's Wi-Fi, back after a while; now and then after their table has been closed
-            late = rng.random() < 0.15
-            await asyncio.sleep(self.abandoned_after + rng.uniform(0.5, 1.5) if late else rng.uniform(0, 1.5))
+            # (a scripted drop comes back at once: well within --abandoned-after)
+            late = first is None and rng.random() < 0.15
+            await asyncio.sleep(0 if first else self.abandoned_after + rng.uniform(0.5, 1.5) if late
+                                else rng.uniform(0, 1.5))
+            first = None
             client = await self.connect(name, token)
             if not client.welcome.get("resumed"):
                 self.tally.comebacks_refused += 1
@@ -263,14 +317,20 @@ class Soak:
         finally:
             client.writer.transport.abort()
 
+    # what the first players do first, so that a short soak does each at least once
+    FIRST = [("game", "drop"), ("lobby", None), ("idle", None), ("game", "vanish"), ("game", "finish"),
+             ("guest", None)]
+
     async def player(self, i: int) -> None:
         rng = random.Random(self.rng.random())
+        script = [self.FIRST[i]] if i < len(self.FIRST) else []
         while time.monotonic() < self.deadline:
-            kind = rng.choices(["game", "guest", "idle", "lobby"], [5, 2, 1, 1])[0]
+            kind, end = script.pop() if script else (rng.choices(["game", "guest", "idle", "lobby"], [5, 2, 1, 1])[0],
+                                                     None)
             name = f"P{i}-{rng.randrange(10**6)}"
             try:
                 if kind == "game":
-                    await self.game(name, rng)
+                    await self.game(name, rng, end)
                 elif kind == "guest":
                     await self.guest(name, rng)
                 elif kind == "idle":
@@ -305,6 +365,7 @@ class Soak:
         t0 = time.monotonic()
         self.deadline = t0 + self.duration
         tasks = [asyncio.create_task(self.player(i)) for i in range(self.players)]
+        tasks.append(asyncio.create_task(self.resident()))
         for k in (1, 2):  # restarted twice, under them
             await asyncio.sleep(max(0.0, t0 + self.duration * k / 3 - time.monotonic()))
             await self.restart()

@@ -9,6 +9,7 @@ Each test waits on the server's own signals: its answers, the socket it closes, 
 import asyncio
 import json
 import logging
+import os
 import time
 
 import pytest
@@ -20,6 +21,7 @@ from ono99_tui.net.server import Server, ServerConfig
 from ono99_tui.store.saves import SaveStore
 
 from .netplay import HOST, connect, run, serving, table_with, wait_for
+from .soak import ServeProcess
 
 
 class LogWatch(logging.Handler):
@@ -310,56 +312,14 @@ def test_a_gateway_names_each_players_address_and_only_its_own_children_may():
 
 
 # -- as a stranger does it, against `ono99 serve` ------------------------------------------------
-class Serve:
-    """`ono99 serve -v` in a process of its own; its stderr lines as they come."""
+def serve(*flags: str) -> ServeProcess:
+    """`ono99 serve -v` (bots without delay) in a process of its own, in this test's data folder."""
+    return ServeProcess(["--bot-delay", "0", *flags], dict(os.environ))
 
-    def __init__(self, *flags: str):
-        import os
-        import queue
-        import subprocess
-        import sys
-        import threading
 
-        self.proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--port", "0", "--bot-delay", "0",
-                                      "-v", *flags], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=dict(os.environ, PYTHONUNBUFFERED="1"))
-        line = self.proc.stdout.readline()
-        assert "listening on 127.0.0.1:" in line, line + self.proc.stderr.read()
-        self.port = int(line.split("127.0.0.1:")[1].split()[0])
-        self.lines: list[str] = []
-        self._queue: queue.Queue = queue.Queue()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.proc.stderr:
-            self._queue.put(line.rstrip("\n"))
-        self._queue.put(None)
-
-    def until(self, predicate, what: str, timeout: float = 60) -> None:
-        """Until the server has said (on stderr) what ``predicate`` looks for in its lines."""
-        import queue
-
-        end = time.monotonic() + timeout
-        while not predicate(self.lines):
-            try:
-                line = self._queue.get(timeout=max(0.0, end - time.monotonic()))
-            except queue.Empty:
-                raise AssertionError(f"the server never said {what}; it said {self.lines[-5:]}") from None
-            if line is None:
-                raise AssertionError(f"the server ended before it said {what}: {self.lines[-5:]}")
-            self.lines.append(line)
-
-    def count(self, words: str) -> int:
-        return sum(words in line for line in self.lines)
-
-    def stop(self) -> None:
-        import signal
-
-        self.proc.send_signal(signal.SIGTERM)
-        assert self.proc.wait(timeout=30) == 0
-        while (line := self._queue.get(timeout=10)) is not None:  # the rest of stderr, to its end
-            self.lines.append(line)
-        assert not any("Traceback" in x for x in self.lines), self.lines
+def stop(server: ServeProcess) -> None:
+    assert server.stop() == 0
+    assert not any("Traceback" in x for x in server.lines), server.lines
 
 
 def strangers(port: int, n: int) -> None:
@@ -390,7 +350,7 @@ def test_200_tables_made_and_left_by_strangers_close_by_themselves_and_a_restart
     import subprocess
     import sys
 
-    server = Serve("--abandoned-after", "2", "--tables-per-address", "1000", "--hello-timeout", "1")
+    server = serve("--abandoned-after", "2", "--tables-per-address", "1000", "--hello-timeout", "1")
     try:
         strangers(server.port, 200)
         # each table is closed 2 s after its stranger left, its save kept; then a create succeeds
@@ -403,22 +363,22 @@ def test_200_tables_made_and_left_by_strangers_close_by_themselves_and_a_restart
             return await ended(reader)
         assert [m["code"] for m in run(idle())] == ["hello_timeout"]
     finally:
-        server.stop()
+        stop(server)
     saves = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "list"], capture_output=True, text=True)
     assert saves.returncode == 0 and saves.stdout.count(", abandoned") == 200, saves.stdout[-500:]
     assert json.loads(manifest_path().read_text())["tables"] == []
 
     # stopped before their time is up, they are in the manifest; started again after it, none is back
-    server = Serve("--abandoned-after", "3", "--tables-per-address", "1000")
+    server = serve("--abandoned-after", "3", "--tables-per-address", "1000")
     try:
         strangers(server.port, 30)
         left = time.time()
     finally:
-        server.stop()
+        stop(server)
     waiting = json.loads(manifest_path().read_text())["tables"]
     assert waiting and all("away_since" in t for t in waiting)
     time.sleep(max(0.0, left + 3.1 - time.time()))  # (the clock itself is what is waited for)
-    server = Serve("--abandoned-after", "3", "--tables-per-address", "1000")
+    server = serve("--abandoned-after", "3", "--tables-per-address", "1000")
     try:
         # (every table is resumed or closed before the server says it listens)
         server.until(lambda lines: server.count("expired while the server was stopped") >= len(waiting),
@@ -426,5 +386,50 @@ def test_200_tables_made_and_left_by_strangers_close_by_themselves_and_a_restart
         listed, made = lobby(server.port)
         assert listed == [] and made not in [t["id"] for t in waiting]
     finally:
-        server.stop()
+        stop(server)
     assert json.loads(manifest_path().read_text())["tables"] == []
+
+
+def test_an_abandoned_mark_holds_every_play_and_goes_with_the_next_play_when_resumed_locally():
+    """The mark a server puts on a closed table's save: `ono99 saves list` says "abandoned", the
+    save holds every play (the journal folded in), and `ono99 resume` playing on clears it."""
+    import random
+
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.session import SaveSession
+    from ono99_tui.table import TableSession
+    from tests.test_saves import SEATS
+
+    store = SaveStore()
+    game, rng = Game([s.name for s in SEATS], DEFAULT, 5), random.Random(5)
+    session = SaveSession(store, "table", SEATS, "standard")
+    session.open()
+    for _ in range(7):  # (journalled plays, not yet folded into the record)
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+    assert session.mark_abandoned(game)
+    session.close()
+    (info,) = store.infos()
+    assert info.abandoned and info.state == f"round {game.round_no}, abandoned"
+    record, again = store.open_game("table")
+    assert again.plays == game.plays and "abandoned" in record.meta
+    # a table resumed and closed at once (its time ran out while the server was stopped): no new
+    # play, nothing in a journal, and still the mark is written
+    del record.meta["abandoned"]
+    store.write("table", record)
+    assert not next(iter(store.infos())).abandoned
+    record, again = store.open_game("table")
+    reopened = SaveSession(store, "table", record.seats, "standard")
+    reopened.open(again)
+    reopened.opened(again)
+    assert reopened.mark_abandoned(again)
+    reopened.close()
+    assert next(iter(store.infos())).abandoned
+    record, again = store.open_game("table")
+    table = TableSession(record.seats, record.rules, record.seed, game=again)
+    table.attach_save(SaveSession(store, "table", record.seats, "standard"), opened=True)
+    table.submit(again.current, again.legal_plays()[0], table.seq)
+    table.close()
+    (info,) = store.infos()
+    assert not info.abandoned and info.state == f"round {again.round_no}"

@@ -21,7 +21,7 @@ def test_a_short_soak_leaves_the_server_as_it_found_it():
     # each socket that never said hello was closed by the hello timeout (or by a restart)
     assert tally.idle_ends["hello_timeout"] >= 1, tally
     assert tally.idle_ends["hello_timeout"] + tally.idle_ends["closing"] == tally.idle_sockets, tally
-    assert sum(out["resumed_at_restarts"]) >= 1, out["resumed_at_restarts"]
+    assert min(out["resumed_at_restarts"]) >= 1 and tally.restart_comebacks >= 2, (out["resumed_at_restarts"], tally)
     # back to the baseline
     assert out["tables_left"] == []
     # its listening socket and its event loop's own pair: no connection left

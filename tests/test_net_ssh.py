@@ -35,7 +35,7 @@ class Gate:
 
     async def __aenter__(self):
         secret = InnerTable.new_secret()
-        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, **self.server_config))
+        self.server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, gateway=True, **self.server_config))
         self.table = InnerTable(await self.server.start(), secret)
         self.kept = bool(self.server.config.save and self.server.config.resume)
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
