@@ -187,6 +187,18 @@ class HotSeatTerm:
         self.keys.append((self.watch.frames, key))
         os.write(self.master, {"enter": b"\r", "escape": b"\x1b"}.get(key, key.encode()))
 
+    async def until(self, want, limit: float) -> bool:
+        """Until ``want(text)`` holds for the screen, at most ``limit`` seconds: did it?"""
+        end = time.monotonic() + limit
+        while not want(self.text) and not self.eof:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+        return want(self.text)
+
     async def change(self, before: str, limit: float) -> bool:
         end = time.monotonic() + limit
         while self.text == before and not self.eof:
@@ -207,6 +219,14 @@ class HotSeatTerm:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
         os.close(self.master)
+
+
+def played(text: str) -> tuple:
+    """What a play changes on screen: the log, whose turn it is, the notices."""
+    lines = text.split("\n")
+    log = [line for line in lines[7:16]]
+    mover = MOVER.search(text)
+    return (log, mover and mover.group(1), "Press " in text, "Pass to " in text, "lost" in text)
 
 
 def choose(lines: list[str]) -> str | None:
@@ -263,7 +283,9 @@ async def play_hot_seat(tmp_path, name: str, seats: list[tuple[str, str]], seed:
                     break
                 term.viewer = asked.group(1)  # pressed: from now on this name may see their hand
                 term.press("enter")
-                await term.change(text, 5.0)
+                # until the dialog has gone (a second Enter would play the card the hand focuses)
+                if not await term.until(lambda t: "Pass to " not in t, 30.0):
+                    raise AssertionError(f"Enter did not take the Pass-to dialog away:\n{term.text}")
                 watch.passes += 1
                 continue
             if re.search(r"Round \d+ lost", text) and "Continue" in text:
@@ -274,7 +296,11 @@ async def play_hot_seat(tmp_path, name: str, seats: list[tuple[str, str]], seed:
                   and "Waiting for" not in text and (key := choose(lines)) is not None):
                 term.press(key)
                 watch.plays += 1
-                await term.change(text, 5.0)
+                # until the play shows (the log grows, the turn moves, a notice or the bust question
+                # comes): pressed again before that, the key would act twice
+                before = played(text)
+                if not await term.until(lambda t: played(t) != before, 30.0):
+                    raise AssertionError(f"the key {key} played nothing:\n{term.text}")
                 continue
             else:
                 await term.change(text, max(0.01, deadline - time.monotonic()))
