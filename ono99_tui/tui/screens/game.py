@@ -24,6 +24,7 @@ from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import agree, describe
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
+from ...table.contract import Table
 from ...table.viewer import Viewer
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
@@ -102,11 +103,11 @@ class GameScreen(Screen):
                  undo_used: bool = False, table=None):
         super().__init__()
         self.setup = setup
-        # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`)
-        self.table = table if table is not None else TableSession(
+        # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`); either
+        # way the screen reads it through the table contract (table/contract.py)
+        self.table: Table = table if table is not None else TableSession(
             setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer, decks=setup.decks, game=game,
             undo_used=undo_used)
-        self.remote = getattr(self.table, "remote", False)  # the server runs bots, saves, and everyone else
         self.save_name = save_name
         self._opened = save_name is not None and game is not None  # read from that save: already saved
         self.kinds = [s.bot_level or "human" for s in setup.seats]
@@ -154,7 +155,7 @@ class GameScreen(Screen):
     def on_mount(self) -> None:
         self.table.undo_allowed = self.app.settings.undo
         self.table.record_stats = True
-        if not self.remote:
+        if self.table.saves_here:  # (a network table's server saves it)
             self._open_save()
             self.table.save_later = self._save_in_background  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
@@ -321,8 +322,7 @@ class GameScreen(Screen):
         view = view or self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
-        if self.remote:  # who has lost the connection (the server's lobby says)
-            scores.away = frozenset(self.table.away)
+        scores.away = frozenset(self.table.away)  # who has lost the connection (a network table's lobby)
         scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
