@@ -221,6 +221,11 @@ class HotSeatTerm:
         os.close(self.master)
 
 
+def round_over(text: str) -> bool:
+    """The notice of a lost round is up."""
+    return re.search(r"Round \d+ lost", text) is not None and "Continue" in text
+
+
 def played(text: str) -> tuple:
     """What a play changes on screen: the log, whose turn it is, the notices."""
     lines = text.split("\n")
@@ -288,11 +293,19 @@ async def play_hot_seat(tmp_path, name: str, seats: list[tuple[str, str]], seed:
                     raise AssertionError(f"Enter did not take the Pass-to dialog away:\n{term.text}")
                 watch.passes += 1
                 continue
-            if re.search(r"Round \d+ lost", text) and "Continue" in text:
+            if round_over(text):
                 term.press("enter")
-            elif confirm:
+                # until the notice has gone (a second Enter would answer the next dialog, or play)
+                if not await term.until(lambda t: not round_over(t), 30.0):
+                    raise AssertionError(f"Enter did not close the round's notice:\n{term.text}")
+                continue
+            if confirm:
                 term.press(confirm.group(1))
-            elif (mover and mover.group(1) in humans and mover.group(1) == term.viewer
+                before = played(text)
+                if not await term.until(lambda t: played(t) != before, 30.0):
+                    raise AssertionError(f"the bust was not confirmed:\n{term.text}")
+                continue
+            if (mover and mover.group(1) in humans and mover.group(1) == term.viewer
                   and "Waiting for" not in text and (key := choose(lines)) is not None):
                 term.press(key)
                 watch.plays += 1
@@ -302,10 +315,7 @@ async def play_hot_seat(tmp_path, name: str, seats: list[tuple[str, str]], seed:
                 if not await term.until(lambda t: played(t) != before, 30.0):
                     raise AssertionError(f"the key {key} played nothing:\n{term.text}")
                 continue
-            else:
-                await term.change(text, max(0.01, deadline - time.monotonic()))
-                continue
-            await term.change(text, 5.0)
+            await term.change(text, max(0.01, deadline - time.monotonic()))  # someone else moves
         # leave for the menu: the table is saved as it goes, and closed on the way out
         term.press("escape")
         while "Tokens" in term.text and not term.eof and time.monotonic() < deadline:
