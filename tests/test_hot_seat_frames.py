@@ -16,9 +16,9 @@ async def test_no_frame_shows_a_hand_to_anyone_but_its_owner_at_their_turn(tmp_p
     deadline = time.monotonic() + 300  # a hang guard only (a loaded machine is slow)
     games = [
         await play_hot_seat(tmp_path, "trio", [("Ann", "human"), ("Ben", "human"), ("Cy", "bot:medium")],
-                            seed=7, passes=80, watch=watch, deadline=deadline),
+                            seed=7, passes=55, watch=watch, deadline=deadline),
         await play_hot_seat(tmp_path, "duo", [("Ann", "human"), ("Ben", "human")],
-                            seed=3, passes=70, watch=watch, deadline=deadline),
+                            seed=3, passes=50, watch=watch, deadline=deadline),
     ]
     ended = turns_ended(games)
     print(f"\n{watch.frames} frames checked; {ended} turns ended by a play of Ann's or Ben's, {watch.passes} "
