@@ -90,3 +90,44 @@ def test_the_engine_reads_no_disk():
                 f = node.func
                 name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
                 assert name not in disk, f"{path.name}:{node.lineno} calls {name}()"
+
+
+def test_no_two_modules_import_each_other_at_any_level():
+    """No import cycle anywhere in the package, counting imports inside functions too (issue 19:
+    screens/modals.py and screens/reference.py imported each other)."""
+    import ast
+    from pathlib import Path
+
+    import ono99_tui
+
+    root = Path(ono99_tui.__file__).parent
+    files = {}
+    for path in root.rglob("*.py"):
+        parts = ["ono99_tui", *path.relative_to(root).with_suffix("").parts]
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+
+    def imported(module: str, node) -> set[str]:
+        if isinstance(node, ast.Import):
+            return {a.name for a in node.names if a.name in files}
+        package = module.split(".") if files[module].name == "__init__.py" else module.split(".")[:-1]
+        base = ".".join((package[:len(package) - node.level + 1] if node.level else [])
+                        + ([node.module] if node.module else []))
+        return {f"{base}.{a.name}" if f"{base}.{a.name}" in files else base for a in node.names} & files.keys()
+
+    graph = {m: set().union(*(imported(m, n) for n in ast.walk(ast.parse(p.read_text()))
+                              if isinstance(n, (ast.Import, ast.ImportFrom)))) - {m}
+             for m, p in files.items()}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), [start]
+        while todo:
+            m = todo.pop()
+            if m == goal:
+                return True
+            if m not in seen:
+                seen.add(m)
+                todo.extend(graph[m])
+        return False
+
+    cycles = sorted((a, b) for a in graph for b in graph[a] if a < b and reaches(b, a))
+    assert not cycles, f"modules that import each other (directly or round about): {cycles}"

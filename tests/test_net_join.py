@@ -41,7 +41,7 @@ async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
         screen = app.screen
         session = app.server.tables[app.table_id].session
-        assert screen.remote and screen.viewer == app.seat
+        assert not screen.table.runs_bots and not screen.table.saves_here and screen.viewer == app.seat
         shown = [c.card for c in screen.query_one(HandPane).cards if c.card]
         assert sorted(shown) == sorted(session.game.hands[app.seat])
         guest_game = pilot.app.run_worker(play_randomly(guest, random.Random(2), seat))

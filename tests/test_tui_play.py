@@ -54,7 +54,16 @@ async def test_human_against_bots_plays_a_whole_game_by_keys(short_rules):
         assert human_plays, "the human played"
 
 
+def _shown(table) -> tuple[list[str], str]:
+    """The cards the table screen shows in its hand (sorted) and the hand box's title."""
+    cards = sorted(c.card for c in table.query(CardWidget) if c.card is not None and c.display)
+    return cards, str(table.query_one("#hand-box").border_title)
+
+
 async def test_hot_seat_hides_the_hand_between_humans(short_rules):
+    """Two humans at one keyboard: while "Pass to NAME" waits nothing of anyone's hand is on the
+    table; once NAME answers, NAME's own cards show (the game's hand for that seat) under
+    "NAME's hand"; and the play that ends NAME's turn takes them off in the same step."""
     app = Ono99App(rules_spec=short_rules, bot_delay=0, seed=5)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")  # New game: two humans, no bots
@@ -63,30 +72,35 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
         rows[1].query_one(Select).value = "human"
         await pilot.pause()
         await pilot.press("ctrl+s")
-        screen = app.screen
-        assert isinstance(screen, (GameScreen, PassScreen))
-        passes = shown = 0
         table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+        game = table.game
+        passes = checked = ended = 0
         for _ in range(400):
             if isinstance(app.screen, PassScreen):
                 passes += 1
-                # behind the notice, no card of anyone's hand is drawn
-                assert all(c.card is None and not c.display for c in table.query(CardWidget))
+                assert _shown(table) == ([], "Hands hidden")
+                seat = game.current
+                name = game.names[seat]
+                assert app.screen.title_text == f"Pass to {name}"
                 await pilot.press("enter")
+                await settle(pilot)
+                assert table.viewer == seat
+                assert _shown(table) == (sorted(game.hands[seat]), f"{name}'s hand")
+                checked += 1
             elif isinstance(app.screen, GameOverScreen):
                 break
             elif isinstance(app.screen, RoundEndScreen):
+                assert _shown(table)[0] == []
                 await pilot.press("enter")
             else:
-                gs = app.screen
-                game = gs.game
-                if not gs.busy and game.current is not None and not game.over:
-                    # the hand on screen is the hand of the player whose turn it is, only theirs
-                    assert sorted(c.card for c in gs.query(CardWidget) if c.card) == sorted(game.hands[game.current])
-                    shown += 1
-                playable = [c.index for c in gs.query(CardWidget) if c.reason is None]
-                await pilot.press(str(playable[0]))
-        assert passes >= 2 and shown >= passes
+                seat = table.viewer
+                assert seat == game.current and _shown(table)[0] == sorted(game.hands[seat])
+                playable = [c.index for c in table.query(CardWidget) if c.reason is None and c.card]
+                await pilot.press(str(playable[0]))  # (waits for the key's handling, not a frame)
+                if game.over or game.current != seat:
+                    ended += 1
+                    assert table.viewer is None and _shown(table)[0] == [], "the hand outlived its turn"
+        assert passes >= 2 and checked == passes and ended >= 2
         assert isinstance(app.screen, GameOverScreen)
 
 

@@ -52,7 +52,10 @@ class RemoteGame:
 
 
 class RemoteTable:
-    remote = True  # the screen: no local save, no bots to run, no one else at this keyboard
+    """A seat at a table a server runs, as the table contract (table/contract.py) says."""
+
+    runs_bots = False  # the server plays its bots
+    saves_here = False  # the server saves this game
 
     def __init__(self, client: Client, table_id: int, seat: int | None, first_state: dict):
         self.client = client
@@ -67,6 +70,7 @@ class RemoteTable:
         self.undo_used = False
         self.record_stats = False  # the server's business
         self.save = None
+        self.save_later = None  # (nothing is saved here)
         self.on_lost: Callable[[str, str], None] | None = None  # the connection ended (why; "closing", ...)
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
@@ -134,7 +138,7 @@ class RemoteTable:
     def undo(self, seat: int) -> None:
         raise TableError("nothing to undo")
 
-    def attach_save(self, save) -> str | None:
+    def attach_save(self, save, opened: bool = False) -> str | None:
         return None
 
     can_save_as = False  # the server saves this game: no Save as here

@@ -24,6 +24,8 @@ from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import agree, describe
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
+from ...table.contract import Table
+from ...table.viewer import Viewer
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -104,19 +106,20 @@ class GameScreen(Screen):
                  undo_used: bool = False, table=None):
         super().__init__()
         self.setup = setup
-        # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`)
-        self.table = table if table is not None else TableSession(
+        # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`); either
+        # way the screen reads it through the table contract (table/contract.py)
+        self.table: Table = table if table is not None else TableSession(
             setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer, decks=setup.decks, game=game,
             undo_used=undo_used)
-        self.remote = getattr(self.table, "remote", False)  # the server runs bots, saves, and everyone else
         self.save_name = save_name
         self._opened = save_name is not None and game is not None  # read from that save: already saved
         self.kinds = [s.bot_level or "human" for s in setup.seats]
         self.humans = self.table.humans
-        # hot-seat (two or more humans): no hand is shown until its owner has the keyboard,
-        # and the log says nothing private to anyone
-        self.hot_seat = len(self.humans) > 1
-        self.viewer: int | None = self.humans[0] if len(self.humans) == 1 else None
+        # whose eyes are on this screen: the one place that decides whose hand (and drawn cards) may
+        # show. Hot seat (two or more humans): no hand until its owner has the keyboard, and the log
+        # says nothing private to anyone
+        self.eyes = Viewer(self.humans)
+        self.hot_seat = self.eyes.shared
         self.busy = False  # a bot is thinking or a notice is up
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
         self._armed_text = ""  # what the hint says while it is armed
@@ -125,7 +128,12 @@ class GameScreen(Screen):
         self._out_shown = False  # the viewer is out of the game (the footer offers no Play)
         self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
-        self._sub = self.table.subscribe(self._table_changed, None if self.hot_seat else self.viewer)
+        self._sub = self.table.subscribe(self._table_changed, self.eyes.log_seat)
+
+    @property
+    def viewer(self) -> int | None:
+        """The seat whose eyes are on the screen (None: nobody's hand may show)."""
+        return self.eyes.seat
 
     @property
     def game(self) -> Game:
@@ -153,7 +161,7 @@ class GameScreen(Screen):
     def on_mount(self) -> None:
         self.table.undo_allowed = self.app.settings.undo
         self.table.record_stats = True
-        if not self.remote:
+        if self.table.saves_here:  # (a network table's server saves it)
             self._open_save()
             self.table.save_later = self._save_in_background  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
@@ -310,8 +318,7 @@ class GameScreen(Screen):
         view = view or self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
-        if self.remote:  # who has lost the connection (the server's lobby says)
-            scores.away = frozenset(self.table.away)
+        scores.away = frozenset(self.table.away)  # who has lost the connection (a network table's lobby)
         scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
@@ -389,21 +396,26 @@ class GameScreen(Screen):
 
     # -- the table tells us what changed -------------------------------------------------
     def _table_changed(self, update: SeatUpdate) -> None:
+        """The one way the turn goes on: every change at the table (a play from this keyboard, a bot's,
+        one that arrived from a server, an undo) comes here, once, and is drawn and acted on."""
         for notice in update.notices:
             self.notify(notice, severity="warning", timeout=12, markup=False)
         if not self.is_mounted or not self.query("#log"):
             return  # not built yet, or being taken down (its panes go before it does)
+        lost = next((e for e in update.events if e["type"] == "round_lost"), None)
+        # whose hand may show now, decided before anything is drawn: in the step that submitted
+        # the play that ended a turn, so no frame shows that hand after it
+        self.eyes.after_change(self.table.current, round_ended=lost is not None)
         if update.undone:
             self._clear_log()
             self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
-        lost = next((e for e in update.events if e["type"] == "round_lost"), None)
         if lost is not None and self.pace != "skip":
             self._draw_finished(lost)  # the round-lost notice goes over the round that was lost
         else:
             self._draw(fresh=bool(update.events), view=update.view if update.seat == self.viewer else None)
-        if self.remote and (update.events or not self.table.over):  # remote plays arrive here, not via _play
+        if update.events or not self.table.over:  # (a network table's lobby news: the turn may have moved)
             self._after_play(update.events)
 
     # -- flow -------------------------------------------------------------------------
@@ -432,12 +444,13 @@ class GameScreen(Screen):
                 self.set_timer(delay, self._start_bot)
             else:  # Textual timers cannot take 0
                 self.call_later(self._start_bot)
-        elif step.seat != self.viewer and not self.remote:
+        elif self.eyes.must_hand_over(step.seat):
             self.busy = True
-            self.viewer = None  # hide the hand that was on screen before anyone else sits down
-            self._draw()
+            if self.viewer is not None:  # (after_change hid it already when a play ended the turn)
+                self.eyes.leave()
+                self._draw()
             seat = step.seat
-            self.app.push_screen(PassScreen(self.game.names[seat]),
+            self._over_the_table(PassScreen(self.game.names[seat]),
                                  lambda choice: self.action_menu() if choice == "menu" else self._seated(seat))
         else:
             self.busy = False
@@ -451,9 +464,52 @@ class GameScreen(Screen):
         self.advance()
 
     def _seated(self, seat: int) -> None:
-        self.viewer = seat
+        """``seat``'s owner answered their "Pass to": their hand comes in one whole frame of the
+        table, drawn once the dialog has gone. (Left to Textual, the cards coming into view would
+        be drawn in a frame of their own before the repaint that wipes the dialog off the terminal,
+        so the hand would show round the dialog.)"""
+        self.eyes.seated(seat)
+        self._seat_pending = True
+        self._show_seated()
+
+    _seat_pending = False  # a "Pass to" was answered: the hand is to be shown
+    _covered = False  # a screen is over the table (from its suspend until its resume)
+
+    def on_screen_suspend(self) -> None:
+        self._covered = True
+
+    def on_screen_resume(self) -> None:
+        self._covered = False
+        self._show_seated()
+
+    def _show_seated(self) -> None:
+        if not self._seat_pending or self._covered or not self.is_attached:
+            return  # (covered: on_screen_resume comes back here)
+        self._seat_pending = False
         self.busy = False
         self._draw()
+        self._draw_now(whole=True)
+
+    def _over_the_table(self, screen, callback) -> None:
+        """Put a notice over the table, after a frame of the table as it is now. A modal's first
+        frame shows the screen under it as that screen was last laid out, and a hand hidden in this
+        step would be laid out only later (each card asks for it once it is idle): pushed at once,
+        the notice would show that hand round it, under "Hands hidden"."""
+        self._draw_now()
+        self.app.push_screen(screen, callback)
+
+    def _draw_now(self, whole: bool = False) -> None:
+        """Lay the table out and draw it now, not at Textual's next refresh; ``whole``: every cell
+        of it, in one frame. Uses Textual's own Screen._refresh_layout, Screen._dirty_widgets and
+        App._batch_count, all private: test_hot_seat_frames.py fails if they move."""
+        if self.app.screen is not self or not self.is_attached:
+            return
+        if whole:
+            self.refresh()  # every cell of the screen is to be drawn again...
+            self._dirty_widgets.add(self)  # ...in the next frame, whatever else it draws
+            if self.app._batch_count:
+                return  # Textual draws nothing now (a footer being rebuilt): the first frame after
+        self._refresh_layout()
 
     def _start_bot(self) -> None:
         step = self.table.next_step()  # asked again: the delay gave the table time to move on
@@ -476,15 +532,15 @@ class GameScreen(Screen):
             self.advance()  # the table moved on (an undo) while the bot thought: ask again
 
     def _play(self, seat: int, card: str, seq: int | None = None) -> None:
-        events = self.table.submit(seat, card, seq)
-        if not self.remote:  # a remote play's events come back as an update
-            self._after_play(events)
+        """Submit a play. What it changes comes back through the subscription (_table_changed), at
+        once from a local table, later from a server: the one path the turn goes on by."""
+        self.table.submit(seat, card, seq)
 
     def _after_play(self, events: list[dict]) -> None:
         if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
-            view_events = self.table.events_for(self._sub.seat, len(self.game.events) - len(events))
-            self.app.push_screen(RoundEndScreen(self.game.names, view_events), self._round_closed)
+            # ``events``: this change's events as this screen's seat may see them (the subscription's)
+            self._over_the_table(RoundEndScreen(self.game.names, events), self._round_closed)
         else:
             self.advance()
 
@@ -592,9 +648,8 @@ class GameScreen(Screen):
             self.notify("You can undo when it is your turn.", timeout=4)
             return
         self.query_one(HandPane).undo(self.viewer)  # the slots as they were before the play taken back
-        self.table.undo(self.viewer)
+        self.table.undo(self.viewer)  # (the table's update redraws and goes on: _table_changed)
         self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)
-        self.advance()
 
     def action_save_as(self) -> None:
         from .save_as import SaveAsScreen

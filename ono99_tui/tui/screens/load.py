@@ -21,7 +21,7 @@ from rich.text import Text
 from ...store.saves import SaveError, SaveInfo, SaveStore
 from ...text import for_markup
 from ..messages import ResumeFailed, ResumeGame
-from .modals import _Notice
+from .notice import _Notice
 from .save_as import NameScreen
 
 

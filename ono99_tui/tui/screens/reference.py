@@ -12,7 +12,7 @@ from __future__ import annotations
 from ...engine import cards as C
 from ...engine.rules import Rules
 from ...engine.view import PlayerView
-from .modals import _Notice
+from .notice import _Notice
 
 
 def card_effect(card: str, rules: Rules, players: int) -> str:

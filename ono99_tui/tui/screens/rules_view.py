@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
 from ...store import rule_presets as rp
-from .modals import _Notice
+from .notice import _Notice
 from .save_as import NameScreen
 from ...text import for_markup, visible
 

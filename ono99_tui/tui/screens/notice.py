@@ -1,0 +1,76 @@
+"""A message with a row of buttons, over the screen it is about: the base of every notice
+(round end, game over, pass the keyboard, help, the card reference, "Delete ...?")."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from rich.text import Text
+from textual.widgets import Button, Footer, Static
+
+
+class _Notice(ModalScreen[str]):
+    """A message with a row of buttons.
+
+    One button has focus from the start (Enter presses it); arrows and Tab move
+    between the buttons (Up/Down scroll instead when the text is longer than the box). Escape always means back/close: it answers ``escape``
+    (by default the first button, which callers make the safe one).
+    """
+
+    BINDINGS = [
+        Binding("escape", "close", "Close"),
+        Binding("left", "move(-1)", "Previous", show=False),
+        Binding("right", "move(1)", "Next", show=False),
+        Binding("up", "move(-1, True)", "Previous", show=False),
+        Binding("down", "move(1, True)", "Next", show=False),
+        Binding("pageup", "scroll(-1)", show=False),
+        Binding("pagedown", "scroll(1)", show=False),
+    ]
+
+    def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),),
+                 escape: str | None = None, markup: bool = False):
+        """``markup``: the body is Textual markup (only for text the program wrote, with any
+        user text in it escaped); otherwise title, body and labels are shown as plain text."""
+        super().__init__()
+        self.title_text, self.body, self.buttons, self.markup = title, body, buttons, markup
+        self.escape = escape or buttons[0][0]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog") as box:
+            box.border_title = Text(self.title_text)  # names in titles are text
+            # focus stays on the buttons; arrows (one button) and Page keys still scroll
+            with VerticalScroll(classes="dialog-scroll", can_focus=False):
+                yield Static(self.body, classes="dialog-body", markup=self.markup)
+            with Horizontal(classes="dialog-buttons"):
+                for key, label in self.buttons:
+                    yield Button(Text(label), id=f"btn-{key}",
+                                 variant="primary" if key == self.buttons[0][0] else "default")
+        # its own footer, over the table's: a dialog offers only its own keys (never "Play 1" or "Undo")
+        yield Footer(show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self.query(Button).first().focus()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id.removeprefix("btn-"))
+
+    def action_close(self) -> None:
+        self.dismiss(self.escape)
+
+    def action_move(self, step: int, vertical: bool = False) -> None:
+        buttons = list(self.query(Button))
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if len(buttons) == 1 or (vertical and body.max_scroll_y > 0):
+            self.action_scroll(step, page=False)  # Up/Down read a text longer than the box
+            return
+        at = buttons.index(self.focused) if self.focused in buttons else -step
+        buttons[(at + step) % len(buttons)].focus()
+
+    def action_scroll(self, step: int, page: bool = True) -> None:
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        if page:
+            body.scroll_page_down() if step > 0 else body.scroll_page_up()
+        else:
+            body.scroll_down() if step > 0 else body.scroll_up()
