@@ -67,7 +67,7 @@ GROUPS = [
     Group("store-atomic", "ono99_tui/store/atomic.py",
           ["tests/test_store_links.py", "tests/test_crash_steps.py", "tests/test_saves.py"]),
     Group("table-redact", "ono99_tui/table/redact.py",
-          ["tests/test_net_privacy.py", "tests/test_table_session.py"]),
+          ["tests/test_net_privacy.py", "tests/test_table_session.py", "tests/test_guards_table.py"]),
     Group("table-session", "ono99_tui/table/session.py",
           ["tests/test_table_session.py", "tests/test_guards_table.py", "tests/test_guards_net.py"],
           ["TableSession.submit", "TableSession.next_step", "TableSession.may_undo",
