@@ -8,7 +8,10 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import types
+
+from pathlib import Path
 
 import pytest
 
@@ -76,16 +79,22 @@ def test_who_holds_it_is_read_as_text(save):
     assert lock.owner() == f"{os.getpid()}@{socket.gethostname()}"
 
 
-def test_a_fifo_in_the_lock_files_place_never_blocks_a_look(save, tmp_path):
+def test_a_fifo_in_the_lock_files_place_never_blocks_a_look(save):
     """Looking at the lock (who holds it, is it held) opens it without blocking: a FIFO there
-    (a hostile or broken folder) must not hang the Load screen. Checked in a child process, so a
-    blocking open is a failed test, not a hung suite."""
-    os.mkfifo(Lock(save).path)
-    code = (f"from pathlib import Path; from ono99_tui.store.lock import Lock; l = Lock(Path({str(save)!r}));"
-            "print(l.owner(), l.held_by_other())")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["unknown", "False"]
+    (a hostile or broken folder) must not hang the Load screen. Each look runs on a thread; one
+    still blocked after a generous wait is a failure, and is let go by opening the FIFO's other end."""
+    path = Lock(save).path
+    os.mkfifo(path)
+    for look, expected in ((lambda: Lock(save).owner(), "unknown"), (lambda: Lock(save).held_by_other(), False)):
+        got = []
+        thread = threading.Thread(target=lambda: got.append(look()), daemon=True)
+        thread.start()
+        thread.join(60)
+        if thread.is_alive():
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))  # the blocked open returns
+            thread.join(60)
+            raise AssertionError("looking at a FIFO lock file blocked")
+        assert got == [expected]
 
 
 def test_a_lock_that_cannot_even_be_looked_at_counts_as_held(private_dirs):
@@ -168,23 +177,69 @@ def test_where_flock_is_missing_the_lock_falls_back_to_the_pid_file_and_says_it_
 
 
 def test_the_pid_file_fallback_tells_live_dead_and_foreign_holders_apart(save, monkeypatch):
-    """Without flock (Windows, some network file systems): the note "pid@host" is all there is."""
+    """Without flock (Windows, some network file systems): the note "pid@host" is all there is.
+    The live holder is a child process that reports any signal it gets: looking sends none."""
     monkeypatch.setattr(lock_module, "fcntl", None)
     path = Lock(save).path
     host = socket.gethostname()
+    fresh = Lock(save)
+    assert not fresh.held_by_other()  # no file: nobody's
+    assert fresh.acquire() and fresh.mine is True and not fresh.exact
+    assert path.read_text() == f"{os.getpid()}@{host}\n"
+    fresh.release()
+    assert not path.exists()
+    live = subprocess.Popen([sys.executable, "-c", (
+        "import signal, sys\n"
+        "for s in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT, signal.SIGUSR1):\n"
+        "    signal.signal(s, lambda n, f: print('signal', n, flush=True))\n"
+        "print('ready', flush=True); sys.stdin.read()")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert live.stdout.readline().strip() == "ready"
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
-    cases = [("1@" + host, True),  # a live process on this host (init)
+    cases = [(f"{live.pid}@{host}", True),  # a live process on this host
              (f"{dead.pid}@{host}", False),  # its holder is gone: stale
-             ("42@another-host", True),  # another host: cannot tell, so held
+             (f"{dead.pid}@another-host", True),  # another host: cannot tell, so held
              ("garbled", False),  # no host: nobody's
              (f"{os.getpid()}@{host}", False)]  # this very process
-    for note, held in cases:
-        path.write_text(note + "\n")
-        lock = Lock(save)
-        assert lock.held_by_other() is held, note
-        assert not lock.exact
-        assert lock.acquire() is (not held), note
-        if not held:
-            assert path.read_text() == f"{os.getpid()}@{host}\n"
-            lock.release()
+    try:
+        for note, held in cases:
+            path.write_text(note + "\n")
+            lock = Lock(save)
+            assert lock.held_by_other() is held, note
+            assert not lock.exact
+            assert lock.acquire() is (not held), note
+            if not held:
+                assert path.read_text() == f"{os.getpid()}@{host}\n"
+                lock.release()
+    finally:
+        live.stdin.close()
+        assert live.stdout.read() == ""  # no signal was sent to the holder
+        live.wait()
+
+
+def test_the_pid_file_fallback_counts_a_holder_it_may_not_signal_as_alive(save, monkeypatch):
+    monkeypatch.setattr(lock_module, "fcntl", None)
+    path = Lock(save).path
+    path.write_text(f"4242@{socket.gethostname()}\n")
+
+    def kill(pid, sig):
+        raise PermissionError(1, "Operation not permitted")  # another user's live process
+
+    monkeypatch.setattr(lock_module.os, "kill", kill)
+    assert Lock(save).held_by_other()
+
+
+def test_the_pid_file_fallback_makes_the_folder_and_loses_a_creation_race(private_dirs, monkeypatch):
+    monkeypatch.setattr(lock_module, "fcntl", None)
+    nested = private_dirs / "a" / "b" / "g.toml"
+    lock = Lock(nested)
+    assert lock.acquire() and lock.path.exists()  # the folders made on the way
+    lock.release()
+    real_open = lock_module.open_nofollow
+
+    def open_after_another(path, flags, *rest):
+        Path(path).write_text("99999@elsewhere\n")  # another ono99 created it first
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(lock_module, "open_nofollow", open_after_another)
+    assert not lock.acquire() and not lock.mine
