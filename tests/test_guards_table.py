@@ -206,3 +206,26 @@ def test_a_deal_tells_every_seat_and_a_spectator_the_hand_size_and_whether_the_d
             assert deal["hand_size"] == DEFAULT.hand_size == len(table.game.hands[0])
             assert deal.get("stacked", False) is stacked
             assert deal.get("hand") == (None if seat is SPECTATOR else list(table.game.hands[seat]))
+
+
+def test_a_draw_is_public_as_a_fact_and_private_as_a_card():
+    from ono99_tui.table import SPECTATOR
+    from ono99_tui.table.redact import event_for
+
+    table = TableSession(humans_vs_bots(), SHORT, seed=6)
+    table.play_bots()
+    draws = [e for e in table.game.events if e["type"] == "draw" and e["card"] is not None]
+    assert draws
+    for e in draws:
+        assert event_for(e, e["seat"]) == e
+        for other in {0, 1, 2, 3, SPECTATOR} - {e["seat"]}:
+            assert event_for(e, other) == {"type": "draw", "seat": e["seat"], "hidden": True}
+
+
+def test_undo_before_your_first_play_of_the_round_says_why():
+    table = TableSession(humans_vs_bots(), SHORT, seed=6)
+    table.play_bots()
+    assert table.current == 0 and not any(s == 0 for s, _ in table.game.round_plays[-1])
+    with pytest.raises(TableError, match="^nothing to undo in this round: undo never reaches back into a "
+                                         "finished round$"):
+        table.undo(0)
