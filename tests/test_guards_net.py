@@ -70,7 +70,8 @@ def test_each_refused_play_says_which_refusal_and_why():
             not_held = next(c for c in ("2", "3", "4", "5", "6", "7", "8", "9", "hold", "reverse")
                             if c not in views[k].hand)
             illegal = await refusal(mover, {"type": "play", "card": not_held, "seq": seq})
-            assert illegal.code == "illegal" and str(illegal)
+            reason = server.tables[table].session.game.why_not(not_held)
+            assert (illegal.code, str(illegal)) == ("illegal", f"{names[k]} cannot play {not_held}: {reason}")
             assert len(server.tables[table].session.game.plays) == seq  # none of them was played
 
             ok = await mover.request({"type": "play", "card": views[k].legal_plays()[0], "seq": seq})

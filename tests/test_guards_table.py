@@ -188,3 +188,44 @@ def test_each_refused_play_says_exactly_why():
         table.play_bots()
     with pytest.raises(TableError, match="^the game is over$"):
         table.submit(0, "5")
+
+
+def test_a_deal_tells_every_seat_and_a_spectator_the_hand_size_and_whether_the_deck_was_stacked():
+    """Public in a deal (redact.event_for): who was dealt to, how many cards each, and that the
+    deck was a stacked one (the log says "from a stacked deck"); a hand only to its own seat."""
+    from ono99_tui.engine import Game
+    from ono99_tui.table import SPECTATOR
+    from ono99_tui.table.redact import events_for
+
+    plain = Game(["Ann", "Bo", "Cy"], DEFAULT, 5)
+    deck = list(reversed(plain.draw)) + [c for h in reversed(plain.hands) for c in reversed(h)]
+    for decks, stacked in (({}, False), ({1: tuple(sorted(deck))}, True)):
+        table = TableSession([SeatSpec("Ann"), SeatSpec("Bo"), SeatSpec("Cy")], DEFAULT, seed=5, decks=decks)
+        for seat in (0, 1, 2, SPECTATOR):
+            (deal,) = [e for e in events_for(table.game.events, seat) if e["type"] == "deal"]
+            assert deal["hand_size"] == DEFAULT.hand_size == len(table.game.hands[0])
+            assert deal.get("stacked", False) is stacked
+            assert deal.get("hand") == (None if seat is SPECTATOR else list(table.game.hands[seat]))
+
+
+def test_a_draw_is_public_as_a_fact_and_private_as_a_card():
+    from ono99_tui.table import SPECTATOR
+    from ono99_tui.table.redact import event_for
+
+    table = TableSession(humans_vs_bots(), SHORT, seed=6)
+    table.play_bots()
+    draws = [e for e in table.game.events if e["type"] == "draw" and e["card"] is not None]
+    assert draws
+    for e in draws:
+        assert event_for(e, e["seat"]) == e
+        for other in {0, 1, 2, 3, SPECTATOR} - {e["seat"]}:
+            assert event_for(e, other) == {"type": "draw", "seat": e["seat"], "hidden": True}
+
+
+def test_undo_before_your_first_play_of_the_round_says_why():
+    table = TableSession(humans_vs_bots(), SHORT, seed=6)
+    table.play_bots()
+    assert table.current == 0 and not any(s == 0 for s, _ in table.game.round_plays[-1])
+    with pytest.raises(TableError, match="^nothing to undo in this round: undo never reaches back into a "
+                                         "finished round$"):
+        table.undo(0)
