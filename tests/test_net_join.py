@@ -167,13 +167,28 @@ async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_se
             assert kept_token(HOST, port, "Ann") == server.tables[table].seats[app.seat].token
             await bob.request({"type": "start"})
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            screen = app.screen
             hand = sorted(server.tables[table].session.game.hands[app.seat])
+            seq = server.tables[table].session.seq
             await server.close()  # as on SIGTERM
-            await until(pilot, lambda: app.failure is not None, "told the server stopped")
-            assert "shutting down" in app.failure and "Your seat is kept" in app.failure
+            hint = lambda: str(screen.query_one("#hint").render())  # noqa: E731
+            await until(pilot, lambda: "Reconnecting" in hint(), "the reconnecting line")
+            assert app.failure is None and "shutting down" in hint()
+            await pilot.press("1", "2", "3", "1", "enter")  # keys while away: nothing is sent, nothing breaks
+            server = Server(config(port))  # started again, on the same address: the join comes back by itself
+            await server.start()
+            await until(pilot, lambda: app.remote.status is None, "reconnected", steps=1500)
+
+            def cards():
+                panes = app.screen.query(HandPane)  # (empty until the screen is composed)
+                return sorted(c.card for pane in panes for c in pane.cards if c.card)
+            await until(pilot, lambda: cards() == hand, "the hand shown again")
+            assert app.screen is screen and "Reconnecting" not in hint() and app.failure is None
+            assert server.tables[table].session.seq == seq  # the keys pressed while away played nothing
+            assert server.tables[table].seats[app.seat].conn is not None
     finally:
         await server.close()
-    server = Server(config(port))  # started again, on the same address
+    server = Server(config(port))  # a join run again later takes the kept token back to its seat
     await server.start()
     try:
         token = kept_token(HOST, port, "Ann")
@@ -181,13 +196,8 @@ async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_se
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
             assert app.client.welcome["resumed"]
-
-            def cards():
-                panes = app.screen.query(HandPane)  # (empty until the screen is composed)
-                return sorted(c.card for pane in panes for c in pane.cards if c.card)
-            await until(pilot, cards, "the hand shown")
-            shown = cards()
-            assert shown == hand == sorted(server.tables[table].session.game.hands[app.seat])
+            await until(pilot, lambda: cards() == hand, "the hand shown")
+            assert cards() == sorted(server.tables[table].session.game.hands[app.seat])
     finally:
         await server.close()
     # a kept token whose seat is gone is forgotten, and the join sits down as usual
@@ -224,3 +234,52 @@ def test_kept_seats_are_private_and_a_damaged_file_is_only_forgotten():
         assert kept_token("h", 2, "Ann") is None
         keep_token("h", 3, "Ann", "v" * 24)  # and it is written whole again
         assert kept_token("h", 3, "Ann") == "v" * 24
+
+
+async def test_a_join_at_a_server_that_keeps_nothing_says_its_table_ends_with_the_server():
+    """--no-save: a restart loses the table, and the join says so rather than promising the seat."""
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    from ono99_tui.net.server import Server
+
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            await server.close()
+            await until(pilot, lambda: app.failure is not None, "told the table is gone")
+            assert "keeps no table over a restart" in app.failure and "seat is kept" not in app.failure
+    finally:
+        await server.close()
+
+
+async def test_a_join_gives_up_in_one_clear_line_when_the_server_never_comes_back():
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.server import Server
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9,
+                          save=True, resume=True)
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            app.remote.give_up_after = 0.3
+            await server.close()
+            await until(pilot, lambda: app.failure is not None, "gave up", steps=1500)
+            assert "gave up reconnecting" in app.failure and "Your seat is kept" in app.failure
+            assert remote_module.GIVE_UP_AFTER >= 600  # a long time by default
+    finally:
+        await server.close()

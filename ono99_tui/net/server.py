@@ -144,7 +144,8 @@ class Server:
     async def close(self, message: str = "the server is shutting down") -> None:
         """Tell everyone, save every table, stop."""
         for conn in list(self.connections):
-            conn.send({"type": "closing", "message": message})
+            # "kept": whether its seats come back once the server is started again (its clients then reconnect)
+            conn.send({"type": "closing", "message": message, "kept": self.config.save and self.config.resume})
             conn.close()
         if self._server is not None:
             self._server.close()

@@ -57,7 +57,9 @@ class HostedTable:
         """What anyone in the lobby may know about the table."""
         return {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
                 "seats": [s.public() for s in self.seats], "started": self.started,
-                "over": self.started and self.session.over, "watchers": len(self.watchers)}
+                "over": self.started and self.session.over, "watchers": len(self.watchers),
+                # who watches: players see their names (a name someone chose to show, like a seat's)
+                "watching": sorted(c.name for c in self.watchers if c.name)}
 
     def connections(self) -> list:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)

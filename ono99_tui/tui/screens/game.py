@@ -314,8 +314,9 @@ class GameScreen(Screen):
         view = view or self.table.view_for(self.viewer)
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
-        if self.remote:  # who has lost the connection (the server's lobby says)
+        if self.remote:  # who has lost the connection, who watches (the server's lobby says)
             scores.away = frozenset(self.table.away)
+            scores.watching = tuple(getattr(self.table, "watching", ()))
         scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
@@ -372,6 +373,10 @@ class GameScreen(Screen):
     def _show_hint(self, widget) -> None:
         """The turn's hint, or why the focused card cannot be played."""
         text = self._turn_hint
+        status = getattr(self.table, "status", None) if self.remote else None
+        if status:  # the connection is down: that is what the player needs to know first
+            put(self.query_one("#hint", Static), status)
+            return
         if isinstance(widget, CardWidget) and widget.card and widget.reason and self._human_may_play():
             text = f"{C.LABEL[widget.card]}: {widget.reason}"
         put(self.query_one("#hint", Static), text)
