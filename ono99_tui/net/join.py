@@ -269,11 +269,14 @@ class JoinApp(Ono99App):
         if self.plan.redial and self.plan.serve is None and (self.token is not None or self.plan.watch):
             remote.redial = self._dial
         if self.seat is not None:
-            self._my_turn = remote.current == self.seat
             remote.subscribe(self._turn_alert, self.seat)
+            self._turn_alert(None)  # the game starts (or we are back) on our turn: that too is worth a bell
         setup = TableSetup(remote.seats, remote.view.rules, visible(self._table["rules"]) if self._table else "")
         remote.start()
-        self.push_screen(GameScreen(setup, table=remote))
+        screen = GameScreen(setup, table=remote)
+        if self.plan.watch:
+            screen.pace = "skip"  # a live view: each round's end is in the log, no notice waits for a key
+        self.push_screen(screen)
 
     def _turn_alert(self, update) -> None:
         """The bell (and a desktop notification where the terminal shows them) as our turn comes."""
