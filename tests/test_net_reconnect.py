@@ -81,6 +81,7 @@ async def test_three_joins_and_a_watcher_come_back_by_themselves_when_the_server
             await term.wait(lambda t: "Your hand" in t and "watching: Wes" in t, "the table, and Wes watching",
                             deadline)
         await watcher.wait(lambda t: "Watching" in t and "Ann" in t and "Cy" in t, "the table", deadline)
+        assert "Play 1" not in watcher.text and "Save as" not in watcher.text  # nothing to play or save
         hands = {t.name: sorted(face for _, face, _ in hand_cards(t.lines)) for t in terms}
         assert all(hands.values())
 
@@ -110,3 +111,27 @@ async def test_three_joins_and_a_watcher_come_back_by_themselves_when_the_server
             watcher.kill()
         if server.returncode is None:
             await stop(server)
+
+
+async def test_watch_says_in_one_line_which_table_or_why_not():
+    from .cli import ono99
+    from .netplay import serving
+
+    proc = await asyncio.to_thread(ono99, "watch", "127.0.0.1:1")
+    assert proc.returncode == 2 and "cannot connect to 127.0.0.1:1" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+    async with serving() as server:
+        address = f"{HOST}:{server.port}"
+        proc = await asyncio.to_thread(ono99, "watch", address)
+        assert proc.returncode == 2 and "no table on" in proc.stderr and "to watch" in proc.stderr, proc.stderr
+        a = await Client.connect(HOST, server.port, "Ann")
+        for name in ("First", "-x [b]Second"):
+            await a.request({"type": "create", "seats": 2, "name": name})
+        proc = await asyncio.to_thread(ono99, "watch", address, "--name", "W")
+        assert proc.returncode == 2 and "choose one with --table N" in proc.stderr, proc.stderr
+        assert "-x [b]Second" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        proc = await asyncio.to_thread(ono99, "watch", address, "--table", "9")
+        assert proc.returncode == 2 and "9" in proc.stderr, proc.stderr
+        proc = await asyncio.to_thread(ono99, "watch", address, "--name", "\x1b[2J")
+        assert proc.returncode == 2 and "--name must be 1 to 23 printable" in proc.stderr
+        await a.aclose()

@@ -375,8 +375,9 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                       token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
         try:
-            if plan.watch:
+            if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
                 plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)
+                await client.request({"type": "watch", "table": plan.table})
             elif plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)
                 if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)

@@ -222,8 +222,8 @@ class RemoteTable:
         start, delay, tries = loop.time(), BACKOFF_FIRST, 0
         why = why.rstrip(".")
         while True:
-            self._set_status(f"{why}. Reconnecting..." if tries == 0 else
-                             f"{why}. Reconnecting... (try {tries + 1}; keys do nothing until the table is back)")
+            # the word first: the hint line may show only its start
+            self._set_status(f"Reconnecting... ({why})" if tries == 0 else f"Reconnecting, try {tries + 1}... ({why})")
             await asyncio.sleep(delay * random.uniform(0.5, 1.0))
             tries += 1
             try:

@@ -569,6 +569,8 @@ class GameScreen(Screen):
             return False  # nothing happens that the player cannot see
         if action == "undo":
             return self.may_undo()
+        if action in ("play", "save_as") and self.remote and not self.humans:
+            return False  # a spectator (ono99 watch) has no hand and nothing to save
         return True
 
     def action_undo(self) -> None:
