@@ -29,7 +29,8 @@ async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
     app = JoinApp(plan)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
-        assert "join me" in str(app.screen.query_one("#lobby").render())
+        await until(pilot, lambda: "join me" in str(app.screen.query_one("#lobby").render()),
+                    "the hint in the lobby")  # (the lobby is drawn from a message: it may come a frame later)
         guest = await Client.connect(HOST, plan.port, "Bob")
         seat = (await guest.request({"type": "sit", "table": app.table_id}))["seat"]
         await pilot.press("b")  # the third seat: a bot
@@ -281,5 +282,35 @@ async def test_a_join_gives_up_in_one_clear_line_when_the_server_never_comes_bac
             await until(pilot, lambda: app.failure is not None, "gave up", steps=1500)
             assert "gave up reconnecting" in app.failure and "Your seat is kept" in app.failure
             assert remote_module.GIVE_UP_AFTER >= 600  # a long time by default
+    finally:
+        await server.close()
+
+
+async def test_a_join_whose_connection_drops_in_the_lobby_sits_down_again_by_itself():
+    from ono99_tui.net.server import Server
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 3, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            seat, first = app.seat, app.client
+            lobby = lambda: str(app.screen.query_one("#lobby").render())  # noqa: E731
+            ann = next(c for c in server.connections if c.name == "Ann")
+            ann.writer.transport.abort()  # the connection drops (no goodbye)
+            await until(pilot, lambda: app.client is not first and app._table is not None
+                        and app._table["seats"][seat]["name"] == "Ann" and app._table["seats"][seat]["connected"],
+                        "seated again", steps=1500)
+            assert app.failure is None and app.seat == seat and "Reconnecting" not in lobby()
+            assert server.tables[table].seats[seat].name == "Ann"
+            await pilot.press("b")
+            await pilot.press("s")  # and the game starts with Ann in her seat
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            assert app.remote.my_seat == seat
     finally:
         await server.close()

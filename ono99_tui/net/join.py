@@ -219,9 +219,9 @@ class JoinApp(Ono99App):
         """Why the connection ended, and, when the server stopped mid-game, how to come back."""
         if kind == "gone" and self.remote is not None and not self.remote.over and not self.plan.watch:
             self._forget()
-            if "no longer has" not in why:  # (the server said so as it stopped)
-                return f"{why}. This server keeps no table over a restart (it runs with --no-save): the game is over."
-            return why
+            if "no longer has" in why or "kept" in why:  # (it says so already)
+                return why
+            return f"{why}. This server keeps no table over a restart (it runs with --no-save): the game is over."
         if kind in ("closing", "gave_up") and self.remote is not None and not self.remote.over \
                 and not self.plan.watch:
             if self.plan.keep:
@@ -235,7 +235,11 @@ class JoinApp(Ono99App):
             try:
                 msg = await self.client.recv()
             except (ConnectionError, ValueError) as exc:
-                self.fail(f"the connection to the server ended: {exc}")
+                if self.plan.redial and self.plan.serve is None and self.table_id is not None \
+                        and await self._rejoin_lobby(str(exc)):
+                    continue
+                if self.failure is None:
+                    self.fail(f"the connection to the server ended: {exc}")
                 return
             kind = msg["type"]
             if kind == "table":
@@ -251,9 +255,67 @@ class JoinApp(Ono99App):
                 self._open_table(msg)
                 return
 
+    async def _rejoin_lobby(self, why: str) -> bool:
+        """The connection dropped before the game started (which frees the seat): connect again
+        with backoff and sit (or watch) at the same table. False (and self.failure) if that table
+        is gone or started without us, or after the long wait."""
+        import asyncio
+
+        from .protocol import ProtocolError
+        from .remote import GIVE_UP_AFTER, backoff
+
+        self.client.close()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for tries, delay in enumerate(backoff(), start=1):
+            self._lobby_status(f"Reconnecting, try {tries}... ({why})")
+            await asyncio.sleep(delay)
+            try:
+                client = await asyncio.wait_for(self._dial(), 10)
+                if not self.plan.watch and not client.welcome.get("resumed"):
+                    try:
+                        sit = {"type": "sit", "table": self.table_id}
+                        try:
+                            reply = await client.request({**sit, "seat": self.seat})
+                        except ServerError as exc:
+                            if exc.code != "seat_taken":
+                                raise
+                            reply = await client.request(sit)
+                    except BaseException:
+                        client.close()
+                        raise
+                    self.seat, self.token = reply["seat"], reply["token"]
+                    if self.plan.keep:
+                        from .kept_seats import keep_token
+
+                        keep_token(self.plan.host, self.plan.port, self.plan.name, reply["token"])
+            except ServerError as exc:
+                if exc.code not in ("server_full", "flood"):
+                    self.fail(f"the connection to the server ended ({why}) and the table is no longer "
+                              f"there to sit at again: {exc}")
+                    return False
+            except (OSError, TimeoutError, ProtocolError):
+                pass
+            else:
+                self.client = client
+                self._lobby_status("")
+                return True
+            if loop.time() - start >= GIVE_UP_AFTER:
+                self.fail(f"the connection to the server ended ({why}); gave up reconnecting after "
+                          f"{round((loop.time() - start) / 60)} minutes")
+                return False
+        return False
+
+    def _lobby_status(self, status: str) -> None:
+        self._lobby_line = status
+        self._show_lobby()
+
+    _lobby_line = ""  # the lobby's "Reconnecting..." line while the connection is down
+
     def _show_lobby(self) -> None:
         if self._table is not None:
-            self.screen.post_message(LobbyChanged(self._table, self.seat, self.plan.address_hint))
+            hint = "\n".join(line for line in (self._lobby_line, self.plan.address_hint) if line)
+            self.screen.post_message(LobbyChanged(self._table, self.seat, hint))
 
     def lobby_request(self, message: dict) -> None:
         if self.client is not None and self.remote is None:

@@ -219,12 +219,12 @@ class RemoteTable:
         ("", "back"); or why not: the seat is gone, the server refuses us, or give_up_after passed."""
         self.client.close()
         loop = asyncio.get_running_loop()
-        start, delay, tries = loop.time(), BACKOFF_FIRST, 0
+        start, tries = loop.time(), 0
         why = why.rstrip(".")
-        while True:
+        for delay in backoff():
             # the word first: the hint line may show only its start
             self._set_status(f"Reconnecting... ({why})" if tries == 0 else f"Reconnecting, try {tries + 1}... ({why})")
-            await asyncio.sleep(delay * random.uniform(0.5, 1.0))
+            await asyncio.sleep(delay)
             tries += 1
             try:
                 client = await asyncio.wait_for(self.redial(), DIAL_WITHIN)
@@ -245,7 +245,7 @@ class RemoteTable:
             if loop.time() - start >= self.give_up_after:
                 minutes = max(1, round((loop.time() - start) / 60))
                 return (f"{why}; gave up reconnecting after {minutes} minute{'s' if minutes != 1 else ''}", "gave_up")
-            delay = min(delay * 2, BACKOFF_MAX)
+        return why, "gave_up"  # (never: backoff() has no end)
 
     def _set_status(self, status: str | None) -> None:
         if status != self.status:
@@ -288,6 +288,15 @@ PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it reconnec
 DIAL_WITHIN = 10.0  # one reconnection attempt (connect and hello)
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 10.0  # seconds between attempts: doubling, jittered down by up to half
 GIVE_UP_AFTER = 15 * 60.0  # seconds of trying before the client gives up
+
+
+def backoff(first: float = BACKOFF_FIRST, most: float = BACKOFF_MAX):
+    """Seconds to wait before each reconnection attempt: doubling from ``first`` to ``most``, each
+    jittered down by up to half (a restarted server is not met by every client at the same instant)."""
+    delay = first
+    while True:
+        yield delay * random.uniform(0.5, 1.0)
+        delay = min(delay * 2, most)
 
 
 def _watchers_changed(before: dict, after: dict) -> list[str]:
