@@ -314,3 +314,54 @@ async def test_a_join_whose_connection_drops_in_the_lobby_sits_down_again_by_its
             assert app.remote.my_seat == seat
     finally:
         await server.close()
+
+
+def test_players_see_who_watches_and_a_crowd_of_watchers_is_no_flood_of_lines(monkeypatch):
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.table import TableSession
+
+    clock = [100.0]
+    monkeypatch.setattr(remote_module.time, "monotonic", lambda: clock[0])
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(client=None, table_id=1, seat=0, first_state=state)
+    told = []
+    remote.subscribe(told.append, 0)
+    seats = [{"name": n, "player": "human", "connected": True} for n in ("Ann", "Bob")]
+    table = lambda names, count=None: {"type": "table", "table": {  # noqa: E731
+        "seats": seats, "watching": names, "watchers": len(names) if count is None else count}}
+    remote.handle(table([]))
+    remote.handle(table(["[b]Wes"]))
+    assert told[-1].notices == ["[b]Wes is watching."] and remote.watching == ["[b]Wes"]
+    clock[0] += 1
+    remote.handle(table(["Vi", "[b]Wes"]))  # within 10 s of the last line: the scoreboard says it, no line
+    assert told[-1].notices == [] and remote.watching == ["Vi", "[b]Wes"]
+    clock[0] += 10
+    remote.handle(table([f"W{i:02}" for i in range(12)], count=40))
+    assert len(told[-1].notices) == 3 and told[-1].notices[-1].startswith("and ")
+    assert remote.watching[-1] == "28 more" and len(remote.watching) == 13
+
+
+async def test_the_lobby_names_the_first_watchers_and_counts_them_all():
+    from .netplay import connect, serving
+
+    async with serving() as server:
+        ann = await connect(server, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        watchers = [await connect(server, f"W{i:02}") for i in range(15)]
+        for w in watchers:
+            await w.request({"type": "watch", "table": table})
+        listing = (await ann.request({"type": "tables"}))["tables"][0]
+        assert listing["watchers"] == 15 and listing["watching"] == [f"W{i:02}" for i in range(12)]
+        await watchers[0].aclose()
+        for _ in range(200):
+            listing = (await ann.request({"type": "tables"}))["tables"][0]
+            if listing["watchers"] == 14:
+                break
+        assert listing["watching"][0] == "W01"
+        for c in [ann, *watchers[1:]]:
+            await c.aclose()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
+import time
 from typing import Awaitable, Callable
 
 from ..engine.record import SeatSpec
@@ -75,6 +76,7 @@ class RemoteTable:
         self.give_up_after = GIVE_UP_AFTER
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
+        self._watchers_told = -WATCHERS_TOLD_EVERY  # when a line last said who started or stopped watching
 
     # -- the TableSession surface ------------------------------------------------------
     @property
@@ -105,9 +107,9 @@ class RemoteTable:
         if self.lobby is None:
             return []
         names = self.lobby.get("watching")
-        if isinstance(names, list):
-            return [str(n) for n in names]
         count = self.lobby.get("watchers") or 0
+        if isinstance(names, list):
+            return [str(n) for n in names] + ([f"{count - len(names)} more"] if count > len(names) else [])
         return [f"{count} watcher{'s' if count != 1 else ''}"] if count else []
 
     @property
@@ -266,8 +268,14 @@ class RemoteTable:
             self._tell(SeatUpdate(self.my_seat, view, list(msg["events"]), [], bool(msg["full"])))
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
-            notices = [] if before is None else (_comings_and_goings(before["seats"], self.lobby["seats"])
-                                                 + _watchers_changed(before, self.lobby))
+            notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
+            watchers = [] if before is None else _watchers_changed(before, self.lobby)
+            now = time.monotonic()
+            if watchers and now - self._watchers_told >= WATCHERS_TOLD_EVERY:
+                # at most one such line a while: watchers coming and going must not bury the table in
+                # notices (the scoreboard always names who watches)
+                self._watchers_told = now
+                notices += watchers[:2] + ([f"and {len(watchers) - 2} more."] if len(watchers) > 2 else [])
             if notices or (before is not None and (_connected(before) != _connected(self.lobby)
                                                    or before.get("watchers") != self.lobby.get("watchers"))):
                 self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))  # (redraws who is away)
@@ -288,6 +296,7 @@ PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it reconnec
 DIAL_WITHIN = 10.0  # one reconnection attempt (connect and hello)
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 10.0  # seconds between attempts: doubling, jittered down by up to half
 GIVE_UP_AFTER = 15 * 60.0  # seconds of trying before the client gives up
+WATCHERS_TOLD_EVERY = 10.0  # seconds: at most one line this often about who started or stopped watching
 
 
 def backoff(first: float = BACKOFF_FIRST, most: float = BACKOFF_MAX):

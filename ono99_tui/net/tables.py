@@ -33,6 +33,9 @@ class Seat:
                 "connected": self.is_bot or self.conn is not None}
 
 
+WATCHERS_NAMED = 12  # watchers named in a table's listing (all are counted)
+
+
 @dataclass
 class HostedTable:
     id: int
@@ -58,8 +61,9 @@ class HostedTable:
         return {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
                 "seats": [s.public() for s in self.seats], "started": self.started,
                 "over": self.started and self.session.over, "watchers": len(self.watchers),
-                # who watches: players see their names (a name someone chose to show, like a seat's)
-                "watching": sorted(c.name for c in self.watchers if c.name)}
+                # who watches: players see their names (a name someone chose to show, like a seat's);
+                # the first few only, so a crowd of watchers cannot make every table message huge
+                "watching": sorted(c.name for c in self.watchers if c.name)[:WATCHERS_NAMED]}
 
     def connections(self) -> list:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)
