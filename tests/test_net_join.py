@@ -365,3 +365,43 @@ async def test_the_lobby_names_the_first_watchers_and_counts_them_all():
         assert listing["watching"][0] == "W01"
         for c in [ann, *watchers[1:]]:
             await c.aclose()
+
+
+async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
+    """A connection that dies without a word (Wi-Fi gone: no FIN) is noticed by a ping."""
+    import asyncio
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.table import TableSession
+
+    monkeypatch.setattr(remote_module, "PING_AFTER", 0.2)
+    monkeypatch.setattr(remote_module, "PONG_WITHIN", 0.2)
+    heard = []
+
+    async def silent(reader, writer):  # reads everything, answers nothing, never closes
+        while line := await reader.readline():
+            heard.append(line)
+
+    server = await asyncio.start_server(silent, HOST, 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection(HOST, port)
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(Client(reader, writer), table_id=1, seat=0, first_state=state)
+    dialled, lost = [], asyncio.Event()
+
+    async def redial():
+        dialled.append(remote.status)
+        raise ConnectionRefusedError("refused")
+    remote.redial, remote.give_up_after = redial, 0.5
+    remote.on_lost = lambda why, kind: (lost.set(), dialled.append((why, kind)))
+    remote.start()
+    await asyncio.wait_for(lost.wait(), 20)
+    server.close()
+    assert b'"ping"' in b"".join(heard)
+    assert dialled[0].startswith("Reconnecting... (the server stopped answering")
+    why, kind = dialled[-1]
+    assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None
