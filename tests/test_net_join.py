@@ -255,7 +255,7 @@ async def test_a_join_at_a_server_that_keeps_nothing_says_its_table_ends_with_th
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
             await server.close()
             await until(pilot, lambda: app.failure is not None, "told the table is gone")
-            assert "keeps no table over a restart" in app.failure and "seat is kept" not in app.failure
+            assert "keeps no table once it stops" in app.failure and "seat is kept" not in app.failure
     finally:
         await server.close()
 

@@ -221,7 +221,8 @@ class JoinApp(Ono99App):
             self._forget()
             if "no longer has" in why or "kept" in why:  # (it says so already)
                 return why
-            return f"{why}. This server keeps no table over a restart (it runs with --no-save): the game is over."
+            # (ono99 serve --no-save, or the host of ono99 host left)
+            return f"{why}. This server keeps no table once it stops, so the game ends here (your seat is not kept)."
         if kind in ("closing", "gave_up") and self.remote is not None and not self.remote.over \
                 and not self.plan.watch:
             if self.plan.keep:
