@@ -74,24 +74,23 @@ async def test_the_turn_alert_setting_off_rings_nothing():
     assert rings == []
 
 
-async def test_a_local_table_never_sends_a_turn_alert(monkeypatch):
+async def test_a_local_table_never_sends_a_turn_alert(monkeypatch, tmp_path):
+    """A whole local game against bots, played by keys: not one turn alert (they are for network
+    tables, where the other players are elsewhere)."""
     from ono99_tui.tui.app import Ono99App
-    from ono99_tui.tui.setup import TableSetup
 
-    from .waits import settle, until_my_turn
+    from .test_tui_play import SHORT, play_to_the_end
 
     sent = []
     monkeypatch.setattr(alerts, "turn_alert", lambda *a, **k: sent.append(a))
-    app = Ono99App(settings=dataclasses.replace(Settings(), bot_delay=0.0, confirm_bust=False))
+    rules = tmp_path / "short.toml"
+    rules.write_text(SHORT)
+    app = Ono99App(rules_spec=str(rules), bot_delay=0, seed=11)
     async with app.run_test(size=(80, 24)) as pilot:
-        screen = GameScreen(TableSetup.default(name="Ann"))
-        app.push_screen(screen)
-        for _ in range(4):
-            await until_my_turn(pilot, screen)
-            playable = [c.index for c in screen.query_one(HandPane).cards if c.card and c.reason is None]
-            await pilot.press(str(playable[0]))
-            await settle(pilot)
-    assert sent == [] and Settings().turn_alert  # on by default, for network tables only
+        await pilot.press("g")
+        game = await play_to_the_end(pilot, app)
+        assert game.over and any(s == 0 for s, _ in game.plays)
+    assert sent == [] and app.settings.turn_alert  # on, yet silent at a local table
 
 
 def test_the_notification_escape_only_for_terminals_known_to_show_it():
