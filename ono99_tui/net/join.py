@@ -402,7 +402,7 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
                        f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
                        for t in candidates[:20])
     more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
-    raise ServerError("choose", f"several tables are being played ({listed}{more}): choose one with --table N")
+    raise ServerError("choose", f"several tables to watch ({listed}{more}): choose one with --table N")
 
 
 async def open_tables(client: Client, full: bool = False) -> list:
