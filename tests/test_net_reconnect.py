@@ -73,6 +73,7 @@ async def test_three_joins_and_a_watcher_come_back_by_themselves_when_the_server
         watcher = Watcher("Wes", [sys.executable, "-m", "ono99_tui", "watch", f"{HOST}:{port}", "--name", "Wes",
                                   "--table", str(table)], env)
         await watcher.wait(lambda t: "Watching" in t and "Ann" in t, "the lobby, watching", deadline)
+        await terms[0].wait(lambda t: "Watching: Wes" in t, "Wes watching, in the lobby", deadline)
         ann = terms[0]
         ann.press("b")
         await ann.wait(lambda t: "bot (medium)" in t, "the bot in the last seat", deadline)

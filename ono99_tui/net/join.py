@@ -80,6 +80,11 @@ class LobbyScreen(Screen):
                 who, state = visible(s["name"]), "connected" if s["connected"] else "away"
             you = "  <- you" if i == seat else ""
             text.append(f"  {i + 1}. {who:<24} {state}{you}\n")
+        watching = table.get("watching") or []
+        if watching:  # names are text (Text.append never reads markup)
+            more = (table.get("watchers") or 0) - len(watching)
+            text.append(f"\n  Watching: {', '.join(visible(n) for n in watching)}"
+                        f"{f' and {more} more' if more > 0 else ''}\n")
         if self.app.plan.watch:
             text.append("\nWatching: the game shows here once it starts. Escape leaves.\n")
         else:
