@@ -613,7 +613,32 @@ def cmd_join(args) -> int:
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
     plan = JoinPlan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
                     comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
-                    address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None)
+                    address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
+                    redial=not os.environ.get(GATEWAY_ENV))  # (a gateway's child: its gateway tells the player)
+    probe(plan)
+    return _run_join(args, plan)
+
+
+def cmd_watch(args) -> int:
+    """A spectator: a table's public state, live (never a hand)."""
+    import os
+
+    from .engine.game import GameSetupError, check_names
+    from .net.client import split_address
+    from .net.join import JoinPlan, probe
+
+    try:
+        host, port = split_address(args.address, DEFAULT_PORT)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    try:
+        check_names([args.name, args.name + "'"])
+    except GameSetupError:
+        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+    from .net.child import SECRET_ENV
+
+    password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
+    plan = JoinPlan(host, port, args.name, password, args.table, watch=True)
     probe(plan)
     return _run_join(args, plan)
 
@@ -906,6 +931,18 @@ def build_parser() -> argparse.ArgumentParser:
                    help="when no table is waiting for players, make one (standard rules, 4 seats) and sit at it")
     _add_plain(p)
     p.set_defaults(func=cmd_join)
+
+    p = sub.add_parser("watch", help="watch a table on an ono99 server (its public state, never a hand)",
+                       description="Connect to a table server as a spectator: the table, the scores and the "
+                       "log, live; no hand is ever shown. The players see your name as watching.")
+    p.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
+    p.add_argument("--table", type=int, default=None, metavar="N",
+                   help="the table to watch (default: the one being played)")
+    p.add_argument("--name", default="Spectator", metavar="NAME",
+                   help="the name the players see watching (default Spectator)")
+    p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
+    p.epilog = "ONO99_PASSWORD: the server's password, kept out of the process list."
+    p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("serve-ssh", help="a table server that friends reach with nothing but ssh",
                        description="Run an SSH server: each SSH session gets the table screen (ono99 join) on its "

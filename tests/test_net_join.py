@@ -32,7 +32,8 @@ async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
     app = JoinApp(plan)
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
-        assert "join me" in str(app.screen.query_one("#lobby").render())
+        await until(pilot, lambda: "join me" in str(app.screen.query_one("#lobby").render()),
+                    "the hint in the lobby")  # (the lobby is drawn from a message: it may come a frame later)
         guest = await Client.connect(HOST, plan.port, "Bob")
         seat = (await guest.request({"type": "sit", "table": app.table_id}))["seat"]
         await pilot.press("b")  # the third seat: a bot
@@ -170,13 +171,28 @@ async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_se
             assert kept_token(HOST, port, "Ann") == server.tables[table].seats[app.seat].token
             await bob.request({"type": "start"})
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            screen = app.screen
             hand = sorted(server.tables[table].session.game.hands[app.seat])
+            seq = server.tables[table].session.seq
             await server.close()  # as on SIGTERM
-            await until(pilot, lambda: app.failure is not None, "told the server stopped")
-            assert "shutting down" in app.failure and "Your seat is kept" in app.failure
+            hint = lambda: str(screen.query_one("#hint").render())  # noqa: E731
+            await until(pilot, lambda: "Reconnecting" in hint(), "the reconnecting line")
+            assert app.failure is None and "shutting down" in hint()
+            await pilot.press("1", "2", "3", "1", "enter")  # keys while away: nothing is sent, nothing breaks
+            server = Server(config(port))  # started again, on the same address: the join comes back by itself
+            await server.start()
+            await until(pilot, lambda: app.remote.status is None, "reconnected")
+
+            def cards():
+                panes = app.screen.query(HandPane)  # (empty until the screen is composed)
+                return sorted(c.card for pane in panes for c in pane.cards if c.card)
+            await until(pilot, lambda: cards() == hand, "the hand shown again")
+            assert app.screen is screen and "Reconnecting" not in hint() and app.failure is None
+            assert server.tables[table].session.seq == seq  # the keys pressed while away played nothing
+            assert server.tables[table].seats[app.seat].conn is not None
     finally:
         await server.close()
-    server = Server(config(port))  # started again, on the same address
+    server = Server(config(port))  # a join run again later takes the kept token back to its seat
     await server.start()
     try:
         token = kept_token(HOST, port, "Ann")
@@ -184,13 +200,8 @@ async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_se
         async with app.run_test(size=(80, 24)) as pilot:
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
             assert app.client.welcome["resumed"]
-
-            def cards():
-                panes = app.screen.query(HandPane)  # (empty until the screen is composed)
-                return sorted(c.card for pane in panes for c in pane.cards if c.card)
-            await until(pilot, cards, "the hand shown")
-            shown = cards()
-            assert shown == hand == sorted(server.tables[table].session.game.hands[app.seat])
+            await until(pilot, lambda: cards() == hand, "the hand shown")
+            assert cards() == sorted(server.tables[table].session.game.hands[app.seat])
     finally:
         await server.close()
     # a kept token whose seat is gone is forgotten, and the join sits down as usual
@@ -227,3 +238,173 @@ def test_kept_seats_are_private_and_a_damaged_file_is_only_forgotten():
         assert kept_token("h", 2, "Ann") is None
         keep_token("h", 3, "Ann", "v" * 24)  # and it is written whole again
         assert kept_token("h", 3, "Ann") == "v" * 24
+
+
+async def test_a_join_at_a_server_that_keeps_nothing_says_its_table_ends_with_the_server():
+    """--no-save: a restart loses the table, and the join says so rather than promising the seat."""
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    from ono99_tui.net.server import Server
+
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            await server.close()
+            await until(pilot, lambda: app.failure is not None, "told the table is gone")
+            assert "keeps no table once it stops" in app.failure and "seat is kept" not in app.failure
+    finally:
+        await server.close()
+
+
+async def test_a_join_gives_up_in_one_clear_line_when_the_server_never_comes_back():
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.server import Server
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9,
+                          save=True, resume=True)
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            app.remote.give_up_after = 0.3
+            await server.close()
+            await until(pilot, lambda: app.failure is not None, "gave up")
+            assert "gave up reconnecting" in app.failure and "Your seat is kept" in app.failure
+            assert remote_module.GIVE_UP_AFTER >= 600  # a long time by default
+    finally:
+        await server.close()
+
+
+async def test_a_join_whose_connection_drops_in_the_lobby_sits_down_again_by_itself():
+    from ono99_tui.net.server import Server
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    server = Server(config)
+    port = await server.start()
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 3, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            seat, first = app.seat, app.client
+            lobby = lambda: str(app.screen.query_one("#lobby").render())  # noqa: E731
+            ann = next(c for c in server.connections if c.name == "Ann")
+            ann.writer.transport.abort()  # the connection drops (no goodbye)
+            await until(pilot, lambda: app.client is not first and app._table is not None
+                        and app._table["seats"][seat]["name"] == "Ann" and app._table["seats"][seat]["connected"],
+                        "seated again")
+            assert app.failure is None and app.seat == seat and "Reconnecting" not in lobby()
+            assert server.tables[table].seats[seat].name == "Ann"
+            await pilot.press("b")
+            await pilot.press("s")  # and the game starts with Ann in her seat
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            assert app.remote.my_seat == seat
+    finally:
+        await server.close()
+
+
+def test_players_see_who_watches_and_a_crowd_of_watchers_is_no_flood_of_lines(monkeypatch):
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.table import TableSession
+
+    clock = [100.0]
+    monkeypatch.setattr(remote_module.time, "monotonic", lambda: clock[0])
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(client=None, table_id=1, seat=0, first_state=state)
+    told = []
+    remote.subscribe(told.append, 0)
+    seats = [{"name": n, "player": "human", "connected": True} for n in ("Ann", "Bob")]
+    table = lambda names, count=None: {"type": "table", "table": {  # noqa: E731
+        "seats": seats, "watching": names, "watchers": len(names) if count is None else count}}
+    remote.handle(table([]))
+    remote.handle(table(["[b]Wes"]))
+    assert told[-1].notices == ["[b]Wes is watching."] and remote.watching == ["[b]Wes"]
+    clock[0] += 1
+    remote.handle(table(["Vi", "[b]Wes"]))  # within 10 s of the last line: the scoreboard says it, no line
+    assert told[-1].notices == [] and remote.watching == ["Vi", "[b]Wes"]
+    clock[0] += 10
+    remote.handle(table([f"W{i:02}" for i in range(12)], count=40))
+    assert len(told[-1].notices) == 3 and told[-1].notices[-1].startswith("and ")
+    assert remote.watching[-1] == "28 more" and len(remote.watching) == 13
+
+
+async def test_the_lobby_names_the_first_watchers_and_counts_them_all():
+    from .netplay import connect, serving
+
+    async with serving(per_address=20) as server:  # 16 connections from this one address
+        ann = await connect(server, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        watchers = [await connect(server, f"W{i:02}") for i in range(15)]
+        for w in watchers:
+            await w.request({"type": "watch", "table": table})
+        listing = (await ann.request({"type": "tables"}))["tables"][0]
+        assert listing["watchers"] == 15 and listing["watching"] == [f"W{i:02}" for i in range(12)]
+        await watchers[0].aclose()
+        for _ in range(200):
+            listing = (await ann.request({"type": "tables"}))["tables"][0]
+            if listing["watchers"] == 14:
+                break
+        assert listing["watching"][0] == "W01"
+        for c in [ann, *watchers[1:]]:
+            await c.aclose()
+
+
+async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
+    """A connection that dies without a word (Wi-Fi gone: no FIN) is noticed by a ping."""
+    import asyncio
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.table import TableSession
+
+    monkeypatch.setattr(remote_module, "PING_AFTER", 0.2)
+    monkeypatch.setattr(remote_module, "PONG_WITHIN", 0.2)
+    heard = []
+
+    async def silent(reader, writer):  # reads everything, answers nothing, never closes
+        while line := await reader.readline():
+            heard.append(line)
+
+    server = await asyncio.start_server(silent, HOST, 0)
+    port = server.sockets[0].getsockname()[1]
+    reader, writer = await asyncio.open_connection(HOST, port)
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(Client(reader, writer), table_id=1, seat=0, first_state=state)
+    dialled, lost = [], asyncio.Event()
+
+    async def redial():
+        dialled.append(remote.status)
+        raise ConnectionRefusedError("refused")
+    remote.redial, remote.give_up_after = redial, 0.5
+    remote.on_lost = lambda why, kind: (lost.set(), dialled.append((why, kind)))
+    remote.start()
+    await asyncio.wait_for(lost.wait(), 20)
+    server.close()
+    assert b'"ping"' in b"".join(heard)
+    assert dialled[0].startswith("Reconnecting... (the server stopped answering")
+    why, kind = dialled[-1]
+    assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None

@@ -29,7 +29,7 @@ def test_the_session_and_a_network_seat_both_implement_the_contract():
         missing = [m for m in _members() if not hasattr(table, m)]
         assert not missing, (type(table).__name__, missing)
     # their methods take what the contract says they take
-    for name in ("view_for", "events_for", "submit", "attach_save", "subscribe", "next_step"):
+    for name in ("view_for", "events_for", "submit", "autosave", "subscribe", "next_step"):
         want = list(inspect.signature(getattr(Table, name)).parameters)
         for table in (session, remote):
             got = list(inspect.signature(getattr(type(table), name)).parameters)

@@ -38,6 +38,8 @@ class JoinPlan:
     keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
+    redial: bool = True  # a dropped connection dials back by itself (not a gateway's child: its gateway says)
+    watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -78,10 +80,23 @@ class LobbyScreen(Screen):
                 who, state = visible(s["name"]), "connected" if s["connected"] else "away"
             you = "  <- you" if i == seat else ""
             text.append(f"  {i + 1}. {who:<24} {state}{you}\n")
-        text.append("\nB fills the empty seats with bots; S starts the game once every seat is taken.\n")
+        watching = table.get("watching") or []
+        if watching:  # names are text (Text.append never reads markup)
+            more = (table.get("watchers") or 0) - len(watching)
+            text.append(f"\n  Watching: {', '.join(visible(n) for n in watching)}"
+                        f"{f' and {more} more' if more > 0 else ''}\n")
+        if self.app.plan.watch:
+            text.append("\nWatching: the game shows here once it starts. Escape leaves.\n")
+        else:
+            text.append("\nB fills the empty seats with bots; S starts the game once every seat is taken.\n")
         if hint:
             text.append(hint + "\n")
         self.query_one("#lobby", Static).update(text)
+
+    def check_action(self, action: str, parameters) -> bool | None:
+        if action in ("bots", "start") and self.app.plan.watch:
+            return False  # a spectator only watches
+        return True
 
     def on_lobby_changed(self, message: LobbyChanged) -> None:
         if self.is_mounted:
@@ -108,7 +123,9 @@ class JoinApp(Ono99App):
         self.server = None
         self.seat: int | None = None
         self.table_id: int | None = None
+        self.token: str | None = None  # the seat's token: a dropped connection dials back to it
         self._table: dict | None = None
+        self._my_turn = False  # (turn alerts: the bell rings as the turn comes, not on every update)
 
     def get_default_screen(self) -> Screen:
         return LobbyScreen()
@@ -131,7 +148,11 @@ class JoinApp(Ono99App):
                 plan.port = await self.server.start()
             self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                                token=plan.token or plan.comeback, address=plan.address)
+            if plan.watch:
+                await self._start_watching()
+                return
             if self.client.welcome.get("resumed"):
+                self.token = plan.token or plan.comeback
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
             if plan.comeback is not None and plan.token is None:
@@ -162,7 +183,7 @@ class JoinApp(Ono99App):
         except (OSError, TimeoutError) as exc:
             self.fail(f"cannot connect to {plan.host}:{plan.port}: {getattr(exc, 'strerror', None) or exc}")
             return
-        self.seat, self.table_id = reply["seat"], reply["table"]
+        self.seat, self.table_id, self.token = reply["seat"], reply["table"], reply["token"]
         if plan.keep:
             from .kept_seats import keep_token
 
@@ -175,9 +196,40 @@ class JoinApp(Ono99App):
 
             forget_token(self.plan.host, self.plan.port, self.plan.name)
 
+    async def _start_watching(self) -> None:
+        plan = self.plan
+        try:
+            table = plan.table if plan.table is not None else await choose_watched(self.client, plan)
+            await self.client.request({"type": "watch", "table": table})
+        except ServerError as exc:
+            self.fail(str(exc))
+            return
+        self.seat, self.table_id = None, table
+        await self._wait_for_start()
+
+    async def _dial(self) -> Client:
+        """A new connection back to our seat (its token) or to the table we watch."""
+        plan = self.plan
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                      token=None if plan.watch else self.token, address=plan.address)
+        if plan.watch:
+            try:
+                await client.request({"type": "watch", "table": self.table_id})
+            except BaseException:
+                client.close()
+                raise
+        return client
+
     def _seat_kept(self, why: str, kind: str) -> str:
         """Why the connection ended, and, when the server stopped mid-game, how to come back."""
-        if kind == "closing" and self.remote is not None and not self.remote.over:
+        if kind == "gone" and self.remote is not None and not self.remote.over and not self.plan.watch:
+            self._forget()
+            if "no longer has" in why or "kept" in why:  # (it says so already)
+                return why
+            # (ono99 serve --no-save, or the host of ono99 host left)
+            return f"{why}. This server keeps no table once it stops, so the game ends here (your seat is not kept)."
+        if kind in ("closing", "gave_up") and self.remote is not None and not self.remote.over \
+                and not self.plan.watch:
             if self.plan.keep:
                 return f"{why}. Your seat is kept: run the same ono99 join once the server is back."
             if self.plan.back_hint:  # (serve-ssh, web: the gateway knows how its players come back)
@@ -189,7 +241,11 @@ class JoinApp(Ono99App):
             try:
                 msg = await self.client.recv()
             except (ConnectionError, ValueError) as exc:
-                self.fail(f"the connection to the server ended: {exc}")
+                if self.plan.redial and self.plan.serve is None and self.table_id is not None \
+                        and await self._rejoin_lobby(str(exc)):
+                    continue
+                if self.failure is None:
+                    self.fail(f"the connection to the server ended: {exc}")
                 return
             kind = msg["type"]
             if kind == "table":
@@ -205,9 +261,67 @@ class JoinApp(Ono99App):
                 self._open_table(msg)
                 return
 
+    async def _rejoin_lobby(self, why: str) -> bool:
+        """The connection dropped before the game started (which frees the seat): connect again
+        with backoff and sit (or watch) at the same table. False (and self.failure) if that table
+        is gone or started without us, or after the long wait."""
+        import asyncio
+
+        from .protocol import ProtocolError
+        from .remote import GIVE_UP_AFTER, backoff
+
+        self.client.close()
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for tries, delay in enumerate(backoff(), start=1):
+            self._lobby_status(f"Reconnecting, try {tries}... ({why})")
+            await asyncio.sleep(delay)
+            try:
+                client = await asyncio.wait_for(self._dial(), 10)
+                if not self.plan.watch and not client.welcome.get("resumed"):
+                    try:
+                        sit = {"type": "sit", "table": self.table_id}
+                        try:
+                            reply = await client.request({**sit, "seat": self.seat})
+                        except ServerError as exc:
+                            if exc.code != "seat_taken":
+                                raise
+                            reply = await client.request(sit)
+                    except BaseException:
+                        client.close()
+                        raise
+                    self.seat, self.token = reply["seat"], reply["token"]
+                    if self.plan.keep:
+                        from .kept_seats import keep_token
+
+                        keep_token(self.plan.host, self.plan.port, self.plan.name, reply["token"])
+            except ServerError as exc:
+                if exc.code not in ("server_full", "flood"):
+                    self.fail(f"the connection to the server ended ({why}) and the table is no longer "
+                              f"there to sit at again: {exc}")
+                    return False
+            except (OSError, TimeoutError, ProtocolError):
+                pass
+            else:
+                self.client = client
+                self._lobby_status("")
+                return True
+            if loop.time() - start >= GIVE_UP_AFTER:
+                self.fail(f"the connection to the server ended ({why}); gave up reconnecting after "
+                          f"{round((loop.time() - start) / 60)} minutes")
+                return False
+        return False
+
+    def _lobby_status(self, status: str) -> None:
+        self._lobby_line = status
+        self._show_lobby()
+
+    _lobby_line = ""  # the lobby's "Reconnecting..." line while the connection is down
+
     def _show_lobby(self) -> None:
         if self._table is not None:
-            self.screen.post_message(LobbyChanged(self._table, self.seat, self.plan.address_hint))
+            hint = "\n".join(line for line in (self._lobby_line, self.plan.address_hint) if line)
+            self.screen.post_message(LobbyChanged(self._table, self.seat, hint))
 
     def lobby_request(self, message: dict) -> None:
         if self.client is not None and self.remote is None:
@@ -220,9 +334,27 @@ class JoinApp(Ono99App):
         remote = self.remote = RemoteTable(self.client, self.table_id, self.seat, state)
         remote.lobby = self._table
         remote.on_lost = self._lost
+        if self.plan.redial and self.plan.serve is None and (self.token is not None or self.plan.watch):
+            remote.redial = self._dial
+        if self.seat is not None:
+            remote.subscribe(self._turn_alert, self.seat)
+            self._turn_alert(None)  # the game starts (or we are back) on our turn: that too is worth a bell
         setup = TableSetup(remote.seats, remote.view.rules, visible(self._table["rules"]) if self._table else "")
         remote.start()
-        self.push_screen(GameScreen(setup, table=remote))
+        screen = GameScreen(setup, table=remote)
+        if self.plan.watch:
+            screen.pace = "skip"  # a live view: each round's end is in the log, no notice waits for a key
+        self.push_screen(screen)
+
+    def _turn_alert(self, update) -> None:
+        """The bell (and a desktop notification where the terminal shows them) as our turn comes."""
+        mine = self.remote is not None and self.remote.current == self.seat and self.remote.status is None
+        if mine and not self._my_turn and self.settings.turn_alert:
+            from ..tui.alerts import turn_alert
+
+            turn_alert(self, "ono99: your turn", f"{self.remote.names[self.seat]}, it is your turn "
+                       f"(total {self.remote.view.total}).")
+        self._my_turn = mine
 
     def _lost(self, why: str, kind: str = "") -> None:
         if self.remote is not None and self.remote.over:
@@ -261,6 +393,23 @@ class JoinApp(Ono99App):
             await self.server.close("the host left")
 
 
+async def choose_watched(client: Client, plan: JoinPlan) -> int:
+    """The table to watch: the one being played (else the one waiting); ServerError ("choose")
+    naming them when there are several, or saying there is none."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    playing = [t for t in tables if t["started"] and not t["over"]]
+    candidates = playing or [t for t in tables if not t["over"]]
+    if len(candidates) == 1:
+        return candidates[0]["id"]
+    if not candidates:
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} to watch")
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({'playing' if t['started'] else 'waiting'}, "
+                       f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
+                       for t in candidates[:20])
+    more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
+    raise ServerError("choose", f"several tables to watch ({listed}{more}): choose one with --table N")
+
+
 async def open_tables(client: Client, full: bool = False) -> list:
     """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
     tables = (await client.request({"type": "tables"}))["tables"]
@@ -294,7 +443,10 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                       token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
         try:
-            if plan.table is None and not client.welcome.get("resumed"):
+            if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
+                plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)
+                await client.request({"type": "watch", "table": plan.table})
+            elif plan.table is None and not client.welcome.get("resumed"):
                 found = await choose_table(client, plan)
                 if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
                     plan.table = found

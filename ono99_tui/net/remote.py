@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from typing import Callable
+import random
+import time
+from typing import Awaitable, Callable
 
 from ..engine.record import SeatSpec
 from ..table import HumanTurn, SeatUpdate, TableError, TableOver
@@ -72,8 +74,13 @@ class RemoteTable:
         self.save = None
         self.save_later = None  # (nothing is saved here)
         self.on_lost: Callable[[str, str], None] | None = None  # the connection ended (why; "closing", ...)
+        # a new connection back to this seat (or watch) after a drop; None: a drop ends the table here
+        self.redial: Callable[[], Awaitable[Client]] | None = None
+        self.status: str | None = None  # "reconnecting..." while the connection is down, for the screen
+        self.give_up_after = GIVE_UP_AFTER
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
+        self._watchers_told = -WATCHERS_TOLD_EVERY  # when a line last said who started or stopped watching
 
     # -- the TableSession surface ------------------------------------------------------
     @property
@@ -97,6 +104,17 @@ class RemoteTable:
         if self.lobby is None:
             return [SeatSpec(n) for n in self.view.names]
         return [SeatSpec(s["name"], s["player"] or "human") for s in self.lobby["seats"]]
+
+    @property
+    def watching(self) -> list[str]:
+        """Who is watching this table (their names, when the server tells them; else "1 watcher")."""
+        if self.lobby is None:
+            return []
+        names = self.lobby.get("watching")
+        count = self.lobby.get("watchers") or 0
+        if isinstance(names, list):
+            return [str(n) for n in names] + ([f"{count - len(names)} more"] if count > len(names) else [])
+        return [f"{count} watcher{'s' if count != 1 else ''}"] if count else []
 
     @property
     def away(self) -> set[int]:
@@ -132,14 +150,19 @@ class RemoteTable:
         """Send the play; the server's answer arrives later as an update (or a notice)."""
         if seat != self.my_seat:
             raise TableError("that is not your seat")
+        if self.status is not None:  # no connection: nothing is sent (the server's state decides, once back)
+            self._tell(SeatUpdate(self.my_seat, self.view, [], ["Not connected: that card was not played. "
+                                                                  "Play it again once the table is back."], False))
+            return []
         self.client.send({"type": "play", "card": card, "seq": self.seq if seq is None else seq})
         return []
 
     def undo(self, seat: int) -> None:
         raise TableError("nothing to undo")
 
-    def attach_save(self, save, opened: bool = False) -> str | None:
-        return None
+    def autosave(self, rules_label: str, name: str | None = None, opened: bool = False,
+                 store=None) -> str | None:
+        return None  # the server saves this game
 
     can_save_as = False  # the server saves this game: no Save as here
 
@@ -166,16 +189,75 @@ class RemoteTable:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
+        while True:
+            why, kind = await self._read_until_lost()
+            if self.view.over or self.redial is None or kind in ("kicked", "gone"):
+                break
+            why, kind = await self._reconnect(why)
+            if kind != "back":
+                break
+        self.status = None
+        if self.on_lost is not None:
+            self.on_lost(why, kind)
+
+    async def _read_until_lost(self) -> tuple[str, str]:
+        """Read until the connection ends: (why, kind). A silent server is pinged: a connection
+        that died without a word (Wi-Fi gone) is noticed within PING_AFTER + PONG_WITHIN."""
         why, kind = "the server closed the connection", ""
         try:
             while True:
-                self.handle(await self.client.recv())
+                try:
+                    msg = await asyncio.wait_for(self.client.recv(), PING_AFTER)
+                except TimeoutError:
+                    self.client.send({"type": "ping"})
+                    try:
+                        msg = await asyncio.wait_for(self.client.recv(), PONG_WITHIN)
+                    except TimeoutError:
+                        return "the server stopped answering", "silent"
+                self.handle(msg)
         except (Disconnected, ConnectionError, ProtocolError) as exc:
             why = str(exc) or why
         except _Ended as exc:
             why, kind = str(exc), exc.kind
-        if self.on_lost is not None:
-            self.on_lost(why, kind)
+        return why, kind
+
+    async def _reconnect(self, why: str) -> tuple[str, str]:
+        """Dial again with backoff (jittered, doubling to BACKOFF_MAX) until the seat is back:
+        ("", "back"); or why not: the seat is gone, the server refuses us, or give_up_after passed."""
+        self.client.close()
+        loop = asyncio.get_running_loop()
+        start, tries = loop.time(), 0
+        why = why.rstrip(".")
+        for delay in backoff():
+            # the word first: the hint line may show only its start
+            self._set_status(f"Reconnecting... ({why})" if tries == 0 else f"Reconnecting, try {tries + 1}... ({why})")
+            await asyncio.sleep(delay)
+            tries += 1
+            try:
+                client = await asyncio.wait_for(self.redial(), DIAL_WITHIN)
+            except ServerError as exc:
+                if exc.code in ("auth", "version", "bad_name", "no_table", "gone"):
+                    return f"{exc}", "gone"
+            except (OSError, TimeoutError, Disconnected, ProtocolError):
+                pass
+            else:
+                if self.my_seat is not None and not client.welcome.get("resumed"):
+                    client.close()
+                    return ("the server no longer has this table (it restarted without its saved games, "
+                            "or the table was closed): your seat is gone", "gone")
+                self.client = client
+                self._set_status(None)
+                self._tell(SeatUpdate(self.my_seat, self.view, [], ["Reconnected."], False))
+                return "", "back"
+            if loop.time() - start >= self.give_up_after:
+                minutes = max(1, round((loop.time() - start) / 60))
+                return (f"{why}; gave up reconnecting after {minutes} minute{'s' if minutes != 1 else ''}", "gave_up")
+        return why, "gave_up"  # (never: backoff() has no end)
+
+    def _set_status(self, status: str | None) -> None:
+        if status != self.status:
+            self.status = status
+            self._tell(SeatUpdate(self.my_seat, self.view, [], [], False))  # (redraws the status line)
 
     def handle(self, msg: dict) -> None:
         kind = msg["type"]
@@ -192,16 +274,53 @@ class RemoteTable:
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
             notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
-            if notices or (before is not None and _connected(before) != _connected(self.lobby)):
+            watchers = [] if before is None else _watchers_changed(before, self.lobby)
+            now = time.monotonic()
+            if watchers and now - self._watchers_told >= WATCHERS_TOLD_EVERY:
+                # at most one such line a while: watchers coming and going must not bury the table in
+                # notices (the scoreboard always names who watches)
+                self._watchers_told = now
+                notices += watchers[:2] + ([f"and {len(watchers) - 2} more."] if len(watchers) > 2 else [])
+            if notices or (before is not None and (_connected(before) != _connected(self.lobby)
+                                                   or before.get("watchers") != self.lobby.get("watchers"))):
                 self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))  # (redraws who is away)
         elif kind in ("error", "notice"):
             self._tell(SeatUpdate(self.my_seat, self.view, [], [msg.get("message", "")], False))
-        elif kind in ("kicked", "closing"):
+        elif kind == "kicked":
             raise _Ended(msg.get("message", kind), kind)
+        elif kind == "closing":  # "kept": false: the server keeps no table over a restart (--no-save)
+            raise _Ended(msg.get("message", kind), "gone" if msg.get("kept") is False else kind)
 
     def _tell(self, update: SeatUpdate) -> None:
         for sub in list(self._subs):
             sub.callback(update)
+
+
+PING_AFTER = 15.0  # seconds of silence before the client asks the server whether it is still there
+PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it reconnects
+DIAL_WITHIN = 10.0  # one reconnection attempt (connect and hello)
+BACKOFF_FIRST, BACKOFF_MAX = 0.5, 10.0  # seconds between attempts: doubling, jittered down by up to half
+GIVE_UP_AFTER = 15 * 60.0  # seconds of trying before the client gives up
+WATCHERS_TOLD_EVERY = 10.0  # seconds: at most one line this often about who started or stopped watching
+
+
+def backoff(first: float = BACKOFF_FIRST, most: float = BACKOFF_MAX):
+    """Seconds to wait before each reconnection attempt: doubling from ``first`` to ``most``, each
+    jittered down by up to half (a restarted server is not met by every client at the same instant)."""
+    delay = first
+    while True:
+        yield delay * random.uniform(0.5, 1.0)
+        delay = min(delay * 2, most)
+
+
+def _watchers_changed(before: dict, after: dict) -> list[str]:
+    """Who started or stopped watching (when the server names watchers)."""
+    old, new = before.get("watching"), after.get("watching")
+    if not isinstance(old, list) or not isinstance(new, list):
+        return []
+    out = [f"{name} is watching." for name in new if name not in old]
+    out += [f"{name} stopped watching." for name in old if name not in new]
+    return out
 
 
 def _connected(table: dict) -> list[bool]:

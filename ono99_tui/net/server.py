@@ -176,7 +176,8 @@ class Server:
         # again when the server does (nobody chose to leave them)
         cut_off = [t for t in self.tables.values() if t.humans_present()]
         for conn in list(self.connections):
-            conn.send({"type": "closing", "message": message})
+            # "kept": whether its seats come back once the server is started again (its clients then reconnect)
+            conn.send({"type": "closing", "message": message, "kept": self.config.save and self.config.resume})
             conn.close()
         if self._server is not None:
             self._server.close()

@@ -34,6 +34,9 @@ class Seat:
                 "connected": self.is_bot or self.conn is not None}
 
 
+WATCHERS_NAMED = 12  # watchers named in a table's listing (all are counted)
+
+
 @dataclass
 class HostedTable:
     id: int
@@ -88,7 +91,10 @@ class HostedTable:
         """What anyone in the lobby may know about the table."""
         out = {"id": self.id, "name": self.name, "rules": self.rules_label, "rules_table": self.rules.to_dict(),
                "seats": [s.public() for s in self.seats], "started": self.started,
-               "over": self.over, "watchers": len(self.watchers), "state": self.state}
+               "over": self.over, "watchers": len(self.watchers), "state": self.state,
+               # who watches: players see their names (a name someone chose to show, like a seat's);
+               # the first few only, so a crowd of watchers cannot make every table message huge
+               "watching": sorted(c.name for c in self.watchers if c.name)[:WATCHERS_NAMED]}
         if self.state == "away" and self.closes_at is not None and now is not None:
             out["closes_in"] = max(0, round(self.closes_at - now))
         return out

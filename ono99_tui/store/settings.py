@@ -31,6 +31,7 @@ class Settings:
     rules: str = "standard"
     undo: bool = True
     confirm_bust: bool = True
+    turn_alert: bool = True
 
 
 HELP = {
@@ -41,12 +42,14 @@ HELP = {
     "rules": "house rules for a new game: a preset name or a rules file",
     "undo": "allow taking back a play when every other seat is a bot",
     "confirm_bust": "true: a card that would lose the round asks for a second press while a safe card exists",
+    "turn_alert": "true: at a network table, the bell (and a desktop notification where the terminal shows one) "
+                  "when your turn comes",
 }
 
 
 def _check(key: str, value):
     """The value if it is allowed for ``key``, else a ValueError saying what is allowed."""
-    if key in ("ascii", "undo", "confirm_bust"):
+    if key in ("ascii", "undo", "confirm_bust", "turn_alert"):
         if not isinstance(value, bool):
             raise ValueError(f"must be true or false, got {shorten(repr(value))}")
     elif key == "bot_delay":

@@ -25,10 +25,12 @@ class Table(Protocol):
     current: int | None  # whose move it is (None: the game is over)
     seq: int  # plays made so far: a play is submitted for this position
     away: frozenset[int] | set[int]  # seats whose player has lost the connection (local: none)
+    watching: tuple[str, ...] | list[str]  # who watches from elsewhere, as the players may see it
+    status: str | None  # the connection's state when it is what the player must know ("Reconnecting...")
 
     # -- capabilities: what this table does itself ---------------------------------------------
     runs_bots: bool  # True: its bots are run by this front end (next_step gives their jobs)
-    saves_here: bool  # True: this front end keeps the save (attach_save, Save as); else the server
+    saves_here: bool  # True: this front end keeps the save (autosave, Save as); else the server
     can_save_as: bool  # a copy under a name of the player's choice can be written now
     undo_allowed: bool
     undo_used: bool  # an undo was made in this game (its save is marked)
@@ -54,7 +56,9 @@ class Table(Protocol):
     def undo(self, seat: int) -> None: ...
 
     # -- saving --------------------------------------------------------------------------------
-    def attach_save(self, save, opened: bool = False) -> str | None: ...
+    def autosave(self, rules_label: str, name: str | None = None, opened: bool = False,
+                 store=None) -> str | None:
+        """Save after every play from now on (saves_here); a notice when it cannot, else None."""
 
     def save_as(self, name: str) -> str: ...
 

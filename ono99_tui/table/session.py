@@ -91,8 +91,10 @@ class TableSession:
     """A table whose game runs here (table/contract.py: the contract every front end reads)."""
 
     runs_bots = True  # next_step hands out the bots' jobs: the front end runs them
-    saves_here = True  # attach_save: the front end keeps the save
+    saves_here = True  # autosave: the front end keeps the save
     away: frozenset[int] = frozenset()  # everyone is at this keyboard: nobody's connection drops
+    watching: tuple[str, ...] = ()  # nobody watches a table at one keyboard from elsewhere
+    status: str | None = None  # no connection to lose: nothing to say before the turn's hint
 
     def __init__(self, seats: list[SeatSpec], rules: Rules = DEFAULT, seed: int = 0, *,
                  first_dealer: int | str | None = None, decks: dict | None = None, game: Game | None = None,

@@ -319,6 +319,7 @@ class GameScreen(Screen):
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
         scores.away = frozenset(self.table.away)  # who has lost the connection (a network table's lobby)
+        scores.watching = tuple(self.table.watching)  # who watches (a network table's lobby)
         scores.show(view)
         self._draw_hand(view)
         undo = self.may_undo()
@@ -377,6 +378,9 @@ class GameScreen(Screen):
         """The turn's hint; or for the outlined card why it cannot be played, or that it busts
         (pressed once)."""
         text = self._turn_hint
+        if self.table.status:  # the connection is down: that is what the player needs to know first
+            put(self.query_one("#hint", Static), self.table.status)
+            return
         widget = self.query_one(HandPane).outlined
         if widget is not None and self._human_may_play():
             if widget.reason:
@@ -638,9 +642,11 @@ class GameScreen(Screen):
         if self.too_small and action not in ("menu", "help"):
             return False  # nothing happens that the player cannot see
         if action == "undo":
-            return self.may_undo() and not self._out_shown
-        if action in ("play", "play_outlined", "focus_card") and self._out_shown:
-            return False
+            return self.may_undo() and not self._out_shown and bool(self.humans)
+        if action in ("play", "play_outlined", "focus_card") and (self._out_shown or not self.humans):
+            return False  # out of the game, or a spectator (ono99 watch): no hand to play from
+        if action == "save_as" and not self.humans and not self.table.saves_here:
+            return False  # a spectator has nothing to save
         return True
 
     def action_undo(self) -> None:

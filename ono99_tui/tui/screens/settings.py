@@ -1,4 +1,4 @@
-"""Settings: theme (live), ASCII, bot delay, your name, default rules, undo, bust confirmation. Saved to config.toml."""
+"""Settings: theme (live), ASCII, bot delay, your name, default rules, undo, bust confirmation, turn alerts. Saved to config.toml."""
 
 from __future__ import annotations
 
@@ -27,6 +27,8 @@ SCREEN_HELP = {
              "(the Linux console, vt100 and dumb terminals get ASCII anyway)",
     "undo": "Yes: you may take back a play when every other seat is a bot",
     "confirm_bust": "Yes: a card that would lose the round needs a second press while a safe card exists",
+    "turn_alert": "Yes: at a network table (ono99 join), the bell when your turn comes, and a desktop "
+                  "notification where the terminal shows one. Never at a local table",
 }
 
 
@@ -59,6 +61,7 @@ class SettingsScreen(Screen):
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
                 ("Undo allowed", _yes_no(s.undo, "undo")),
                 ("Confirm bust", _yes_no(s.confirm_bust, "confirm_bust")),
+                ("Turn alert", _yes_no(s.turn_alert, "turn_alert")),
             )
             for label, widget in rows:
                 with Horizontal(classes="form-row"):
@@ -86,6 +89,7 @@ class SettingsScreen(Screen):
             "rules": str(self.query_one("#rules", Select).value),
             "undo": self.query_one("#undo", Select).value is True,
             "confirm_bust": self.query_one("#confirm_bust", Select).value is True,
+            "turn_alert": self.query_one("#turn_alert", Select).value is True,
         }
         raw = self.query_one("#bot_delay", Input).value.strip()
         try:

@@ -152,12 +152,14 @@ class ScorePane(Static):
     """One row per seat, never wrapped: turn, name, score, cards, who, dealer.
 
     ``away``: seats whose player has lost the connection (a network table): "away" in the who
-    column. A local table has nobody away, and its rows are as they always were."""
+    column. A local table has nobody away, and its rows are as they always were.
+    ``watching``: who watches a network table (spectators), named under the pane."""
 
     def __init__(self, glyphs: Glyphs, kinds: list[str], **kwargs) -> None:
         super().__init__(**kwargs)
         self.glyphs, self.kinds = glyphs, kinds
         self.away: frozenset[int] = frozenset()
+        self.watching: tuple[str, ...] = ()
 
     _view: PlayerView | None = None
 
@@ -173,7 +175,10 @@ class ScorePane(Static):
         rules = view.rules
         tokens = rules.scoring_mode == "tokens"
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
-        self.border_subtitle = f"{g.dealer} deals"
+        subtitle = f"{g.dealer} deals"
+        if self.watching:  # names are text, never markup
+            subtitle += f" - watching: {', '.join(self.watching)}"
+        self.border_subtitle = Text(subtitle) if self.watching else subtitle
         text = Text(no_wrap=True, overflow="ellipsis")
         shown = short_names(view.names, width)  # by display width, and never two alike
         for s, name in enumerate(shown):
