@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from textual import events, on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -50,8 +51,22 @@ class _Notice(ModalScreen[str]):
         # its own footer, over the table's: a dialog offers only its own keys (never "Play 1" or "Undo")
         yield Footer(show_command_palette=False)
 
+    # A key typed before this notice came up was meant for what was on screen then (an Enter for
+    # the last notice, bunched over SSH or typed as the game ended): it must not answer this one.
+    # Key events carry the time they were read, on the clock Textual stamps every message with.
+    _since = float("inf")
+
+    @on(events.Mount)
+    def _mounted_at(self, event: events.Mount) -> None:
+        self._since = event.time
+
     def on_mount(self) -> None:
         self.query(Button).first().focus()
+
+    def on_key(self, event: events.Key) -> None:
+        if event.time < self._since:
+            event.stop()  # it goes no further: no button, binding or Escape acts on it
+            event.prevent_default()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("btn-"))

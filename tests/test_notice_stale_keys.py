@@ -1,0 +1,39 @@
+"""A notice is answered only by keys typed after it came up: an Enter meant for the screen before
+(the last notice, bunched over SSH, or typed just as the game ended) must not answer the next one
+(at a network table that Enter used to answer "Game over" and leave the table unseen)."""
+
+from textual import events
+from textual.app import App
+
+from ono99_tui.tui.screens.notice import _Notice
+
+
+class Host(App):
+    answers: list[str]
+
+    def on_mount(self) -> None:
+        self.answers = []
+
+
+async def test_a_key_typed_before_a_notice_came_up_does_not_answer_it():
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        stale = events.Key("enter", "\r")  # read from the terminal now...
+        await pilot.pause()
+        app.push_screen(_Notice("Game over", "Medium wins.", (("menu", "Main menu"), ("again", "Play again"))),
+                        app.answers.append)  # ...handled once the notice is up
+        await pilot.pause()
+        app.post_message(stale)
+        await pilot.pause()
+        assert app.answers == [] and isinstance(app.screen, _Notice), "a stale Enter answered the notice"
+        stale_escape = events.Key("escape", None)
+        notice = _Notice("Round 1 lost", "Ann busts.")
+        app.push_screen(notice, app.answers.append)
+        await pilot.pause()
+        app.post_message(stale_escape)
+        await pilot.pause()
+        assert app.screen is notice and app.answers == []
+        await pilot.press("enter")  # typed now: it answers
+        assert app.answers == ["ok"]
+        await pilot.press("right", "enter")  # the second button of the first notice
+        assert app.answers == ["ok", "again"]
