@@ -133,3 +133,24 @@ def test_a_journal_names_its_record_by_a_16_hex_digit_id(store):
     assert load_record(store.path("crash")).meta["journal"] == journal_id
     assert len(start) == 16 and int(start, 16) >= 0
     assert len({new_id() for _ in range(50)}) == 50  # (ids never repeat in practice)
+
+
+@pytest.mark.parametrize("header", [b"ono98-journal 2 {id} {start}", b"ono99-journal 3 {id} {start}",
+                                    b"ono99-journal 2", b"ono99-journal  2 {id} {start}",
+                                    b"ONO99-JOURNAL 2 {id} {start}"])
+@pytest.mark.parametrize("cut", [b"", b'7e3a [99, 9, "You"'])
+def test_a_damaged_first_line_sets_every_play_aside_with_its_reason(store, header, cut):
+    """Deterministic, one damage at a time (the hypothesis test finds these only by chance): a
+    first line that is not a journal header sets aside every play line after it, and a line cut
+    short at the end, counted exactly."""
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    lines = path.read_bytes().split(b"\n")
+    journal_id, start = lines[0].split(b" ")[2:4]
+    lines[0] = header.replace(b"{id}", journal_id).replace(b"{start}", start)
+    path.write_bytes(b"\n".join(lines) + cut)
+    read = read_journal(record, store.path("crash"))
+    assert read.plays == []
+    assert read.set_aside == JOURNAL_PLAYS + (1 if cut else 0)
+    assert read.problem == "its first line is not an ono99 journal header (damaged)"

@@ -229,3 +229,21 @@ def test_undo_before_your_first_play_of_the_round_says_why():
     with pytest.raises(TableError, match="^nothing to undo in this round: undo never reaches back into a "
                                          "finished round$"):
         table.undo(0)
+
+
+def test_a_spectators_view_is_the_same_whichever_seat_it_is_built_from():
+    """redact.view_for builds a spectator's view from seat 0's with no seat and no hand: that is
+    only right if nothing else in a view depends on the seat (docs/testing.md, table-redact)."""
+    import dataclasses
+
+    from ono99_tui.engine import Game
+    from ono99_tui.table import SPECTATOR
+    from ono99_tui.table.redact import view_for
+
+    for seed in range(20):
+        g = Game(["Ann", "Bo", "Cy", "Di"], SHORT, seed)
+        rng = random.Random(seed)
+        while not g.over:
+            views = {dataclasses.replace(PlayerView.of(g, k), seat=-1, hand=()) for k in range(g.n)}
+            assert views == {view_for(g, SPECTATOR)}
+            g.play(rng.choice(g.legal_plays()))
