@@ -41,7 +41,7 @@ class Lobby:
                 if kind == "started":
                     return rest[0]
                 if kind == "lost":
-                    raise Lost(rest[0])
+                    raise Lost(*rest[:2])
                 if kind == "table":
                     msg = rest[0]
                     lines = lobby_lines(msg["table"], msg.get("seat"), self.hint)

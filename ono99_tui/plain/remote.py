@@ -13,6 +13,8 @@ does: a bot plays it after the turn timer, and the same `ono99 join` comes back 
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 import threading
 
 from ..errors import UserError
@@ -29,8 +31,9 @@ __all__ = ["Plan", "join_plan", "run_join"]
 class RemotePlain(PlainTable):
     """A seat at a network table: the turn flow of a local plain table, the plays sent away."""
 
-    def __init__(self, con: InboxConsole, remote, setup, net: Network, settings=None):
+    def __init__(self, con: InboxConsole, remote, setup, net: Network, settings=None, back_hint: str | None = None):
         super().__init__(con, remote, setup, settings=settings)
+        self.back_hint = back_hint  # (serve-ssh: how its players come back to a seat)
         remote.unsubscribe(self._sub)  # the network thread's subscription feeds the inbox instead
         self.inbox = con.inbox
         self.net = net
@@ -54,6 +57,9 @@ class RemotePlain(PlainTable):
             self.con.say(f"{why} The game is over.")
         elif self.net.server is not None:
             self.con.say(f"{why} The table closes: you were its host.")
+        elif self.back_hint:
+            self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer; "
+                         f"{self.back_hint}.")
         else:
             self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer, "
                          "and the same ono99 join brings you back to it.")
@@ -68,7 +74,7 @@ class RemotePlain(PlainTable):
                     self._sent = self._asked = None  # a play refused (or news): the turn is asked again
             elif kind == "lost":
                 if not self.table.over:
-                    raise Lost(rest[0])
+                    raise Lost(*rest[:2])
 
     def _flush(self) -> None:
         if self._pending:
@@ -156,6 +162,19 @@ def _standings(events: list[dict], view) -> list[int]:
     return sorted(range(len(view.names)), key=lambda s: (s != view.winner, view.out[s], score(s), s))
 
 
+def _lost(plan: Plan, exc: Lost, remote) -> str:
+    """Why the connection ended, and, when the server stopped mid-game, how to come back
+    (as the table screen's join says it)."""
+    if exc.kind != "closing":
+        return f"the connection to the server ended: {exc}"
+    if remote is not None and not remote.over:
+        if plan.keep:
+            return f"{exc}. Your seat is kept: run the same ono99 join once the server is back."
+        if plan.back_hint:  # (serve-ssh: the gateway knows how its players come back)
+            return f"{exc}; your seat is kept: {plan.back_hint}"
+    return str(exc)
+
+
 def run_join(plan: Plan) -> int:
     """The lobby, then the table, on this terminal's lines; exit status 0, or UserError."""
     from ..net.client import ServerError
@@ -164,7 +183,13 @@ def run_join(plan: Plan) -> int:
     from ..tui.setup import TableSetup
 
     settings, _ = load_settings()
-    console = Console()
+    # standard input unbuffered: its reader thread may still be waiting in a read when the game
+    # ends (the server stopped, input still open); a buffered reader's lock held there makes the
+    # interpreter abort at exit ("could not acquire lock ... at interpreter shutdown")
+    try:
+        console = Console(stdin=open(sys.stdin.fileno(), "rb", buffering=0, closefd=False))
+    except (AttributeError, OSError, ValueError):  # (no standard input at all: it reads as ended)
+        console = Console(stdin=io.BytesIO())
     inbox = Inbox()
     net = Network()
     try:
@@ -179,11 +204,12 @@ def run_join(plan: Plan) -> int:
         asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox), net.loop)
         threading.Thread(target=read_stdin, args=(console, inbox), name="ono99-plain-stdin", daemon=True).start()
         con = InboxConsole(console, inbox)
+        remote = None
         try:
             remote = Lobby(con, inbox, net, plan.address_hint).wait()
             label = visible(remote.lobby["rules"]) if remote.lobby else "the server's"
             RemotePlain(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
-                        settings=settings).run()
+                        settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
             if remote.over and plan.keep:
                 from ..net.kept_seats import forget_token
 
@@ -193,7 +219,7 @@ def run_join(plan: Plan) -> int:
         except EndOfInput:
             pass
         except Lost as exc:
-            raise UserError(f"the connection to the server ended: {exc}") from None
+            raise UserError(_lost(plan, exc, remote)) from None
     finally:
         net.stop()
     return 0
