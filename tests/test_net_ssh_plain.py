@@ -84,16 +84,7 @@ async def play_turns(s: Lines, turns: int) -> None:
     s.type("b\n")
     await s.until(r"^Table 1, .*seat 2, .*bot")
     s.type("s\n")
-    for _ in range(turns):
-        turn = await s.until(r"^Your turn.*\n((?:\d+: .*\n)+)(?:Type a card.*\n)?Which card\?$", limit=60)
-        cards = turn.group(1).splitlines()
-        good = [line for line in cards if "can't be played" not in line and "loses" not in line] or cards
-        number = good[0].split(":")[0]
-        s.type(number + "\n")
-        if good is cards and "loses" in cards[0]:
-            await s.until(r"Type \d+ again to play it anyway")
-            s.type(number + "\n")
-        await s.until(r"^ann: ")  # the play was made, and said (with the name the others hear)
+    await play_turns_seated(s, turns)
 
 
 @pytest.mark.parametrize("how", ["plain command", "shell without a PTY"])
@@ -164,7 +155,7 @@ async def test_escape_bytes_typed_never_come_back_and_a_flood_of_lines_is_cut_wi
             await s.until(r"^Type b to fill")
             # a name-like line full of escapes: the game says it is no command, as text
             s.type("\x1b[31m\x1b]0;owned\x07\x9bzz\r\n")
-            await s.until(r"^The game has not started: type b, s or q\.$")
+            await s.until(r"^The game has not started: type b, s, w or q\.$")
             before = s.text.count("The game has not started")
             s.type("zz\n" * 500)  # 1500 bytes at once, past a burst of 200: cut, said once
             await s.until(r"^ono99: typing faster than anyone types: lines are dropped")
@@ -264,3 +255,53 @@ def test_line_output_lets_only_text_and_newlines_out_even_cut_mid_character():
     assert out.say("ono99: x") == b"ono99: x\n"
     out.text(b"half")
     assert out.say("why") == b"\nwhy\n"  # on a line of its own
+
+
+async def test_in_the_lobby_w_lists_the_other_tables_and_w_n_watches_one_s_public_plays(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        async with connect(g, client_key) as a_conn, connect(g, client_key, username="bob") as b_conn:
+            ann = Lines(await a_conn.create_process("plain", encoding=None))
+            await ann.until(r"^Seated at table 1, seat 1\.$")
+            await play_turns(ann, 1)  # table 1 is being played: bob is seated at a new one
+            bob = Lines(await b_conn.create_process("plain", encoding=None))
+            await bob.until(r"^Seated at table 2, seat 1\.$")
+            await bob.until(r"w to watch another table, or q to leave\.$")
+            bob.type("w 7\n")
+            await bob.until(r"^There is no other table 7 to watch: type w for the list\.$")
+            bob.type("w\n")
+            await bob.until(r"^Table 1, rules standard, being played: ann, Medium, Medium 2 and Medium 3\.$")
+            await bob.until(r"^Type w and a table's number to watch its plays; you give up your seat here\.$")
+            bob.type("w 1\n")
+            await bob.until(r"^You give up your seat at table 2 to watch table 1\.$")
+            await bob.until(r"^You are watching table 1; you hold no cards\.")
+            assert "its plays are said once its game starts" not in bob.text  # (it has started)
+            await play_turns_seated(ann, 1)
+            await bob.until(r"^ann: ")  # ann's play, heard by the watcher
+            (table,) = [t for t in g.server.tables.values() if t.id == 1]
+            assert len(table.watchers) == 1 and all(s.name != "bob" for s in table.seats)
+            bob.type("h\nt\n")
+            await bob.until(r"^You are watching: you hold no cards\.")
+            await bob.until(r"^Round \d+, total \d+, bust at 99")
+            # nothing a watcher is told names a card in anyone's hand
+            assert not re.search(r"^\d+: ", bob.text[bob.text.index("You are watching table 1"):], re.M)
+            bob.type("q\n")
+            out = await bob.rest()
+            assert out.decode().splitlines()[-1] == "You stopped watching table 1."
+            assert_plain_bytes(out)
+            ann.type("q\n")
+            await ann.rest()
+
+
+async def play_turns_seated(s: Lines, turns: int) -> None:
+    """Play ``turns`` more turns at a started table (as play_turns does after the lobby)."""
+    for _ in range(turns):
+        turn = await s.until(r"^Your turn.*\n((?:\d+: .*\n)+)(?:Type a card.*\n)?Which card\?$", limit=60)
+        cards = turn.group(1).splitlines()
+        good = [line for line in cards if "can't be played" not in line and "loses" not in line] or cards
+        number = good[0].split(":")[0]
+        s.type(number + "\n")
+        if good is cards and "loses" in cards[0]:
+            await s.until(r"Type \d+ again to play it anyway")
+            s.type(number + "\n")
+        await s.until(r"^ann: ")

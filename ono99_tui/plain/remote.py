@@ -153,6 +153,54 @@ class RemotePlain(PlainTable):
         return "menu"
 
 
+class RemoteWatch(RemotePlain):
+    """Watching a network table (w in the lobby): its public plays, said as they come; no hand,
+    no turn; t, s, l, r and ? answer as at a seat, q stops watching."""
+
+    def _introduce(self) -> None:
+        self.con.say(f"You are watching table {self.table.table_id}; you hold no cards. "
+                     "Type t, s, l, r or ? for the table, or q to stop watching.")
+        view = self.table.view
+        if view.round <= 1:
+            super()._introduce()  # (the game so far is short: all of it)
+            return
+        # a game well under way: where it stands, not every play so far
+        seats = [f"{s.name}, {s.bot_level} bot" if s.is_bot else f"{s.name}, human" for s in self.setup.seats]
+        self.con.say(f"Table: {'; '.join(seats)}. Rules: {self.setup.rules_label}.")
+        self.con.say(W.total_line(view))
+        for line in W.scores_lines(view) + (W.last_plays_lines(view) if view.round_plays else []):
+            self.con.say(line)
+
+    def _gone(self, why: str) -> None:
+        stopped = f"You stopped watching table {self.table.table_id}."
+        self.con.say(stopped if why == "You left the table." else f"{why} {stopped}")
+
+    def _round_over(self, lost: dict) -> None:  # (nobody here to press Enter: the game goes on)
+        for line in W.scores_lines(self.table.view_for(None), cards=False):
+            self.con.say(line)
+
+    def _loop(self) -> str:
+        self._seen = self.table.view
+        while True:
+            self._take_updates()
+            self._flush()
+            if self._seen.over:
+                return self._game_over()
+            if self.inbox.typed and not self.inbox.other:
+                head = self.inbox.typed.popleft()
+                if head is None:
+                    self.inbox.typed.appendleft(None)
+                    raise EndOfInput
+                key = head.lower()
+                if key == "q":
+                    raise Leave
+                lines = None if key in ("h", "") else self._command(key, self.table.view_for(None))
+                for line in lines or ["You are watching: you hold no cards. Type t, s, l, r, ? or q."]:
+                    self.con.say(line)
+                continue
+            self.inbox.pump()
+
+
 def _standings(events: list[dict], view) -> list[int]:
     """Seats best first, as the server's game_over event gives them (from the view without one)."""
     for event in reversed(events):
@@ -167,7 +215,7 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     (as the table screen's join says it)."""
     if exc.kind != "closing":
         return f"the connection to the server ended: {exc}"
-    if remote is not None and not remote.over:
+    if remote is not None and remote.my_seat is not None and not remote.over:
         if plan.keep:
             return f"{exc}. Your seat is kept: run the same ono99 join once the server is back."
         if plan.back_hint:  # (serve-ssh: the gateway knows how its players come back)
@@ -208,9 +256,10 @@ def run_join(plan: Plan) -> int:
         try:
             remote = Lobby(con, inbox, net, plan.address_hint).wait()
             label = visible(remote.lobby["rules"]) if remote.lobby else "the server's"
-            RemotePlain(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
-                        settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
-            if remote.over and plan.keep:
+            front = RemotePlain if remote.my_seat is not None else RemoteWatch
+            front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
+                  settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
+            if (remote.over or remote.my_seat is None) and plan.keep:  # (watching: the seat was given up)
                 from ..net.kept_seats import forget_token
 
                 forget_token(plan.host, plan.port, plan.name)
