@@ -402,6 +402,10 @@ class SSHGate:
         async def relay() -> None:
             while data := await proc.stdout.read(65536):
                 _send(process, out.text(data))
+                try:  # a client that types but never reads holds the game up, not the server's memory
+                    await process.stdout.drain()
+                except (OSError, asyncssh.Error):
+                    pass
 
         relaying = loop.create_task(relay())
         pump = loop.create_task(self._pump_lines(process, proc, out, echo=term is not None))
