@@ -10,6 +10,8 @@ import time
 
 import asyncssh
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ono99_tui.net.lines import LineInput, LineOutput
 
@@ -245,6 +247,33 @@ def test_line_input_keeps_crlf_as_one_end_across_chunks_and_refuses_long_lines_a
     assert lines == b"1\n2\n\n3\n"
     notes = [n for f in fed for n in f.notes]
     assert len(notes) == 1 and fed[3].notes  # said when the 11th character came, not at its line's end
+
+
+@given(st.lists(st.sampled_from([b"a", b"\xc3\xa9", b"\r", b"\n", b"\r\n", b"\x1b[A", b"\x00", b"x" * 7]),
+                max_size=60), st.data())
+@settings(max_examples=300, deadline=None)
+def test_line_input_without_a_pty_cuts_the_same_lines_however_the_bytes_are_chunked(pieces, data):
+    typed = b"".join(pieces)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(typed)), max_size=8)))
+    chunks = [typed[a:b] for a, b in zip([0, *cuts], [*cuts, len(typed)])]
+    whole, cut = LineInput(10, 1e12, 1 << 40, echo=False), LineInput(10, 1e12, 1 << 40, echo=False)
+    one = whole.feed(typed)
+    many = [cut.feed(c) for c in chunks]
+    assert b"".join(f.lines for f in many) == one.lines
+    assert sum(len(f.notes) for f in many) == len(one.notes)
+    # the reference: split at CR LF, CR or LF; a line over 10 characters never comes through
+    ends = re.split(rb"\r\n|\r|\n", typed)[:-1]
+    assert one.lines == b"".join(line + b"\n" for line in ends if len(line.decode()) <= 10)
+
+
+def test_line_input_over_the_rate_drops_whole_lines_and_says_so_once_per_flood():
+    gate = LineInput(200, 0.0001, 31, echo=False)
+    fed = gate.feed(b"12\n" * 100)
+    assert fed.lines == b"12\n" * 10 and fed.notes == [LineInput.SLOW]  # 31 bytes: ten whole lines, not a part of one
+    assert gate.feed(b"34\n" * 50).notes == []  # still the same flood: not said again
+    keys = LineInput(200, 0.0001, 5, echo=True)  # a PTY: keys past the burst are dropped
+    fed = keys.feed(b"123456789\r")
+    assert fed.lines == b"" and fed.echo == b"12345" and fed.notes == [LineInput.SLOW]
 
 
 def test_line_output_lets_only_text_and_newlines_out_even_cut_mid_character():

@@ -118,6 +118,11 @@ class InputBucket:
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now
 
+    def room(self) -> float:
+        """Bytes that may pass now."""
+        self._refill()
+        return self._tokens
+
     def allow(self, n: int) -> bool:
         """Whether ``n`` bytes may pass whole (they are counted if so): lines are let through
         whole or not at all."""

@@ -38,6 +38,15 @@ class Fed:
 
 
 class LineInput:
+    """Typed bytes to whole lines for the child, what to echo, and what to tell the player.
+
+    Without a PTY the client sends lines (its own terminal edits them): they are split and
+    measured a chunk at a time (a flood costs little), and held to the rate limit whole. With
+    a PTY it sends keys: they are held to the rate limit as keys are in a full-screen session
+    (the rest dropped), then edited one at a time."""
+
+    SLOW = "typing faster than anyone types: lines are dropped; type the dropped ones again in a moment"
+
     def __init__(self, max_line: int, rate: float, burst: int, echo: bool):
         self.max_line = max_line
         self.bucket = InputBucket(rate, burst)
@@ -48,7 +57,73 @@ class LineInput:
         self._slowed = False  # "too fast" said, and no line through since
         self._esc = 0  # in a key's escape sequence: 1 after ESC, 2 in CSI/SS3 (up to its final byte)
 
+    @property
+    def too_long(self) -> str:
+        return f"a line longer than {self.max_line} characters is not read: type it again, shorter"
+
     def feed(self, data: bytes) -> Fed:
+        if not self.echo:
+            return self._lines(data)
+        kept = self.bucket.take(data)
+        fed = self._keys(kept)
+        if len(kept) < len(data) and not self._slowed:
+            self._slowed = True
+            fed.notes.append(self.SLOW)
+        elif len(kept) == len(data) and data:
+            self._slowed = False
+        return fed
+
+    # -- lines (no PTY) --------------------------------------------------------------------------
+    def _lines(self, data: bytes) -> Fed:
+        out, notes = bytearray(), []
+        if not data:
+            return Fed()
+        if self._after_cr and data[:1] == b"\n":
+            data = data[1:]
+        self._after_cr = data[-1:] == b"\r"
+        pos = 0
+        for end in _LINE_END.finditer(data):
+            if self.bucket.room() < 1:  # over the rate: every line this chunk ends is dropped, at once
+                last = _LINE_END_LAST.search(data)
+                self._line.clear()
+                self._dropping = False
+                self._slow(notes)
+                pos = last.end()
+                break
+            self._add(data[pos:end.start()], notes)
+            self._end(out, notes)
+            pos = end.end()
+        self._add(data[pos:], notes)
+        return Fed(bytes(out), b"", notes)
+
+    def _add(self, part: bytes, notes: list[str]) -> None:
+        if self._dropping or not part:
+            return
+        self._line += part
+        if len(self._line) > self.max_line and _chars(self._line) > self.max_line:
+            self._line.clear()
+            self._dropping = True
+            notes.append(self.too_long)
+
+    def _end(self, out: bytearray, notes: list[str]) -> None:
+        if self._dropping:
+            self._dropping = False
+            return
+        line = bytes(self._line) + b"\n"
+        self._line.clear()
+        if self.bucket.allow(len(line)):
+            out += line
+            self._slowed = False
+        else:
+            self._slow(notes)
+
+    def _slow(self, notes: list[str]) -> None:
+        if not self._slowed:  # (said once, not once a line: a flood gets one line back)
+            self._slowed = True
+            notes.append(self.SLOW)
+
+    # -- keys (a PTY) ----------------------------------------------------------------------------
+    def _keys(self, data: bytes) -> Fed:
         out, echo, notes = bytearray(), bytearray(), []
         for b in data:
             if b == 0x0A and self._after_cr:
@@ -56,55 +131,49 @@ class LineInput:
                 continue
             self._after_cr = b == 0x0D
             if b in (0x0A, 0x0D):
+                echo += b"\r\n"
                 if self._dropping:
                     self._dropping = False
                     continue
-                line = bytes(self._line) + b"\n"
+                out += bytes(self._line) + b"\n"
                 self._line.clear()
-                if self.echo:
-                    echo += b"\r\n"
-                if self.bucket.allow(len(line)):
-                    out += line
-                    self._slowed = False
-                elif not self._slowed:  # (said once, not once a line: a flood gets one line back)
-                    self._slowed = True
-                    notes.append("typing faster than anyone types: lines are dropped; "
-                                 "type the dropped ones again in a moment")
                 continue
             if self._esc or b == 0x1B:  # an arrow or function key is no text: the whole sequence goes
                 self._esc = _next_esc(self._esc, b)
                 continue
             if self._dropping:
                 continue
-            if self.echo and b in _ERASE:
+            if b in _ERASE:
                 if self._line:
                     while self._line and self._line.pop() & 0xC0 == 0x80:  # a whole character
                         pass
                     echo += b"\b \b"
                 continue
-            if self.echo and b == 0x15:  # Ctrl+U: the line so far is dropped
+            if b == 0x15:  # Ctrl+U: the line so far is dropped
                 echo += b"\b \b" * _chars(self._line)
                 self._line.clear()
                 continue
-            if self.echo and b == 0x03:  # Ctrl+C: as in a shell, the line so far is dropped
+            if b == 0x03:  # Ctrl+C: as in a shell, the line so far is dropped
                 self._line.clear()
                 echo += b"^C\r\n"
                 continue
-            if self.echo and b == 0x04:  # Ctrl+D on an empty line: the end of input
+            if b == 0x04:  # Ctrl+D on an empty line: the end of input
                 if not self._line:
                     return Fed(bytes(out), bytes(echo), notes, end=True)
                 continue
             if b < 0x20 or b == 0x7F:
-                continue  # (the child drops control characters too; a terminal's keys are not text)
+                continue  # (a terminal's other keys are not text)
             self._line.append(b)
-            if self.echo:
-                echo.append(b)
-            if _chars(self._line) > self.max_line:
+            echo.append(b)
+            if len(self._line) > self.max_line and _chars(self._line) > self.max_line:
                 self._line.clear()
                 self._dropping = True
-                notes.append(f"a line longer than {self.max_line} characters is not read: "
-                             "type it again, shorter")
+                notes.append(self.too_long)
         return Fed(bytes(out), bytes(echo), notes)
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+_LINE_END_LAST = re.compile(rb"(?s).*(?:\r\n|\r|\n)")  # up to the last line end
 
 
 def _next_esc(state: int, b: int) -> int:
