@@ -378,10 +378,9 @@ class SSHGate:
                 except OSError:
                     return None
 
-
     async def _run_plain(self, process, term: str | None, owner) -> None:
         """`ono99 join --plain` in the same sandbox, on pipes: what the player types reaches it
-        as whole lines (net/lines.py: a line-length limit, the rate limit on whole lines), and
+        as whole lines (net/lines.py: a line-length limit, the input rate limit), and
         what it writes reaches them as lines of text only, its errors with the rest, in order."""
         cfg = self.config
         name = process.get_extra_info("username") or "guest"
