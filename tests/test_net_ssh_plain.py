@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.net.lines import LineInput, LineOutput
+from ono99_tui.plain import words as W
 
 from .netplay import HOST
 from .test_net_ssh import Gate, keys  # noqa: F401 - (a fixture)
@@ -334,3 +335,28 @@ async def play_turns_seated(s: Lines, turns: int) -> None:
             await s.until(r"Type \d+ again to play it anyway")
             s.type(number + "\n")
         await s.until(r"^ann: ")
+
+
+async def test_a_dropped_plain_session_comes_back_to_its_seat_with_the_same_key(tmp_path, keys):
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        async with connect(g, client_key) as conn:
+            s = Lines(await conn.create_process("plain", encoding=None))
+            await play_turns(s, 1)
+        (table,) = g.server.tables.values()
+        for _ in range(200):  # the dropped session's connection ends on the server too
+            if table.seats[0].conn is None:
+                break
+            await asyncio.sleep(0.02)
+        assert table.seats[0].conn is None and not g.gate.children
+        hand = sorted(table.session.game.hands[0])
+        async with connect(g, client_key) as conn:
+            s = Lines(await conn.create_process("plain", encoding=None))
+            await s.until(r"^Back in your seat\.$")
+            turn = await s.until(r"^Your turn.*\n((?:\d+: .*\n)+)")  # (the turn it left: the server waits)
+            assert table.seats[0].conn is not None and len(g.server.tables) == 1
+            said = [line.split(": ")[1].split(",")[0] for line in turn.group(1).splitlines()]
+            assert sorted(said) == sorted(W.card(c) for c in hand)  # the same hand
+            assert "Type b to fill" not in s.text  # (no lobby at a game under way)
+            s.type("q\n")
+            await s.rest()

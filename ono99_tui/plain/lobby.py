@@ -71,8 +71,8 @@ class Lobby:
                     msg = rest[0]
                     if msg.get("seat") is not None:
                         mine = msg["table"]["id"]
-                    if self.watching and msg["table"]["started"]:
-                        continue  # (its game follows at once: said there)
+                    if msg["table"]["started"]:
+                        continue  # (back in a seat, or watching, at a game under way: it follows at once)
                     lines = lobby_lines(msg["table"], msg.get("seat"), "" if self.watching else self.hint)
                     if lines != shown:
                         shown = lines
