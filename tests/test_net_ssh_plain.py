@@ -5,6 +5,7 @@ line-length limit, rate limit, idle timeout and stop line; other commands still 
 from __future__ import annotations
 
 import asyncio
+import os
 import re
 import time
 
@@ -360,3 +361,31 @@ async def test_a_dropped_plain_session_comes_back_to_its_seat_with_the_same_key(
             assert "Type b to fill" not in s.text  # (no lobby at a game under way)
             s.type("q\n")
             await s.rest()
+
+
+async def test_plain_sessions_dropped_at_any_moment_leave_no_process_and_no_folder(tmp_path, keys, monkeypatch):
+    import tempfile
+
+    client_key, _, authorized = keys
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "homes"))  # the sessions' throwaway homes go here
+    (tmp_path / "homes").mkdir()
+    async with Gate(tmp_path, authorized, max_per_ip=10) as g:
+        seen = set()
+        for i, typed in enumerate((None, b"b\n", b"b\ns\n", b"x" * 5000, b"b\ns\n1\n2\n3\n")):
+            conn = await connect(g, client_key, username=f"p{i}")  # (each a seat of its own)
+            s = Lines(await conn.create_process("plain", encoding=None))
+            if typed is not None:
+                await s.until(r"^Type b to fill")
+                s.process.stdin.write(typed)
+            seen |= set(g.gate.children)
+            conn.abort()  # gone mid-whatever, without a goodbye
+        for _ in range(500):
+            if not g.gate.children and not g.gate.sessions:
+                break
+            await asyncio.sleep(0.02)
+        assert not g.gate.children and g.gate.sessions == 0
+        assert seen  # (the sessions did run)
+        for pgid in seen:
+            with pytest.raises(ProcessLookupError):
+                os.killpg(pgid, 0)
+        assert not list((tmp_path / "homes").iterdir())
