@@ -9,10 +9,13 @@ a baseline the same number of games played straight through TableSession in one 
 
     python benchmarks/server.py [--tables 100] [--clients 4] [--rules standard]
     python benchmarks/server.py --ssh 50     # 50 concurrent SSH sessions (serve-ssh)
+    python benchmarks/server.py --ssh 50 --plain   # 50 plain ones (`ssh HOST plain`), and 50 PTY ones
 
 --ssh N: N SSH sessions with a PTY opened at once on loopback; reports time to first screen
 (the lobby drawn, read with pyte), RSS per session (its `ono99 join` process) and idle CPU
 per session over 5 s, with one session alone as the baseline measured in the same run.
+With --plain: the same for sessions running the command `plain` (no PTY; first screen = the
+lobby's prompt line), then for as many PTY sessions, for a same-run ratio.
 
 Loopback only (127.0.0.1); every game ends by itself, so the run is bounded.
 """
@@ -56,7 +59,7 @@ def baseline(n_games: int, clients: int, rules) -> tuple[int, float]:
     return moves, time.perf_counter() - t0
 
 
-async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
+async def ssh_sessions(n: int, plain: bool = False) -> tuple[list[float], list[int], float]:
     """(seconds to first screen per session, RSS bytes per session, idle CPU share per session)."""
     import tempfile
     from pathlib import Path
@@ -82,6 +85,15 @@ async def ssh_sessions(n: int) -> tuple[list[float], list[int], float]:
         t0 = time.perf_counter()
         conn = await asyncssh.connect(HOST, port, username=f"p{i}", client_keys=[key], known_hosts=None,
                                       agent_path=None)
+        if plain:
+            proc = await conn.create_process("plain", encoding=None)
+            said = b""
+            while b"Type b to fill" not in said:
+                data = await asyncio.wait_for(proc.stdout.read(65536), 120)
+                if not data:
+                    raise RuntimeError(f"a plain session ended before its lobby: {said!r}")
+                said += data
+            return conn, proc, time.perf_counter() - t0
         proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
         screen = pyte.Screen(80, 24)
         stream = pyte.Stream(screen)
@@ -119,18 +131,22 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def ssh_main(n: int) -> None:
+def ssh_main(n: int, plain: bool = False) -> None:
     print(f"SSH benchmark: {n} concurrent sessions, {os.cpu_count()} CPUs, load average "
           f"{os.getloadavg()[0]:.1f} before the run")
-    alone, _, _ = asyncio.run(ssh_sessions(1))
-    times, rss, idle = asyncio.run(ssh_sessions(n))
-    times.sort()
-    print(f"one session alone: first screen in {alone[0]:.2f} s (baseline)")
-    print(f"{n} at once: first screen p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s "
-          f"({statistics.median(times) / alone[0]:.1f}x the baseline)")
-    print(f"RSS per session (its ono99 join process): median {statistics.median(rss) / 2**20:.0f} MiB, "
-          f"total {sum(rss) / 2**20:,.0f} MiB")
-    print(f"idle CPU per session over 5 s: {idle * 100:.2f}% of a core")
+    kinds = [True, False] if plain else [False]
+    for kind in kinds:
+        what = "plain (ssh HOST plain, no PTY)" if kind else "full screen (PTY)"
+        alone, _, _ = asyncio.run(ssh_sessions(1, kind))
+        times, rss, idle = asyncio.run(ssh_sessions(n, kind))
+        times.sort()
+        print(f"-- {what}; load average {os.getloadavg()[0]:.1f} after")
+        print(f"one session alone: first screen in {alone[0]:.2f} s (baseline)")
+        print(f"{n} at once: first screen p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s "
+              f"({statistics.median(times) / alone[0]:.1f}x the baseline)")
+        print(f"RSS per session (its ono99 join process): median {statistics.median(rss) / 2**20:.0f} MiB, "
+              f"total {sum(rss) / 2**20:,.0f} MiB")
+        print(f"idle CPU per session over 5 s: {idle * 100:.2f}% of a core")
 
 
 def main() -> None:
@@ -139,9 +155,10 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4, help="bot clients per table (2-8)")
     parser.add_argument("--rules", default="standard", help="a rules preset name")
     parser.add_argument("--ssh", type=int, default=0, metavar="N", help="measure N concurrent SSH sessions instead")
+    parser.add_argument("--plain", action="store_true", help="with --ssh: plain sessions, then PTY ones")
     args = parser.parse_args()
     if args.ssh:
-        ssh_main(args.ssh)
+        ssh_main(args.ssh, args.plain)
         return
     rules, label = resolve(args.rules)
     print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "

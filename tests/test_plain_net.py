@@ -101,5 +101,5 @@ def test_host_plain_plays_against_bots_and_leaves_at_end_of_input():
     assert host.finish() == 0
     assert_plain_bytes(bytes(host.raw))
     lines = host.lines
-    assert "The game has not started: type b, s or q." in lines
+    assert "The game has not started: type b, s, w or q." in lines
     assert any(line.startswith("Game over after ") for line in lines)

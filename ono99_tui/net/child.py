@@ -113,10 +113,27 @@ class InputBucket:
         self.rate, self.burst = rate, burst
         self._tokens, self._last = float(burst), time.monotonic()
 
-    def take(self, data):
+    def _refill(self) -> None:
         now = time.monotonic()
         self._tokens = min(self.burst, self._tokens + (now - self._last) * self.rate)
         self._last = now
+
+    def room(self) -> float:
+        """Bytes that may pass now."""
+        self._refill()
+        return self._tokens
+
+    def allow(self, n: int) -> bool:
+        """Whether ``n`` bytes may pass whole (they are counted if so): lines are let through
+        whole or not at all."""
+        self._refill()
+        if n > self._tokens:
+            return False
+        self._tokens -= n
+        return True
+
+    def take(self, data):
+        self._refill()
         data = data[:int(self._tokens)]
         self._tokens -= len(data)
         return data

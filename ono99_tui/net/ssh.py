@@ -3,8 +3,11 @@
 Each SSH session gets its own `ono99 join` process (net/child.py: sandboxed, its own process
 group) on its own pseudo-terminal (made its controlling terminal, so resizes arrive as
 SIGWINCH), talking to the table server this process runs on loopback with a secret only the
-children know. The SSH side is kept narrow: no agent or port forwarding, no
-exec/subsystem/sftp/scp, a PTY or nothing, only TERM and LANG from the client's
+children know. One rule picks the front end: the exact command `plain`, or a session
+without a PTY, gets `ono99 join --plain` in the same sandbox, on pipes, with lines in and lines
+out (net/lines.py: a line-length limit, the rate limit on whole lines, never an escape out);
+every other session gets the full screen. The SSH side is kept narrow: no agent or port
+forwarding, no other exec, no subsystem/sftp/scp, only TERM and LANG from the client's
 environment, a login timeout, a timeout for a logged-in connection that starts no game, an
 idle timeout, connection caps per IP and in all (from the TCP accept), an input rate limit;
 the child cannot stop itself with Ctrl+Z. However a session ends, the player's terminal is
@@ -31,8 +34,10 @@ import asyncssh
 
 from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, kill_group,
                     seat_key, spawn)
+from .lines import LineInput, LineOutput
 
 LOGIN_TIMEOUT = 20.0
+PLAIN_COMMAND = "plain"  # `ssh -p 2222 HOST plain`: the game in lines of text (docs/accessibility.md)
 FULL = "ono99: server full, try again later"
 SHUTDOWN_GRACE = 5.0  # seconds the sessions have to end by themselves when the server stops
 
@@ -53,6 +58,7 @@ class SSHConfig:
     max_sessions: int = 64  # games (child processes) in all
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
+    plain_max_line: int = 200  # characters in one line a plain session may type (a longer one is refused)
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
 
 
@@ -221,13 +227,13 @@ class SSHGate:
     async def _session(self, process: asyncssh.SSHServerProcess) -> None:
         cfg = self.config
         chan_ip = process.get_extra_info("peername", ("?",))[0]
-        if process.command is not None or process.subsystem is not None:
-            process.stderr.write(b"ono99: this server only plays O'NO 99: connect without a command\r\n")
-            process.exit(1)
-            return
         term = process.get_terminal_type()
-        if term is None:
-            process.stderr.write(b"ono99: a terminal is needed: connect with ssh -t\r\n")
+        # one rule: the exact command `plain`, or a session without a PTY, gets the game in lines
+        plain = process.command == PLAIN_COMMAND or (process.command is None and process.subsystem is None
+                                                      and term is None)
+        if not plain and (process.command is not None or process.subsystem is not None):
+            process.stderr.write(b"ono99: this server only plays O'NO 99: connect without a command "
+                                 b"(or with the command plain, for the game in lines of text)\r\n")
             process.exit(1)
             return
         owner = process.get_extra_info("ono99_server")
@@ -236,7 +242,7 @@ class SSHGate:
             process.exit(1)
             return
         if self.sessions >= cfg.max_sessions or self.per_ip[chan_ip] > cfg.max_per_ip or not self._accepting:
-            process.stdout.write(FULL.encode() + b"\r\n")
+            process.stdout.write(FULL.encode() + (b"\n" if plain and term is None else b"\r\n"))
             process.exit(1)
             return
         self.sessions += 1
@@ -246,13 +252,26 @@ class SSHGate:
             owner.sessions += 1
             owner.disarm()
         try:
-            await self._run_child(process, term, owner)
+            if plain:
+                await self._run_plain(process, term, owner)
+            else:
+                await self._run_child(process, term, owner)
         finally:
             self._running.discard(task)
             self.sessions -= 1
             if owner is not None:
                 owner.sessions -= 1
                 owner.arm()  # (one game per connection: a connection kept open after it is closed soon)
+
+    def _child_env(self, box: Sandbox, process, owner, term: str) -> dict[str, str]:
+        lang = (process.env or {}).get("LANG")
+        name = process.get_extra_info("username") or "guest"
+        # the same key (and user name) comes back to the same seat: a token only this server can make
+        token = self.seat_token(owner.fingerprint, name) if owner is not None and owner.fingerprint else None
+        return box.env(self.table, term=term,
+                       lang=_clean(lang, "C.UTF-8") if isinstance(lang, (str, bytes)) else "C.UTF-8",
+                       token=token, address=owner.ip if owner is not None else None,
+                       comeback="connect again with the same key to come back to it" if self.kept else None)
 
     async def _run_child(self, process, term: str, owner) -> None:
         cfg = self.config
@@ -261,13 +280,7 @@ class SSHGate:
         master, slave = os.openpty()
         _set_size(master, cols or 80, rows or 24)
         box = Sandbox("ssh")
-        lang = (process.env or {}).get("LANG")
-        # the same key (and user name) comes back to the same seat: a token only this server can make
-        token = self.seat_token(owner.fingerprint, name) if owner is not None and owner.fingerprint else None
-        env = box.env(self.table, term=_clean(term, "xterm"),
-                      lang=_clean(lang, "C.UTF-8") if isinstance(lang, (str, bytes)) else "C.UTF-8",
-                      token=token, address=owner.ip if owner is not None else None,
-                      comeback="connect again with the same key to come back to it" if self.kept else None)
+        env = self._child_env(box, process, owner, _clean(term, "xterm"))
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -364,6 +377,102 @@ class SSHGate:
                     os.write(master, data)
                 except OSError:
                     return None
+
+    async def _run_plain(self, process, term: str | None, owner) -> None:
+        """`ono99 join --plain` in the same sandbox, on pipes: what the player types reaches it
+        as whole lines (net/lines.py: a line-length limit, the input rate limit), and
+        what it writes reaches them as lines of text only, its errors with the rest, in order."""
+        cfg = self.config
+        name = process.get_extra_info("username") or "guest"
+        box = Sandbox("ssh")
+        env = self._child_env(box, process, owner, "dumb")  # (no terminal: it writes lines, never escapes)
+        out = LineOutput(crlf=term is not None)  # a PTY's terminal needs CR LF to start a line
+        try:
+            proc = await spawn(join_args(self.table, name[:23], (*cfg.child_args, "--plain")), env, box.home,
+                               stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                               stderr=asyncio.subprocess.STDOUT)
+        except BaseException:
+            box.remove()
+            raise
+        pgid = proc.pid
+        self.children.add(pgid)
+        loop = asyncio.get_running_loop()
+
+        async def relay() -> None:
+            while data := await proc.stdout.read(65536):
+                _send(process, out.text(data))
+                try:  # a client that types but never reads holds the game up, not the server's memory
+                    await process.stdout.drain()
+                except (OSError, asyncssh.Error):
+                    pass
+
+        relaying = loop.create_task(relay())
+        pump = loop.create_task(self._pump_lines(process, proc, out, echo=term is not None))
+        waiter = loop.create_task(proc.wait())
+        stopping = loop.create_task(self._stop.wait())
+        reason = None
+        try:
+            done, _ = await asyncio.wait({pump, waiter, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter not in done:  # the gate ends it (not the game itself): the player is told why
+                reason = pump.result() if pump in done else self._stop_reason
+            elif proc.returncode < 0:  # killed: it could say nothing itself
+                reason = "the game stopped unexpectedly"
+        finally:
+            pump.cancel()
+            stopping.cancel()
+            await end_group(proc)
+            try:  # what it wrote as it went reaches the player
+                await asyncio.wait_for(relaying, KILL_GRACE)
+            except (TimeoutError, OSError):
+                relaying.cancel()
+            self.children.discard(pgid)
+            box.remove()
+            if reason:
+                _send(process, out.say(f"ono99: {reason}"))
+            try:
+                process.exit(proc.returncode if proc.returncode and proc.returncode > 0 else 1 if reason else 0)
+            except (OSError, asyncssh.Error):
+                pass
+
+    async def _pump_lines(self, process, proc, out: LineOutput, echo: bool) -> str | None:
+        """Lines from the client to the plain child. Returns why the session ends (None: the
+        connection is gone). The end of input is the player leaving: the child reads every
+        line before it, then leaves by itself (saying so)."""
+        cfg = self.config
+        lines = LineInput(cfg.plain_max_line, cfg.input_rate, cfg.input_burst, echo)
+        idle = f"nothing typed for {_duration(cfg.idle_timeout)}: the session has ended"
+        while True:
+            try:
+                data = await asyncio.wait_for(process.stdin.read(4096), cfg.idle_timeout)
+            except asyncssh.TerminalSizeChanged:
+                continue  # (lines do not care)
+            except TimeoutError:
+                return idle
+            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                return "your terminal sent a break: the session has ended"
+            except (OSError, asyncssh.Error):
+                return None
+            if not data and process.channel.is_closing():
+                return None  # the connection ended
+            fed = lines.feed(data) if data else None
+            if fed is not None:
+                _send(process, out.echoed(fed.echo))
+                for note in fed.notes:
+                    _send(process, out.say(f"ono99: {note}"))
+                if fed.lines:
+                    try:
+                        proc.stdin.write(fed.lines)
+                        await proc.stdin.drain()
+                    except (OSError, RuntimeError):  # it has gone: its own end is what ends the session
+                        await asyncio.Event().wait()
+                if not fed.end:
+                    continue
+            try:
+                proc.stdin.close()
+            except OSError:
+                pass
+            await asyncio.sleep(cfg.idle_timeout)  # (a child that never leaves is ended as idle)
+            return idle
 
 
 def _send(process, data: bytes) -> None:

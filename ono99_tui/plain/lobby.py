@@ -1,6 +1,9 @@
-"""Waiting at a network table in lines: who sits where, and b (bots), s (start) or q (leave)."""
+"""Waiting at a network table in lines: who sits where, and b (bots), s (start), w (watch
+another table instead: w lists them, w N watches table N) or q (leave)."""
 
 from __future__ import annotations
+
+import re
 
 from . import words as W
 from .console import Console, EndOfInput
@@ -24,7 +27,25 @@ def lobby_lines(table: dict, seat: int | None, hint: str = "") -> list[str]:
     return lines
 
 
-LOBBY_PROMPT = "Type b to fill the empty seats with bots, s to start once every seat is taken, or q to leave."
+LOBBY_PROMPT = ("Type b to fill the empty seats with bots, s to start once every seat is taken, "
+                "w to watch another table, or q to leave.")
+WATCH_PROMPT = "You are watching: its plays are said once its game starts. Type q to leave."
+
+
+def watch_list(tables: list[dict], mine: int | None) -> list[str]:
+    """The other tables, one line each, and how to watch one."""
+    lines = []
+    for t in tables:
+        if t["id"] == mine:
+            continue
+        who = [s["name"] for s in t["seats"] if s["player"] is not None]
+        state = "over" if t.get("over") else "being played" if t["started"] else "waiting for players"
+        name = t["name"] if t["name"] == f"Table {t['id']}" else f"{t['name']}, table {t['id']}"
+        lines.append(f"{name}, rules {t['rules']}, {state}: "
+                     + (W.and_list(who) if who else "nobody yet") + ".")
+    if not lines:
+        return ["No other table on this server to watch."]
+    return lines + ["Type w and a table's number to watch its plays; you give up your seat here."]
 
 
 class Lobby:
@@ -32,26 +53,48 @@ class Lobby:
         self.con, self.inbox, self.net, self.hint = con, inbox, net, hint
 
     def wait(self):
-        """Until the game starts: the RemoteTable. Leave, EndOfInput or Lost on the way out."""
-        waiting = None  # "table" after b, "start" after s: lines typed ahead wait for the answer
+        """Until the game starts: the RemoteTable (its seat None when watching). Leave,
+        EndOfInput or Lost on the way out."""
+        waiting = None  # "table" after b, "start" after s, "tables" after w: lines typed ahead wait
         shown = None
+        mine = None  # this seat's table
+        watch = None  # w N: the table to watch, once the list says it is there
+        self.watching = False
         while True:
             while self.inbox.other:
                 kind, *rest = self.inbox.other.popleft()
                 if kind == "started":
                     return rest[0]
                 if kind == "lost":
-                    raise Lost(rest[0])
+                    raise Lost(*rest[:2])
                 if kind == "table":
                     msg = rest[0]
-                    lines = lobby_lines(msg["table"], msg.get("seat"), self.hint)
+                    if msg.get("seat") is not None:
+                        mine = msg["table"]["id"]
+                    if msg["table"]["started"]:
+                        continue  # (back in a seat, or watching, at a game under way: it follows at once)
+                    lines = lobby_lines(msg["table"], msg.get("seat"), "" if self.watching else self.hint)
                     if lines != shown:
                         shown = lines
                         for line in lines:
                             self.con.say(line)
-                        self.con.say(LOBBY_PROMPT)
+                        self.con.say(WATCH_PROMPT if self.watching else LOBBY_PROMPT)
                     if waiting == "table":
                         waiting = None
+                elif kind == "tables":
+                    waiting = None
+                    tables = rest[0]["tables"]
+                    if watch is None:
+                        for line in watch_list(tables, mine):
+                            self.con.say(line)
+                    elif watch == mine or not any(t["id"] == watch for t in tables):
+                        self.con.say(f"There is no other table {watch} to watch: type w for the list.")
+                    else:
+                        self.net.send({"type": "stand"})
+                        self.net.send({"type": "watch", "table": watch})
+                        self.watching = True
+                        self.con.say(f"You give up your seat at table {mine} to watch table {watch}.")
+                    watch = None
                 elif kind == "error":
                     self.con.say(W.cap(rest[0].get("message", "refused")) + ".")
                     waiting = None
@@ -64,15 +107,21 @@ class Lobby:
                 key = line.lower()
                 if key == "q":
                     raise Leave
-                if key == "b":
+                asked = re.fullmatch(r"w\s*(\d{1,9})?", key)
+                if self.watching:
+                    if key:
+                        self.con.say("You are watching: type q to leave.")
+                elif asked:
+                    watch = int(asked.group(1)) if asked.group(1) else None
+                    self.net.send({"type": "tables"})
+                    waiting = "tables"
+                elif key == "b":
                     self.net.send({"type": "bots"})
                     waiting = "table"
                 elif key == "s":
                     self.net.send({"type": "start"})
                     waiting = "start"
                 elif key:
-                    self.con.say("The game has not started: type b, s or q.")
+                    self.con.say("The game has not started: type b, s, w or q.")
                 continue
             self.inbox.pump()
-
-

@@ -24,7 +24,11 @@ NEW_TABLE = -1
 
 
 class Lost(Exception):
-    """The connection ended; the message says why."""
+    """The connection ended; the message says why, ``kind`` how ("closing": the server stopped)."""
+
+    def __init__(self, why: str, kind: str = ""):
+        super().__init__(why)
+        self.kind = kind
 
 
 @dataclass
@@ -41,6 +45,8 @@ class Plan:
     comeback: str | None = None
     keep: bool = False
     address_hint: str = ""  # hosting: what the others type to join
+    address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
+    back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
 
 
 class Inbox:
@@ -138,7 +144,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         if asked == 0:  # any free port: the others need the one it got
             plan.address_hint = plan.address_hint.replace(":0 ", f":{plan.port} ")
     client = net.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                               token=plan.token or plan.comeback)
+                                               token=plan.token or plan.comeback, address=plan.address)
     if client.welcome.get("resumed"):
         return None, None, True
     if plan.comeback is not None and plan.token is None and plan.keep:
@@ -217,6 +223,7 @@ async def lobby_reader(net: Network, inbox: Inbox) -> None:
 def join_plan(args) -> Plan:
     """`ono99 join ... --plain`: the address, name and seat as `ono99 join` reads them."""
     from ..engine.game import GameSetupError, check_names
+    from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
     from ..net.client import split_address
     from ..net.kept_seats import kept_token
 
@@ -229,6 +236,9 @@ def join_plan(args) -> Plan:
     except GameSetupError:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
     token = os.environ.get("ONO99_SEAT_TOKEN") or None
-    password = args.password if args.password is not None else os.environ.get("ONO99_PASSWORD") or None
+    # a gateway's child (serve-ssh) keeps no seat token: its data folder is thrown away
+    keep = token is None and not os.environ.get(GATEWAY_ENV)
+    password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
     return Plan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
-                comeback=None if token else kept_token(host, port, args.name), keep=token is None)
+                comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
+                address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None)

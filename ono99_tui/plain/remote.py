@@ -13,6 +13,8 @@ does: a bot plays it after the turn timer, and the same `ono99 join` comes back 
 from __future__ import annotations
 
 import asyncio
+import io
+import sys
 import threading
 
 from ..errors import UserError
@@ -29,8 +31,9 @@ __all__ = ["Plan", "join_plan", "run_join"]
 class RemotePlain(PlainTable):
     """A seat at a network table: the turn flow of a local plain table, the plays sent away."""
 
-    def __init__(self, con: InboxConsole, remote, setup, net: Network, settings=None):
+    def __init__(self, con: InboxConsole, remote, setup, net: Network, settings=None, back_hint: str | None = None):
         super().__init__(con, remote, setup, settings=settings)
+        self.back_hint = back_hint  # (serve-ssh: how its players come back to a seat)
         remote.unsubscribe(self._sub)  # the network thread's subscription feeds the inbox instead
         self.inbox = con.inbox
         self.net = net
@@ -54,6 +57,9 @@ class RemotePlain(PlainTable):
             self.con.say(f"{why} The game is over.")
         elif self.net.server is not None:
             self.con.say(f"{why} The table closes: you were its host.")
+        elif self.back_hint:
+            self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer; "
+                         f"{self.back_hint}.")
         else:
             self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer, "
                          "and the same ono99 join brings you back to it.")
@@ -68,7 +74,7 @@ class RemotePlain(PlainTable):
                     self._sent = self._asked = None  # a play refused (or news): the turn is asked again
             elif kind == "lost":
                 if not self.table.over:
-                    raise Lost(rest[0])
+                    raise Lost(*rest[:2])
 
     def _flush(self) -> None:
         if self._pending:
@@ -147,6 +153,54 @@ class RemotePlain(PlainTable):
         return "menu"
 
 
+class RemoteWatch(RemotePlain):
+    """Watching a network table (w in the lobby): its public plays, said as they come; no hand,
+    no turn; t, s, l, r and ? answer as at a seat, q stops watching."""
+
+    def _introduce(self) -> None:
+        self.con.say(f"You are watching table {self.table.table_id}; you hold no cards. "
+                     "Type t, s, l, r or ? for the table, or q to stop watching.")
+        view = self.table.view
+        if view.round <= 1:
+            super()._introduce()  # (the game so far is short: all of it)
+            return
+        # a game well under way: where it stands, not every play so far
+        seats = [f"{s.name}, {s.bot_level} bot" if s.is_bot else f"{s.name}, human" for s in self.setup.seats]
+        self.con.say(f"Table: {'; '.join(seats)}. Rules: {self.setup.rules_label}.")
+        self.con.say(W.total_line(view))
+        for line in W.scores_lines(view) + (W.last_plays_lines(view) if view.round_plays else []):
+            self.con.say(line)
+
+    def _gone(self, why: str) -> None:
+        stopped = f"You stopped watching table {self.table.table_id}."
+        self.con.say(stopped if why == "You left the table." else f"{why} {stopped}")
+
+    def _round_over(self, lost: dict) -> None:  # (nobody here to press Enter: the game goes on)
+        for line in W.scores_lines(self.table.view_for(None), cards=False):
+            self.con.say(line)
+
+    def _loop(self) -> str:
+        self._seen = self.table.view
+        while True:
+            self._take_updates()
+            self._flush()
+            if self._seen.over:
+                return self._game_over()
+            if self.inbox.typed and not self.inbox.other:
+                head = self.inbox.typed.popleft()
+                if head is None:
+                    self.inbox.typed.appendleft(None)
+                    raise EndOfInput
+                key = head.lower()
+                if key == "q":
+                    raise Leave
+                lines = None if key in ("h", "") else self._command(key, self.table.view_for(None))
+                for line in lines or ["You are watching: you hold no cards. Type t, s, l, r, ? or q."]:
+                    self.con.say(line)
+                continue
+            self.inbox.pump()
+
+
 def _standings(events: list[dict], view) -> list[int]:
     """Seats best first, as the server's game_over event gives them (from the view without one)."""
     for event in reversed(events):
@@ -154,6 +208,19 @@ def _standings(events: list[dict], view) -> list[int]:
             return list(event["standings"])
     score = (lambda s: -view.tokens[s]) if view.rules.scoring_mode == "tokens" else (lambda s: view.points[s])
     return sorted(range(len(view.names)), key=lambda s: (s != view.winner, view.out[s], score(s), s))
+
+
+def _lost(plan: Plan, exc: Lost, remote) -> str:
+    """Why the connection ended, and, when the server stopped mid-game, how to come back
+    (as the table screen's join says it)."""
+    if exc.kind != "closing":
+        return f"the connection to the server ended: {exc}"
+    if remote is not None and remote.my_seat is not None and not remote.over:
+        if plan.keep:
+            return f"{exc}. Your seat is kept: run the same ono99 join once the server is back."
+        if plan.back_hint:  # (serve-ssh: the gateway knows how its players come back)
+            return f"{exc}; your seat is kept: {plan.back_hint}"
+    return str(exc)
 
 
 def run_join(plan: Plan) -> int:
@@ -164,7 +231,13 @@ def run_join(plan: Plan) -> int:
     from ..tui.setup import TableSetup
 
     settings, _ = load_settings()
-    console = Console()
+    # standard input unbuffered: its reader thread may still be waiting in a read when the game
+    # ends (the server stopped, input still open); a buffered reader's lock held there makes the
+    # interpreter abort at exit ("could not acquire lock ... at interpreter shutdown")
+    try:
+        console = Console(stdin=open(sys.stdin.fileno(), "rb", buffering=0, closefd=False))
+    except (AttributeError, OSError, ValueError):  # (no standard input at all: it reads as ended)
+        console = Console(stdin=io.BytesIO())
     inbox = Inbox()
     net = Network()
     try:
@@ -179,12 +252,14 @@ def run_join(plan: Plan) -> int:
         asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox), net.loop)
         threading.Thread(target=read_stdin, args=(console, inbox), name="ono99-plain-stdin", daemon=True).start()
         con = InboxConsole(console, inbox)
+        remote = None
         try:
             remote = Lobby(con, inbox, net, plan.address_hint).wait()
             label = visible(remote.lobby["rules"]) if remote.lobby else "the server's"
-            RemotePlain(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
-                        settings=settings).run()
-            if remote.over and plan.keep:
+            front = RemotePlain if remote.my_seat is not None else RemoteWatch
+            front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
+                  settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
+            if (remote.over or remote.my_seat is None) and plan.keep:  # (watching: the seat was given up)
                 from ..net.kept_seats import forget_token
 
                 forget_token(plan.host, plan.port, plan.name)
@@ -193,7 +268,7 @@ def run_join(plan: Plan) -> int:
         except EndOfInput:
             pass
         except Lost as exc:
-            raise UserError(f"the connection to the server ended: {exc}") from None
+            raise UserError(_lost(plan, exc, remote)) from None
     finally:
         net.stop()
     return 0
