@@ -166,6 +166,13 @@ def notice(text: str) -> str | None:
     return None
 
 
+def notice_title(text: str) -> str:
+    """The words that name the notice on top ("Round 2 lost", "Out of the game"): pressing Enter
+    on it is answered once they are gone, not at the first change (the pressed button is one)."""
+    m = re.search(r"Round \d+ lost|Out of the game", text)
+    return m.group(0) if m else ""
+
+
 async def play(term: Term, deadline: float) -> tuple[str, int, int]:
     """Play from the screen until the game-over notice: (its screen, keys pressed, presses that
     showed nothing within 3 s)."""
@@ -180,7 +187,14 @@ async def play(term: Term, deadline: float) -> tuple[str, int, int]:
         if shown == "continue":
             if "Game over." in text and await term.change(text, 2.0):
                 continue  # the last round's notice: the game-over notice may be coming over it
+            title = notice_title(text)
             term.press("enter")
+            pressed += 1
+            # one Enter per notice: a second one, pressed while the first is still being answered,
+            # would answer the notice that comes next (game over) without it ever being seen
+            await term.wait(lambda t: title not in t or notice(t) == "over", f"the {title!r} notice answered",
+                            deadline)
+            continue
         elif confirm:
             term.press(confirm.group(1))
         elif my_turn(term.name, text) and (key := choose(lines)) is not None:
