@@ -572,7 +572,7 @@ def _run_join(args, plan) -> int:
 
         return run_join(plan)
     try:
-        from .net.join import build_app
+        from .tui.join import build_app
     except ImportError as exc:  # pragma: no cover - a broken install
         raise UserError(f"the game screen cannot start: {exc}") from None
     app = build_app(args, plan)
@@ -589,7 +589,7 @@ def cmd_join(args) -> int:
         return run_join(join_plan(args))
     from .engine.game import GameSetupError, check_names
     from .net.client import split_address
-    from .net.join import JoinPlan
+    from .net.lobby import JoinPlan
 
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
@@ -599,7 +599,7 @@ def cmd_join(args) -> int:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
-    from .net.join import probe
+    from .net.lobby import probe
 
     import os
 
@@ -625,7 +625,7 @@ def cmd_watch(args) -> int:
 
     from .engine.game import GameSetupError, check_names
     from .net.client import split_address
-    from .net.join import JoinPlan, probe
+    from .net.lobby import JoinPlan, probe
 
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
@@ -649,7 +649,7 @@ def cmd_host(args) -> int:
     if getattr(args, "plain", False):
         from .plain.remote import Plan as JoinPlan
     else:
-        from .net.join import JoinPlan
+        from .net.lobby import JoinPlan
     from .store.rule_presets import all_presets, resolve
 
     config = _server_config(args)

@@ -6,7 +6,8 @@ move (it would be refused as stale, and its slot freed for nothing). Issue 25: t
 from textual import events
 
 from ono99_tui.net.client import Client
-from ono99_tui.net.join import JoinApp, JoinPlan
+from ono99_tui.net.lobby import JoinPlan
+from ono99_tui.tui.join import JoinApp
 from ono99_tui.net.server import ServerConfig
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.widgets.hand import HandPane

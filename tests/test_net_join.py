@@ -5,7 +5,8 @@ import random
 import time
 
 from ono99_tui.net.client import Client
-from ono99_tui.net.join import JoinApp, JoinPlan
+from ono99_tui.net.lobby import JoinPlan
+from ono99_tui.tui.join import JoinApp
 from ono99_tui.net.server import ServerConfig
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.widgets.hand import HandPane
@@ -80,7 +81,7 @@ def test_join_says_in_one_line_why_it_cannot_sit_down():
 
 
 async def test_join_finds_the_one_waiting_table_or_asks_which():
-    from ono99_tui.net.join import choose_table
+    from ono99_tui.net.lobby import choose_table
     from ono99_tui.net.client import ServerError
 
     from .netplay import connect, serving

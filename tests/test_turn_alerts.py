@@ -7,7 +7,8 @@ import dataclasses
 import random
 
 from ono99_tui.net.client import Client
-from ono99_tui.net.join import JoinApp, JoinPlan
+from ono99_tui.net.lobby import JoinPlan
+from ono99_tui.tui.join import JoinApp
 from ono99_tui.net.server import ServerConfig
 from ono99_tui.store.settings import Settings, parse_settings
 from ono99_tui.tui import alerts

@@ -1,4 +1,4 @@
-"""`ono99 join` and `ono99 host`: the local table screen, driven through the protocol.
+"""`ono99 join` and `ono99 host`: the table screen, driven through the protocol.
 
 The app connects (and, hosting, first starts a server in its own event loop), sits at a
 table, shows who is there until the game starts, then opens the same GameScreen a local
@@ -7,8 +7,6 @@ game uses, given a RemoteTable instead of a TableSession.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,33 +14,11 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from ..net.client import Client, ServerError
+from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, open_tables
+from ..net.remote import RemoteTable
 from ..text import visible
-from ..tui.app import Ono99App
-from .client import Client, ServerError
-from .remote import RemoteTable
-
-
-@dataclass
-class JoinPlan:
-    host: str
-    port: int
-    name: str
-    password: str | None = None
-    table: int | None = None  # None: the one table waiting for players
-    create: dict | None = None  # hosting: {"rules": ..., "seats": N}
-    serve: object | None = None  # hosting: a ServerConfig to run in this process
-    address_hint: str = ""  # hosting: what the others type to join
-    or_create: bool = False  # no table waiting: make one (and sit at it first)
-    token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
-    comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
-    keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
-    address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
-    back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
-    redial: bool = True  # a dropped connection dials back by itself (not a gateway's child: its gateway says)
-    watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
-
-
-NEW_TABLE = -1  # choose_table's answer when a table is to be made
+from .app import Ono99App
 
 
 class LobbyChanged(Message, bubble=False):
@@ -142,7 +118,7 @@ class JoinApp(Ono99App):
         plan = self.plan
         try:
             if plan.serve is not None:
-                from .server import Server
+                from ..net.server import Server
 
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
@@ -185,14 +161,14 @@ class JoinApp(Ono99App):
             return
         self.seat, self.table_id, self.token = reply["seat"], reply["table"], reply["token"]
         if plan.keep:
-            from .kept_seats import keep_token
+            from ..net.kept_seats import keep_token
 
             keep_token(plan.host, plan.port, plan.name, reply["token"])
         await self._wait_for_start()
 
     def _forget(self) -> None:
         if self.plan.keep:
-            from .kept_seats import forget_token
+            from ..net.kept_seats import forget_token
 
             forget_token(self.plan.host, self.plan.port, self.plan.name)
 
@@ -267,8 +243,8 @@ class JoinApp(Ono99App):
         is gone or started without us, or after the long wait."""
         import asyncio
 
-        from .protocol import ProtocolError
-        from .remote import GIVE_UP_AFTER, backoff
+        from ..net.protocol import ProtocolError
+        from ..net.remote import GIVE_UP_AFTER, backoff
 
         self.client.close()
         loop = asyncio.get_running_loop()
@@ -292,7 +268,7 @@ class JoinApp(Ono99App):
                         raise
                     self.seat, self.token = reply["seat"], reply["token"]
                     if self.plan.keep:
-                        from .kept_seats import keep_token
+                        from ..net.kept_seats import keep_token
 
                         keep_token(self.plan.host, self.plan.port, self.plan.name, reply["token"])
             except ServerError as exc:
@@ -328,8 +304,8 @@ class JoinApp(Ono99App):
             self.client.send(message)
 
     def _open_table(self, state: dict) -> None:
-        from ..tui.screens.game import GameScreen
-        from ..tui.setup import TableSetup
+        from .screens.game import GameScreen
+        from .setup import TableSetup
 
         remote = self.remote = RemoteTable(self.client, self.table_id, self.seat, state)
         remote.lobby = self._table
@@ -350,7 +326,7 @@ class JoinApp(Ono99App):
         """The bell (and a desktop notification where the terminal shows them) as our turn comes."""
         mine = self.remote is not None and self.remote.current == self.seat and self.remote.status is None
         if mine and not self._my_turn and self.settings.turn_alert:
-            from ..tui.alerts import turn_alert
+            from .alerts import turn_alert
 
             turn_alert(self, "ono99: your turn", f"{self.remote.names[self.seat]}, it is your turn "
                        f"(total {self.remote.view.total}).")
@@ -393,82 +369,13 @@ class JoinApp(Ono99App):
             await self.server.close("the host left")
 
 
-async def choose_watched(client: Client, plan: JoinPlan) -> int:
-    """The table to watch: the one being played (else the one waiting); ServerError ("choose")
-    naming them when there are several, or saying there is none."""
-    tables = (await client.request({"type": "tables"}))["tables"]
-    playing = [t for t in tables if t["started"] and not t["over"]]
-    candidates = playing or [t for t in tables if not t["over"]]
-    if len(candidates) == 1:
-        return candidates[0]["id"]
-    if not candidates:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} to watch")
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({'playing' if t['started'] else 'waiting'}, "
-                       f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
-                       for t in candidates[:20])
-    more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
-    raise ServerError("choose", f"several tables to watch ({listed}{more}): choose one with --table N")
-
-
-async def open_tables(client: Client, full: bool = False) -> list:
-    """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
-    tables = (await client.request({"type": "tables"}))["tables"]
-    waiting = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
-    return waiting if full else [t["id"] for t in waiting]
-
-
-async def choose_table(client: Client, plan: JoinPlan) -> int:
-    """The one table waiting for players; ServerError (code "choose") when there is none or several."""
-    open_ = await open_tables(client, full=True)
-    if len(open_) == 1:
-        return open_[0]["id"]
-    if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
-        return open_[0]["id"] if open_ else NEW_TABLE
-    if not open_:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
-                          "(ask the host to start one with: ono99 host)")
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({sum(s['player'] is None for s in t['seats'])} "
-                       "seats free)" for t in open_)
-    raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
-
-
-def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
-    """Before the screen starts: can we connect, say hello and find the table? Raises UserError
-    with one clear line if not (the terminal is still a plain terminal then)."""
-    import asyncio
-
-    from ..errors import UserError
-
-    async def check():
-        client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                      token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
-        try:
-            if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
-                plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)
-                await client.request({"type": "watch", "table": plan.table})
-            elif plan.table is None and not client.welcome.get("resumed"):
-                found = await choose_table(client, plan)
-                if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
-                    plan.table = found
-        finally:
-            await client.aclose()
-
-    try:
-        asyncio.run(asyncio.wait_for(check(), timeout))
-    except ServerError as exc:
-        raise UserError(str(exc)) from None
-    except (OSError, TimeoutError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc) or "no answer"
-        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why}") from None
-
-
 def build_app(args, plan: JoinPlan) -> JoinApp:
     """The app for `ono99 join`/`ono99 host`, with the player's settings and --ascii."""
     import os
 
     from ..errors import UserError
     from ..store.settings import load_settings
-    from ..tui.glyphs import choose_ascii
+    from .glyphs import choose_ascii
 
     settings, notices = load_settings()
     try:

@@ -1,0 +1,105 @@
+"""The lobby without a screen: what a player asks to join (JoinPlan), which table that means
+(choose_table, choose_watched, open_tables) and whether it can be reached at all (probe).
+
+UI-free on purpose: `ono99 join` and `ono99 watch` (tui/join.py) and their checks before any
+screen starts (cli.py) use it; nothing here needs a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..text import visible
+from .client import Client, ServerError
+
+
+@dataclass
+class JoinPlan:
+    host: str
+    port: int
+    name: str
+    password: str | None = None
+    table: int | None = None  # None: the one table waiting for players
+    create: dict | None = None  # hosting: {"rules": ..., "seats": N}
+    serve: object | None = None  # hosting: a ServerConfig to run in this process
+    address_hint: str = ""  # hosting: what the others type to join
+    or_create: bool = False  # no table waiting: make one (and sit at it first)
+    token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
+    comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
+    keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
+    address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
+    back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
+    redial: bool = True  # a dropped connection dials back by itself (not a gateway's child: its gateway says)
+    watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
+
+
+NEW_TABLE = -1  # choose_table's answer when a table is to be made
+
+
+async def choose_watched(client: Client, plan: JoinPlan) -> int:
+    """The table to watch: the one being played (else the one waiting); ServerError ("choose")
+    naming them when there are several, or saying there is none."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    playing = [t for t in tables if t["started"] and not t["over"]]
+    candidates = playing or [t for t in tables if not t["over"]]
+    if len(candidates) == 1:
+        return candidates[0]["id"]
+    if not candidates:
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} to watch")
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({'playing' if t['started'] else 'waiting'}, "
+                       f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
+                       for t in candidates[:20])
+    more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
+    raise ServerError("choose", f"several tables to watch ({listed}{more}): choose one with --table N")
+
+
+async def open_tables(client: Client, full: bool = False) -> list:
+    """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    waiting = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    return waiting if full else [t["id"] for t in waiting]
+
+
+async def choose_table(client: Client, plan: JoinPlan) -> int:
+    """The one table waiting for players; ServerError (code "choose") when there is none or several."""
+    open_ = await open_tables(client, full=True)
+    if len(open_) == 1:
+        return open_[0]["id"]
+    if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
+        return open_[0]["id"] if open_ else NEW_TABLE
+    if not open_:
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
+                          "(ask the host to start one with: ono99 host)")
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({sum(s['player'] is None for s in t['seats'])} "
+                       "seats free)" for t in open_)
+    raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
+
+
+def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
+    """Before the screen starts: can we connect, say hello and find the table? Raises UserError
+    with one clear line if not (the terminal is still a plain terminal then)."""
+    import asyncio
+
+    from ..errors import UserError
+
+    async def check():
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                      token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
+        try:
+            if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
+                plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)
+                await client.request({"type": "watch", "table": plan.table})
+            elif plan.table is None and not client.welcome.get("resumed"):
+                found = await choose_table(client, plan)
+                if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
+                    plan.table = found
+        finally:
+            await client.aclose()
+
+    try:
+        asyncio.run(asyncio.wait_for(check(), timeout))
+    except ServerError as exc:
+        raise UserError(str(exc)) from None
+    except (OSError, TimeoutError) as exc:
+        why = getattr(exc, "strerror", None) or str(exc) or "no answer"
+        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why}") from None
