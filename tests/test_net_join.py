@@ -44,6 +44,12 @@ async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
         screen = app.screen
         session = app.server.tables[app.table_id].session
         assert not screen.table.runs_bots and not screen.table.saves_here and screen.viewer == app.seat
+        # the server keeps the save: no Save as in the footer, on Ctrl+S or in the palette
+        assert screen.check_action("save_as", ()) is False
+        assert "Save as" not in [c.title for c in screen.palette_commands()]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen
         shown = [c.card for c in screen.query_one(HandPane).cards if c.card]
         assert sorted(shown) == sorted(session.game.hands[app.seat])
         guest_game = pilot.app.run_worker(play_randomly(guest, random.Random(2), seat))

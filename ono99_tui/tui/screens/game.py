@@ -645,8 +645,8 @@ class GameScreen(Screen):
             return self.may_undo() and not self._out_shown and bool(self.humans)
         if action in ("play", "play_outlined", "focus_card") and (self._out_shown or not self.humans):
             return False  # out of the game, or a spectator (ono99 watch): no hand to play from
-        if action == "save_as" and not self.humans and not self.table.saves_here:
-            return False  # a spectator has nothing to save
+        if action == "save_as" and not self.table.saves_here:
+            return False  # a network table: the server keeps the save (and a spectator has nothing to save)
         return True
 
     def action_undo(self) -> None:
@@ -681,7 +681,8 @@ class GameScreen(Screen):
         """Palette entries that belong to the table screen."""
         from textual.app import SystemCommand
 
-        yield SystemCommand("Save as", "Save this game under a name of your choice", self.action_save_as)
+        if self.table.saves_here:  # (a network table: the server keeps the save)
+            yield SystemCommand("Save as", "Save this game under a name of your choice", self.action_save_as)
         if self.may_undo():
             yield SystemCommand("Undo", "Take back your last play (the bots decide again)", self.action_undo)
         yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
