@@ -288,6 +288,24 @@ def test_a_damaged_save_offers_its_bak_and_saves_restore_puts_it_back(store, cap
     assert code == 2
 
 
+def test_saves_restore_reads_no_bak_through_a_link(store, capsys, tmp_path):
+    """A .bak that is a link (from an archive or a shared folder) is not copied into the save,
+    even when its target is a save that replays: the save and the target stay as they were."""
+    killed_mid_round(store)
+    path = store.path("crash")
+    bak = path.with_name("crash.toml.bak")
+    target = tmp_path / "elsewhere.toml"
+    target.write_bytes(bak.read_bytes())
+    bak.unlink()
+    bak.symlink_to(target)
+    before, target_before = path.read_bytes(), target.read_bytes()
+    code, out, err = run_cli(capsys, "saves", "restore", "crash")
+    assert code == 2 and "is a link" in err and "nothing was restored" in err, (out, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert path.read_bytes() == before and target.read_bytes() == target_before and bak.is_symlink()
+    assert not [p for p in store.folder.iterdir() if ".replaced-" in p.name]
+
+
 # -- undo in a save ---------------------------------------------------------------------------------
 
 def test_a_game_with_undos_saves_reopens_and_replays(store, capsys):

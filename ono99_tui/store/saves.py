@@ -366,6 +366,9 @@ class SaveStore:
             if not os.path.lexists(path):
                 raise SaveError(f"no save named {name!r} in {self.folder}")
             raise SaveError(f"{name!r} has no .bak (previous version) to restore")
+        if is_link(bak):  # (its target could be any file of the user's: never copied into a save)
+            raise SaveError(f"{bak} is a link, not a previous version: ono99 follows no link in the saves "
+                            "folder (nothing was restored)")
         try:
             text = _read_text(bak)
             Record.loads(text, str(bak)).replay(record_events=False)
