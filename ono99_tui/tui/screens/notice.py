@@ -61,7 +61,9 @@ class _Notice(ModalScreen[str]):
         self._since = event.time
 
     def on_mount(self) -> None:
-        self.query(Button).first().focus()
+        buttons = self.query(Button)
+        if buttons:  # (none when it was dismissed before it was mounted: a notice the table closed at once)
+            buttons.first().focus()
 
     def on_key(self, event: events.Key) -> None:
         if event.time < self._since:
