@@ -15,7 +15,7 @@ from tests.waits import settle, until_my_turn
 
 async def at_total(pilot, screen, total: int, hand: list[str]) -> dict[str, CardWidget]:
     """The human's turn with this total and this hand, drawn; {card: its widget} (first of each)."""
-    g = screen.game
+    g = screen.table.game
     g.total = total
     g.hands[0][:] = hand
     g._settle()
@@ -46,7 +46,7 @@ async def test_with_no_safe_card_a_busting_card_plays_at_the_first_press_without
     app = Ono99App(bot_delay=0, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, bells = await started(pilot, app)
-        g = screen.game
+        g = screen.table.game
         cards = await at_total(pilot, screen, 95, ["10", "10", "10", "10"])
         assert all(w.busts for w in screen.query(CardWidget) if w.card)
         before = len(g.plays)
@@ -62,7 +62,7 @@ async def test_exactly_the_target_is_a_bust_one_below_is_not():
     app = Ono99App(bot_delay=0, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, bells = await started(pilot, app)
-        g = screen.game
+        g = screen.table.game
         cards = await at_total(pilot, screen, 89, ["10", "5", "-10", "hold"])
         assert cards["10"].busts and not cards["5"].busts
         before = len(g.plays)
@@ -84,7 +84,7 @@ async def test_a_warning_is_forgotten_once_the_hand_is_drawn_again():
     app = Ono99App(bot_delay=0, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, bells = await started(pilot, app)
-        g = screen.game
+        g = screen.table.game
         cards = await at_total(pilot, screen, 94, ["8", "-10", "8", "8"])
         armed = cards["8"].index
         await pilot.press(str(armed))
@@ -128,7 +128,7 @@ async def test_pressing_a_card_that_cannot_be_played_says_why_and_plays_nothing(
     app = Ono99App(bot_delay=0, seed=3)
     async with app.run_test(size=(80, 24)) as pilot:
         screen, bells = await started(pilot, app)
-        g = screen.game
+        g = screen.table.game
         cards = await at_total(pilot, screen, 10, ["5", "99", "6", "7"])
         assert app.focused is not cards["99"] and "cannot" not in hint(screen)
         before = len(g.plays)

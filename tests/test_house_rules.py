@@ -86,7 +86,7 @@ async def test_edit_invalid_then_valid_save_and_use_in_a_new_game(private_dirs):
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
-        assert app.screen.game.rules.target == 150 and app.screen.setup.rules_label == "family"
+        assert app.screen.table.game.rules.target == 150 and app.screen.setup.rules_label == "family"
 
 
 async def test_a_deck_too_small_is_invalid_as_a_whole(private_dirs):

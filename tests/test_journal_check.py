@@ -473,7 +473,7 @@ async def test_resuming_a_damaged_save_tells_the_player_on_screen(store):
         assert isinstance(app.screen, GameScreen)
         messages = [str(n.message) for n in app._notifications]
         assert any(f"{set_aside} plays in the journal set aside" in m and "line 4" in m for m in messages), messages
-        assert len(app.screen.game.plays) == len(g.plays) - JOURNAL_PLAYS + verify
+        assert len(app.screen.table.game.plays) == len(g.plays) - JOURNAL_PLAYS + verify
     assert len(kept_journals(store)) == 1
 
 

@@ -29,7 +29,7 @@ async def test_new_game_focuses_the_first_name_and_typing_changes_it():
         await pilot.press("ctrl+u", *"Ann")  # clears the field, then types
         assert first.value == "Ann"
         await pilot.press("enter")  # Enter still starts
-        assert app.screen.game.names[0] == "Ann"
+        assert app.screen.table.game.names[0] == "Ann"
 
 
 async def test_new_game_rules_field_names_the_rules_file_in_effect(tmp_path):
@@ -43,7 +43,7 @@ async def test_new_game_rules_field_names_the_rules_file_in_effect(tmp_path):
         # what the closed Select shows: its current label
         assert "file: friday.toml" in [str(w.render()) for w in preset.query_one("SelectCurrent").query("Static")]
         await pilot.press("enter")
-        assert app.screen.game.rules.scoring_tokens == 2
+        assert app.screen.table.game.rules.scoring_tokens == 2
 
 
 async def test_new_game_only_the_focused_seat_row_is_marked():
@@ -61,7 +61,7 @@ async def _bust_position(app, pilot):
     app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
     screen = app.screen_stack[-1]
     await until_my_turn(pilot, screen)
-    g = screen.game
+    g = screen.table.game
     g.total = 94
     g.hands[0][:] = ["8", "10", "-10", "hold"]
     g._settle()
@@ -90,7 +90,7 @@ async def test_bust_confirmation_can_be_turned_off_in_settings():
         screen, cards = await _bust_position(app, pilot)
         await pilot.press(str(cards["8"].index))
         await settle(pilot)
-        assert (0, "8") in screen.game.plays
+        assert (0, "8") in screen.table.game.plays
 
 
 async def test_help_and_readme_list_the_log_scroll_keys():
@@ -217,8 +217,8 @@ async def test_round_lost_notice_is_drawn_over_the_lost_round_with_no_hand():
         await settle(pilot)
         game_screen = app.screen_stack[1]
         notice = await _to_round_end(app, pilot, game_screen)
-        lost = next(e for e in reversed(game_screen.game.events) if e["type"] == "round_lost")
-        assert game_screen.game.round_no == lost["round"] + 1  # the next round is dealt already
+        lost = next(e for e in reversed(game_screen.table.game.events) if e["type"] == "round_lost")
+        assert game_screen.table.game.round_no == lost["round"] + 1  # the next round is dealt already
         assert all(c.card is None and not c.display for c in game_screen.query_one(HandPane).cards)
         table = str(game_screen.query_one("#direction").render())
         assert f"Total {lost['total']}/" in table
@@ -230,7 +230,7 @@ async def test_round_lost_notice_is_drawn_over_the_lost_round_with_no_hand():
         if isinstance(app.screen, PassScreen):  # someone else first: still nothing shown
             assert all(c.card is None for c in cards)
         else:
-            assert any(c.card for c in cards) and game_screen.viewer == game_screen.game.current
+            assert any(c.card for c in cards) and game_screen.viewer == game_screen.table.game.current
 
 
 # -- cards keep their slots (item 2) ----------------------------------------------------------
@@ -426,10 +426,10 @@ async def test_the_log_shows_everything_since_your_last_turn_at_80x24():
                 if app.screen is not screen:
                     break
                 log, visible = _visible_log(screen)
-                if checked or screen.game.plays:
+                if checked or screen.table.game.plays:
                     if log.line_count >= log.content_size.height:
                         assert all(line.strip() for line in visible), (seats, visible)
-                    mine = [i for i, (s, _) in enumerate(screen.game.round_plays[-1]) if s == 0]
+                    mine = [i for i, (s, _) in enumerate(screen.table.game.round_plays[-1]) if s == 0]
                     if mine:  # this round has a play of yours: it is on screen
                         assert any(line.startswith("You play") for line in visible), (seats, visible)
                         checked += 1
@@ -452,7 +452,7 @@ async def test_the_table_box_has_no_blank_rows_and_lists_the_last_plays():
         rows = screen.query_one("#table").content_size.height
         assert rows == 8  # as tall as the scoreboard's 8 seats
         last = str(screen.query_one("#last").render()).splitlines()
-        plays = len(screen.game.round_plays[-1])
+        plays = len(screen.table.game.round_plays[-1])
         assert len(last) == min(plays, rows - 1) and last[0].startswith("Last: ")
 
 
@@ -517,7 +517,7 @@ async def test_big_terminals_use_the_room():
         log = screen.query_one("#log")
         assert log.content_size.height <= max(6, log.line_count)  # no empty rows under the lines
         plays = str(screen.query_one("#last").render()).splitlines()
-        assert len(plays) == min(len(screen.game.round_plays[-1]), screen.query_one("#last").size.height)
+        assert len(plays) == min(len(screen.table.game.round_plays[-1]), screen.query_one("#last").size.height)
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         assert not screen.query_one("#total").display

@@ -110,7 +110,7 @@ async def test_the_table_screen_plays_a_looping_round_to_its_end(loop_rules):
                 pass  # a bot's worker replaced by the next one (exclusive): that is the next turn
             await pilot.pause()
         assert isinstance(app.screen, RoundEndScreen)
-        first = table.game.round_log[0]
+        first = table.table.game.round_log[0]
         assert first["reason"] == "play-limit" and first["plays"] == MAX_ROUND_PLAYS
 
 

@@ -968,7 +968,7 @@ async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal
         await pilot.pause()
         table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
         for _ in range(400):
-            if table.game.round_no >= 3 or table.game.over:
+            if table.table.game.round_no >= 3 or table.table.game.over:
                 break
             if type(app.screen).__name__ == "RoundEndScreen":
                 app.screen.dismiss(None)
@@ -977,7 +977,7 @@ async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal
             except WorkerCancelled:
                 pass
             await pilot.pause()
-        name, game = table.table.save.name, table.game
+        name, game = table.table.save.name, table.table.game
         assert game.round_no >= 2  # round ends happened: folds went to the writer thread
         app.exit()
     record = load_record(store.path(name))

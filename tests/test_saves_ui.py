@@ -64,7 +64,7 @@ async def test_continue_resumes_the_latest_unfinished_game(private_dirs):
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        assert screen.game.plays == g2.plays and screen.table.save.name == "newer"
+        assert screen.table.game.plays == g2.plays and screen.table.save.name == "newer"
         assert g.plays != g2.plays
 
 
@@ -123,16 +123,16 @@ async def test_save_as_writes_a_copy_to_return_to_and_the_autosave_goes_on_under
         assert isinstance(app.screen, GameScreen)
         path = SaveStore().path("Friday night")
         assert path.exists()
-        at_save = len(screen.game.plays)
+        at_save = len(screen.table.game.plays)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
         await pilot.pause()
         await until_my_turn(pilot, screen)
-        assert len(screen.game.plays) > at_save
+        assert len(screen.table.game.plays) > at_save
         screen.table.flush()
         # the copy holds the game as it was saved; the autosave holds every play since
         assert SaveStore().load("Friday night").play_count == at_save
-        assert SaveStore().load(autosave).play_count == len(screen.game.plays)
+        assert SaveStore().load(autosave).play_count == len(screen.table.game.plays)
         assert screen.table.save.name == autosave
         assert sorted(SaveStore().names()) == sorted(["Friday night", autosave])
 
@@ -143,15 +143,15 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
         await pilot.press("g")
         screen = app.screen
         await wait_for_my_turn(pilot, screen)
-        before = list(screen.game.plays)
+        before = list(screen.table.game.plays)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
         await wait_for_my_turn(pilot, screen)
-        assert len(screen.game.plays) > len(before)
+        assert len(screen.table.game.plays) > len(before)
         await pilot.press("u")
         await pilot.pause()
         await wait_for_my_turn(pilot, screen)
-        assert screen.game.plays == before
+        assert screen.table.game.plays == before
         record = load_record(SaveStore().path(screen.table.save.name))
         assert record.meta["undo_used"] is True and record.play_count == len(before)
 
@@ -173,7 +173,7 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
                 await pilot.press(str(playable[0]))
             else:
                 await settle(pilot)
-        game = screen.game
+        game = screen.table.game
         assert game.over
     players, problem = load_stats()
     assert problem is None and players["You"]["games"] == 1

@@ -47,8 +47,28 @@ def test_the_table_screen_asks_a_table_only_what_the_contract_declares():
     asked = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
              and isinstance(node.value, ast.Attribute) and node.value.attr == "table"
              and isinstance(node.value.value, ast.Name) and node.value.value.id == "self"}
-    # ``game``: the screen's one reach past the contract left (its ``game`` property: RemoteGame
-    # stands in for it at a network seat) -- issue 19's structure item is not finished there
-    extra = asked - _members() - {"game"}
+    extra = asked - _members()
     assert not extra, f"the table screen reads {sorted(extra)} of its table, outside table/contract.py"
-    assert "remote" not in {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    attrs = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    assert "remote" not in attrs and "game" not in attrs  # no fake game beside the contract, no remote branch
+
+
+def test_a_network_seat_answers_round_plays_and_standings_as_the_session_does():
+    """What the screen reads at a round's end and the game's end (round_plays, standings) comes
+    from the events a seat was told at a network table: the same answers as the game itself."""
+    for seed in range(6):
+        session = TableSession([SeatSpec("Ann", "bot:easy"), SeatSpec("Bob", "bot:random"),
+                                SeatSpec("Cy", "bot:medium")], seed=seed)
+        session.play_bots()
+        assert session.over
+        state = {"view": view_to_dict(session.view_for(1)), "seq": session.seq,
+                 "events": session.events_for(1), "full": True}
+        remote = RemoteTable(client=None, table_id=1, seat=1, first_state=state)
+        assert remote.standings() == session.standings() == session.game.standings()
+        assert remote.event_count == session.event_count and remote.rules == session.rules
+        rounds = session.game.round_no
+        assert rounds >= 2
+        for r in range(1, rounds + 1):
+            assert remote.round_plays(r) == session.round_plays(r) == tuple(session.game.round_plays[r - 1])
+            assert remote.round_plays(r)  # every round had plays
+        assert remote.round_plays(rounds + 1) == session.round_plays(rounds + 1) == ()

@@ -112,7 +112,7 @@ async def test_a_card_keeps_its_number_and_a_drawn_card_takes_the_freed_slot():
         pick = screen.query_one(HandPane).best_focus()
         await pilot.press(str(pick.index))
         await until_my_turn(pilot, screen)
-        assert screen.game.round_no == 1, "a round ended between the two turns: the slots were dealt again"
+        assert screen.table.game.round_no == 1, "a round ended between the two turns: the slots were dealt again"
         after = screen.query(CardWidget)
         for i, (old, widget) in enumerate(zip(before, after), start=1):
             if i != pick.index:
@@ -135,15 +135,15 @@ async def test_keys_do_nothing_behind_terminal_too_small():
         await until_my_turn(pilot, screen)
         await pilot.resize_terminal(60, 20)
         await pilot.pause()
-        plays = len(screen.game.plays)
+        plays = len(screen.table.game.plays)
         await pilot.press("1", "2", "enter")
         await settle(pilot)
-        assert len(screen.game.plays) == plays
+        assert len(screen.table.game.plays) == plays
         await pilot.resize_terminal(80, 24)
         await pilot.pause()
         await pilot.press(str(screen.query_one(HandPane).best_focus().index))
         await settle(pilot)
-        assert len(screen.game.plays) > plays
+        assert len(screen.table.game.plays) > plays
 
 
 async def test_a_busting_card_asks_once_when_a_safe_card_exists():
@@ -153,7 +153,7 @@ async def test_a_busting_card_asks_once_when_a_safe_card_exists():
         app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
         screen = app.screen_stack[-1]
         await until_my_turn(pilot, screen)
-        g = screen.game
+        g = screen.table.game
         g.total = 94
         g.hands[0][:] = ["8", "10", "-10", "hold"]
         g._settle()
@@ -206,7 +206,7 @@ async def test_hot_seat_pass_notice_shows_a_markup_name_as_text_and_escape_leave
         app.start_game(setup([("[b]Ann", "human"), ("[/]", "human")], SHORT))
         await settle(pilot)
         assert isinstance(app.screen, PassScreen)
-        game = app.screen_stack[1].game
+        game = app.screen_stack[1].table.game
         first, second = game.names[game.current], game.names[1 - game.current]
         body = str(app.screen.query_one(".dialog-body").render())
         assert first in body and second not in body  # the one to take the keyboard, named as typed
@@ -246,7 +246,7 @@ async def test_once_out_you_may_skip_to_the_end_without_round_notices():
         app.bot_delay = 0
         await until_my_turn(pilot, screen)
         app.bot_delay = 5
-        g = screen.game
+        g = screen.table.game
         g.total = 95
         g.hands[0][:] = ["10", "10", "10", "10"]
         g._settle()
@@ -273,7 +273,7 @@ async def test_the_reason_a_card_cannot_be_played_goes_when_focus_moves_on():
         app.start_game(setup([("You", "human"), ("Bo", "bot:easy")]))
         screen = app.screen_stack[-1]
         await until_my_turn(pilot, screen)
-        g = screen.game
+        g = screen.table.game
         g.hands[0][:] = ["5", "99", "6", "7"]
         g.total = 10
         g._settle()

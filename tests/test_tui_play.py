@@ -27,7 +27,7 @@ async def play_to_the_end(pilot, app, max_steps=3000):
     for _ in range(max_steps):
         screen = app.screen
         if isinstance(screen, GameScreen):
-            game = screen.game
+            game = screen.table.game
         if isinstance(screen, GameOverScreen):
             return game
         if isinstance(screen, (RoundEndScreen, PassScreen, OutScreen)):
@@ -73,7 +73,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
         await pilot.pause()
         await pilot.press("ctrl+s")
         table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
-        game = table.game
+        game = table.table.game
         passes = checked = ended = 0
         for _ in range(400):
             if isinstance(app.screen, PassScreen):
@@ -111,7 +111,7 @@ async def test_an_unplayable_card_says_why_and_nothing_happens(short_rules):
         screen = app.screen
         await until_my_turn(pilot, screen)
         # Force a hand with a 99 so one card is unplayable.
-        g = screen.game
+        g = screen.table.game
         hand = g.hands[0]
         if "99" not in hand:
             spare = next(i for i, c in enumerate(g.draw) if c == "99") if "99" in g.draw else None

@@ -30,9 +30,9 @@ async def test_new_game_defaults_start_with_one_key():
         await pilot.press("enter")
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        assert screen.game.names == ("You", "Bo", "Cy", "Di")
+        assert screen.table.game.names == ("You", "Bo", "Cy", "Di")
         assert screen.kinds == ["human", "medium", "medium", "medium"]
-        assert screen.game.rules == DEFAULT and screen.setup.rules_label == "standard"
+        assert screen.table.game.rules == DEFAULT and screen.setup.rules_label == "standard"
 
 
 async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
@@ -58,10 +58,10 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
         await pilot.press("ctrl+s")
         screen = app.screen
         assert isinstance(screen, GameScreen)
-        assert screen.game.names == ("Ana", "Bo") and screen.kinds == ["human", "hard"]
-        assert screen.game.first_dealer == 1 and screen.game.dealer_method == "named"
+        assert screen.table.game.names == ("Ana", "Bo") and screen.kinds == ["human", "hard"]
+        assert screen.table.game.first_dealer == 1 and screen.table.game.dealer_method == "named"
         assert screen.setup.seed == 42
-        first_hand = list(screen.game.hands[0])
+        first_hand = list(screen.table.game.hands[0])
     again = Ono99App(bot_delay=600)
     async with again.run_test(size=(80, 24)) as pilot:
         await pilot.press("n")
@@ -72,7 +72,7 @@ async def test_seats_from_two_to_eight_with_levels_names_dealer_and_seed():
         form.query_one("#dealer", Select).value = "seat:1"
         form.query_one("#seed", Input).value = "42"
         await pilot.press("ctrl+s")
-        assert list(again.screen.game.hands[0]) == first_hand  # the same seed deals the same cards
+        assert list(again.screen.table.game.hands[0]) == first_hand  # the same seed deals the same cards
 
 
 async def test_two_seats_added_in_one_tick_both_come():
@@ -228,7 +228,7 @@ async def test_a_double_play_as_a_human_makes_the_next_player_play_twice():
         card = next(c for c in screen.query(CardWidget) if c.card == "double")
         await pilot.press(str(card.index))
         await pilot.pause()
-        game = screen.game
+        game = screen.table.game
         assert game.plays == [(0, "double")] and game.current == 1 and game.owed == 2
         assert "Bo must play twice" in str(screen.query_one("#table").query_one("#double").render())
         assert "Bo must play twice" in "\n".join(screen.query_one("#log").lines)
@@ -245,7 +245,7 @@ async def test_a_reverse_as_a_human_turns_play_around():
         card = next(c for c in screen.query(CardWidget) if c.card == "reverse")
         await pilot.press(str(card.index))
         await pilot.pause()
-        game = screen.game
+        game = screen.table.game
         assert game.plays == [(0, "reverse")] and game.direction == -1 and game.current == 2 and game.total == 0
         assert "right" in str(screen.query_one("#table").render()) or "right" in screen_text(app)
 

@@ -24,35 +24,6 @@ class _Sub:
         self.callback, self.seat = callback, seat
 
 
-class RemoteGame:
-    """The bits of a Game the screen reads, from the seat's latest view and events."""
-
-    def __init__(self, table: "RemoteTable"):
-        self._t = table
-
-    @property
-    def _view(self):
-        return self._t.view
-
-    names = property(lambda self: self._view.names)
-    n = property(lambda self: len(self._view.names))
-    rules = property(lambda self: self._view.rules)
-    winner = property(lambda self: self._view.winner)
-    points = property(lambda self: list(self._view.points))
-    tokens = property(lambda self: list(self._view.tokens))
-    out = property(lambda self: list(self._view.out))
-    over = property(lambda self: self._view.over)
-    events = property(lambda self: self._t.events)
-
-    def standings(self) -> list[int]:
-        for event in reversed(self._t.events):
-            if event["type"] == "game_over":
-                return list(event["standings"])
-        view = self._view
-        key = (lambda s: (-view.tokens[s],)) if view.rules.scoring_mode == "tokens" else (lambda s: (view.points[s],))
-        return sorted(range(self.n), key=lambda s: (s != view.winner, view.out[s], *key(s)))
-
-
 class RemoteTable:
     """A seat at a table a server runs, as the table contract (table/contract.py) says."""
 
@@ -66,7 +37,6 @@ class RemoteTable:
         self.view = client.view(first_state) if client is not None else view_from_dict(first_state["view"])
         self.seq = first_state["seq"]
         self.events: list[dict] = list(first_state["events"])
-        self.game = RemoteGame(self)
         self.lobby: dict | None = None  # the latest "table" message's table
         self.undo_allowed = False
         self.undo_used = False
@@ -90,6 +60,35 @@ class RemoteTable:
     @property
     def over(self) -> bool:
         return self.view.over
+
+    @property
+    def rules(self):
+        return self.view.rules
+
+    @property
+    def event_count(self) -> int:
+        return len(self.events)
+
+    def round_plays(self, round_no: int) -> tuple[tuple[int, str], ...]:
+        """(seat, card) of each play of round ``round_no``, from the play events this seat was told
+        (read from the end: a round's plays are the last ones when it is asked for)."""
+        plays = []
+        for event in reversed(self.events):
+            if event["type"] == "play":
+                if event["round"] < round_no:
+                    break
+                if event["round"] == round_no:
+                    plays.append((event["seat"], event["card"]))
+        return tuple(reversed(plays))
+
+    def standings(self) -> list[int]:
+        """Best first: as the server's game-over event says, else from the view's scores."""
+        for event in reversed(self.events):
+            if event["type"] == "game_over":
+                return list(event["standings"])
+        view = self.view
+        key = (lambda s: (-view.tokens[s],)) if view.rules.scoring_mode == "tokens" else (lambda s: (view.points[s],))
+        return sorted(range(len(view.names)), key=lambda s: (s != view.winner, view.out[s], *key(s)))
 
     @property
     def current(self) -> int | None:
@@ -343,4 +342,4 @@ class _Ended(Exception):
         self.kind = kind
 
 
-__all__ = ["RemoteTable", "RemoteGame", "ServerError"]
+__all__ = ["RemoteTable", "ServerError"]

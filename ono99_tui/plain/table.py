@@ -195,7 +195,7 @@ class PlainTable:
             self.con.say("Press Enter alone to watch, or type f, s or m.")
 
     def _game_over(self) -> str:
-        for line in W.standings_lines(self.table.game, self.table.view_for(None).round):
+        for line in W.standings_lines(public := self.table.view_for(None), self.table.standings(), public.round):
             self.con.say(line)
         self._flush()  # statistics notices
         while True:

@@ -299,13 +299,14 @@ def help_lines(rules, label: str) -> list[str]:
     return lines
 
 
-def standings_lines(game, rounds: int) -> list[str]:
-    names = game.names
+def standings_lines(view, standings: list[int], rounds: int) -> list[str]:
+    """The game-over lines from a (public) view and the table's standings, best first."""
+    names = view.names
     parts = []
-    for i, s in enumerate(game.standings()):
-        if game.rules.scoring_mode == "points":
-            parts.append(f"{ORDINAL[i]} {names[s]} with {game.points[s]} points")
+    for i, s in enumerate(standings):
+        if view.rules.scoring_mode == "points":
+            parts.append(f"{ORDINAL[i]} {names[s]} with {view.points[s]} points")
         else:
             parts.append(f"{ORDINAL[i]} {names[s]}")
-    return [f"Game over after {rounds} rounds. {names[game.winner]} "
-            f"{agree(names[game.winner], 'wins')}.", "Standings: " + "; ".join(parts) + "."]
+    return [f"Game over after {rounds} rounds. {names[view.winner]} "
+            f"{agree(names[view.winner], 'wins')}.", "Standings: " + "; ".join(parts) + "."]

@@ -27,6 +27,8 @@ class Table(Protocol):
     away: frozenset[int] | set[int]  # seats whose player has lost the connection (local: none)
     watching: tuple[str, ...] | list[str]  # who watches from elsewhere, as the players may see it
     status: str | None  # the connection's state when it is what the player must know ("Reconnecting...")
+    rules: Any  # engine.rules.Rules in force at this table
+    event_count: int  # events so far (events_for(seat, since) reads from any of them)
 
     # -- capabilities: what this table does itself ---------------------------------------------
     runs_bots: bool  # True: its bots are run by this front end (next_step gives their jobs)
@@ -43,6 +45,12 @@ class Table(Protocol):
     def view_for(self, seat: int | None) -> PlayerView: ...
 
     def events_for(self, seat: int | None, since: int = 0) -> list[dict]: ...
+
+    def round_plays(self, round_no: int) -> tuple[tuple[int, str], ...]:
+        """(seat, card) of each play of a round, in order: public (a finished round is shown so)."""
+
+    def standings(self) -> list[int]:
+        """The seats best first (the game over: its final standings)."""
 
     # -- the turn -------------------------------------------------------------------------------
     def next_step(self) -> Any:

@@ -133,6 +133,22 @@ class TableSession:
         return self.game.over
 
     @property
+    def rules(self) -> Rules:
+        return self.game.rules
+
+    @property
+    def event_count(self) -> int:
+        return len(self.game.events)
+
+    def round_plays(self, round_no: int) -> tuple[tuple[int, str], ...]:
+        """(seat, card) of each play of round ``round_no`` (1-based): public, on the table for all."""
+        rounds = self.game.round_plays
+        return tuple(rounds[round_no - 1]) if 1 <= round_no <= len(rounds) else ()
+
+    def standings(self) -> list[int]:
+        return self.game.standings()
+
+    @property
     def seq(self) -> int:
         """The number of plays made: a play is submitted for this position."""
         return len(self.game.plays)

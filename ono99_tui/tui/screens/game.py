@@ -136,10 +136,6 @@ class GameScreen(Screen):
         return self.eyes.seat
 
     @property
-    def game(self) -> Game:
-        return self.table.game
-
-    @property
     def glyphs(self):
         return self.app.glyphs
 
@@ -151,7 +147,7 @@ class GameScreen(Screen):
                 yield TablePane(self.app.glyphs, id="table")
                 yield ScorePane(self.app.glyphs, self.kinds, id="scores")
             yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
-            slots = max(4, self.game.rules.hand_size)
+            slots = max(4, self.table.rules.hand_size)
             with Vertical(id="hand-box", classes=hand_shape(slots)):  # as tall as the hand's rows
                 yield HandPane(slots, id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
@@ -166,7 +162,7 @@ class GameScreen(Screen):
             self.table.save_later = self._save_in_background  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
-        self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
+        self._write_log(self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS)))
         self._draw()
         self.advance()
 
@@ -202,7 +198,7 @@ class GameScreen(Screen):
         if total.scale != (2 if huge else 1):
             total.scale = 2 if huge else 1
         total.update_total(self.table.view_for(self.viewer).total)
-        self.query_one("#top").styles.height = "1fr" if roomy else max(5, self.game.n + 2)
+        self.query_one("#top").styles.height = "1fr" if roomy else max(5, len(self.table.names) + 2)
         self._size_log()
 
     def _size_log(self) -> None:
@@ -245,7 +241,7 @@ class GameScreen(Screen):
         """The log's lines for ``events``: (line, short) where ``short`` is the brief form of another
         seat's play (for a short log, several go on one line). A play and its draw are one line,
         as are a Double Play and who must play twice, and a lost round and its tokens or points."""
-        names, ascii = self.game.names, self.app.ascii
+        names, ascii = self.table.names, self.app.ascii
         seat = self._sub.seat
         arrow = "->" if ascii else "→"
         entries: list[list] = []
@@ -284,7 +280,7 @@ class GameScreen(Screen):
         if self.has_class("roomy"):
             return False  # a big terminal's log grows to a quarter of the screen first
         rows = log.content_size.height or 3
-        return rows < self.game.n + 2
+        return rows < len(self.table.names) + 2
 
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
@@ -333,11 +329,7 @@ class GameScreen(Screen):
         hand: the next round is dealt already, and nothing of a new hand shows before its owner
         has the keyboard (hot seat) or the notice is closed."""
         view = self.table.view_for(self.viewer)
-        plays = view.round_plays
-        try:
-            plays = tuple(self.game.round_plays[lost["round"] - 1])
-        except (AttributeError, IndexError, TypeError):
-            pass
+        plays = self.table.round_plays(lost["round"])
         finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
                                        played_this_round=tuple(c for _, c in plays), current=None, hand=())
         self.query_one(TablePane).show(finished, fresh=True, finished=True)
@@ -412,7 +404,7 @@ class GameScreen(Screen):
         self.eyes.after_change(self.table.current, round_ended=lost is not None)
         if update.undone:
             self._clear_log()
-            self._write_log(self.table.events_for(self._sub.seat, max(0, len(self.game.events) - RESUME_EVENTS)))
+            self._write_log(self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
         if lost is not None and self.pace != "skip":
@@ -429,12 +421,12 @@ class GameScreen(Screen):
         step = self.table.next_step()
         if isinstance(step, TableOver):
             self.busy = True
-            g = self.game
-            scores = [("winner" if s == g.winner else "out") if g.rules.scoring_mode == "tokens"
-                      else f"{g.points[s]} points" for s in range(g.n)]
-            self.app.push_screen(GameOverScreen(g.names, g.standings(), scores), self._after_game)
+            v = self.table.view_for(self.viewer)
+            scores = [("winner" if s == v.winner else "out") if v.rules.scoring_mode == "tokens"
+                      else f"{v.points[s]} points" for s in range(len(v.names))]
+            self.app.push_screen(GameOverScreen(v.names, self.table.standings(), scores), self._after_game)
             return
-        if self.pace is None and self.humans and all(self.game.out[h] for h in self.humans):
+        if self.pace is None and self.humans and all(self.table.view_for(None).out[h] for h in self.humans):
             self.busy = True
             if any(isinstance(s, OutScreen) for s in self.app.screen_stack):
                 return  # already asked (at a network table every play that arrives meanwhile comes here)
@@ -454,7 +446,7 @@ class GameScreen(Screen):
                 self.eyes.leave()
                 self._draw()
             seat = step.seat
-            self._over_the_table(PassScreen(self.game.names[seat]),
+            self._over_the_table(PassScreen(self.table.names[seat]),
                                  lambda choice: self.action_menu() if choice == "menu" else self._seated(seat))
         else:
             self.busy = False
@@ -544,7 +536,7 @@ class GameScreen(Screen):
         if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
             self.busy = True
             # ``events``: this change's events as this screen's seat may see them (the subscription's)
-            self._over_the_table(RoundEndScreen(self.game.names, events), self._round_closed)
+            self._over_the_table(RoundEndScreen(self.table.names, events), self._round_closed)
         else:
             self.advance()
 
@@ -688,7 +680,7 @@ class GameScreen(Screen):
         yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
 
     def help_screen(self) -> HelpScreen:
-        return HelpScreen(self.game.rules, self.setup.rules_label)
+        return HelpScreen(self.table.rules, self.setup.rules_label)
 
     def action_help(self) -> None:
         self.app.push_screen(self.help_screen())
