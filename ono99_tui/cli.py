@@ -678,6 +678,25 @@ def cmd_host(args) -> int:
     return _run_join(args, plan)
 
 
+def session_zygote():
+    """What the warm process serve-ssh and web fork their sessions from preloads and runs
+    (net/zygote.py, which names nothing of the screen itself): the table screen of `ono99 join`,
+    through this module's own main()."""
+    from .net.zygote import ZygoteSpec
+
+    return ZygoteSpec(entry="ono99_tui.cli:main", warm="ono99_tui.cli:_zygote_warm",
+                      preload=("ono99_tui.net.join", "ono99_tui.tui.join", "ono99_tui.tui.screens.game",
+                               "ono99_tui.tui.setup", "ono99_tui.net.remote", "ono99_tui.net.kept_seats",
+                               "ono99_tui.store.settings", "ono99_tui.plain.remote",
+                               "textual.drivers.linux_driver", "textual.drivers.web_driver"),
+                      # Textual reads these at import: a web tab's child reads them again (its driver)
+                      reload=("textual.constants",))
+
+
+def _zygote_warm() -> None:
+    """Once in the zygote, before any fork: the work every session's first screen would repeat."""
+
+
 def cmd_serve_ssh(args) -> int:
     import asyncio
 
@@ -700,7 +719,7 @@ def cmd_serve_ssh(args) -> int:
     config.host = "127.0.0.1"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
-                               authorized_keys=args.authorized_keys, open=args.open)
+                               authorized_keys=args.authorized_keys, open=args.open, zygote=session_zygote())
 
     def ready(port: int, key) -> None:
         who = "anyone (--open)" if args.open else f"the keys in {args.authorized_keys}"
