@@ -684,17 +684,13 @@ def session_zygote():
     through this module's own main()."""
     from .net.zygote import ZygoteSpec
 
-    return ZygoteSpec(entry="ono99_tui.cli:main", warm="ono99_tui.cli:_zygote_warm",
+    return ZygoteSpec(entry="ono99_tui.cli:main", warm="ono99_tui.tui.warm:warm",
                       preload=("ono99_tui.net.join", "ono99_tui.tui.join", "ono99_tui.tui.screens.game",
                                "ono99_tui.tui.setup", "ono99_tui.net.remote", "ono99_tui.net.kept_seats",
                                "ono99_tui.store.settings", "ono99_tui.plain.remote",
                                "textual.drivers.linux_driver", "textual.drivers.web_driver"),
                       # Textual reads these at import: a web tab's child reads them again (its driver)
                       reload=("textual.constants",))
-
-
-def _zygote_warm() -> None:
-    """Once in the zygote, before any fork: the work every session's first screen would repeat."""
 
 
 def cmd_serve_ssh(args) -> int:
