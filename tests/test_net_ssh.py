@@ -35,6 +35,7 @@ def keys(tmp_path):
 class Gate:
     def __init__(self, tmp_path, authorized, server=None, **config):
         config.setdefault("zygote", ZYGOTE)  # sessions forked from a warm zygote, as `ono99 serve-ssh` runs them
+        self.wait_for_zygote = config.pop("wait_for_zygote", True)
         self.tmp_path, self.authorized, self.config = tmp_path, authorized, config
         self.server_config = server or {}
 
@@ -46,7 +47,7 @@ class Gate:
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
                            self.table, self.kept)
         self.port = await self.gate.start(host_key(self.tmp_path / "host_key"))
-        if self.gate.zygote is not None:
+        if self.gate.zygote is not None and self.wait_for_zygote:
             assert await self.gate.zygote.ready()  # (its sessions are forked from it, not fresh processes)
         return self
 

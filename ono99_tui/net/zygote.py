@@ -71,6 +71,7 @@ class ZygoteSpec:
     warm: str | None = None  # "module:function" called once after the preload (no arguments)
     reload: tuple[str, ...] = ()  # modules read again in each child, after its environment is set
     recycle_after: int = 1000  # children, after which a new zygote (new layout, new hash seed) takes over
+    path: tuple[str, ...] = ()  # folders put first on sys.path (modules not installed, e.g. the tests')
 
 
 # ---------------------------------------------------------------- the zygote process itself
@@ -100,6 +101,7 @@ def main(argv: list[str] | None = None) -> int:
     sock = socket.socket(fileno=int(argv[0]))
     spec = ZygoteSpec(**{k: tuple(v) if isinstance(v, list) else v for k, v in json.loads(argv[1]).items()})
     os.environ.pop("PYTHONHASHSEED", None)
+    sys.path[:0] = spec.path
     problems = []
     for name in spec.preload:
         try:
@@ -547,7 +549,9 @@ class Zygote:
         if self._closed or self._ready is None:
             return None
         if not self._ready.is_set():
-            if not wait or not await self.ready(wait):
+            # only a first start is worth waiting for: after a crash (or a start that failed)
+            # the sessions get fresh processes until a zygote is ready again
+            if not wait or self._failures or not await self.ready(wait):
                 return None
         if self.forked >= self.spec.recycle_after:
             self.kill()  # a new one takes over: a new address-space layout and hash seed
