@@ -465,6 +465,7 @@ class Zygote:
                 for problem in self.problems:
                     log.warning("session zygote: %s", problem)
                 self._failures = 0 if not self.problems else self._failures
+                self._remove_home()  # (warmed up: it keeps nothing there; each child has a home of its own)
                 self._ready.set()
             elif "exit" in msg:
                 child = self._children.pop(msg["exit"], None)
@@ -506,6 +507,9 @@ class Zygote:
         for child in self._children.values():
             child.orphaned()
         self._children.clear()
+        self._remove_home()
+
+    def _remove_home(self) -> None:
         if self._home is not None:
             import shutil
 
