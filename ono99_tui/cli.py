@@ -715,7 +715,8 @@ def cmd_serve_ssh(args) -> int:
     config.host = "127.0.0.1"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
-                               authorized_keys=args.authorized_keys, open=args.open, zygote=session_zygote())
+                               authorized_keys=args.authorized_keys, open=args.open,
+                               zygote=None if args.no_zygote else session_zygote())
 
     def ready(port: int, key) -> None:
         who = "anyone (--open)" if args.open else f"the keys in {args.authorized_keys}"
@@ -745,7 +746,8 @@ def cmd_web(args) -> int:
 
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
                                public_url=args.public_url.rstrip("/") if args.public_url else None,
-                               seat_key=data_dir() / "web_seat_key")
+                               seat_key=data_dir() / "web_seat_key",
+                               zygote=None if args.no_zygote else session_zygote())
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
@@ -815,6 +817,12 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
 
 
 # -- argument parsing --------------------------------------------------------------
+
+def _add_zygote(p) -> None:
+    p.add_argument("--no-zygote", action="store_true",
+                   help="start a fresh process for each session instead of forking it from a warm one "
+                   "(slower to open and ~2x the memory per session; docs/deploy.md, Capacity)")
+
 
 def _add_plain(p) -> None:
     """--plain after a subcommand too (``ono99 resume --plain``); SUPPRESS keeps one given before it."""
@@ -968,6 +976,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--authorized-keys", default=None, metavar="FILE",
                    help="only these public keys get in (OpenSSH authorized_keys format)")
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
+    _add_zygote(p)
     p.set_defaults(func=cmd_serve_ssh)
 
     p = sub.add_parser("web", help="play in a browser: each tab gets the table screen (ono99 join)",
@@ -978,6 +987,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(port=8000)
     p.add_argument("--public-url", default=None, metavar="URL",
                    help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
+    _add_zygote(p)
     p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",
