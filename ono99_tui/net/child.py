@@ -58,12 +58,13 @@ def join_args(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list
 
 async def start(zygote, args: list[str], env: dict[str, str], cwd: str, *, tty: int | None = None,
                 pipes: bool = False, stdin=None, stdout=None, stderr=None, preexec_fn=None, no_stop: bool = False):
+    # (stderr=STDOUT: on pipes, the child's errors go with the rest of its output, in order)
     """A session's child: forked from the gateway's warm ``zygote`` (net/zygote.py) when one is
     ready, else a fresh process (:func:`spawn`) with the same sandbox. ``args`` are `ono99`'s
     arguments (:func:`join_argv`)."""
     if zygote is not None:
         child = await zygote.spawn(args, env, cwd, tty=tty, pipes=pipes, no_stop=no_stop, title="ono99 session",
-                                   wait=ZYGOTE_WAIT)
+                                   merge_stderr=stderr == asyncio.subprocess.STDOUT, wait=ZYGOTE_WAIT)
         if child is not None:
             return child
     return await spawn([sys.executable, "-m", "ono99_tui", *args], env, cwd, stdin=stdin, stdout=stdout,

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import asyncssh
 
-from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, join_argv,
-                    kill_group, seat_key, spawn, start)
+from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group,
+                    seat_key, start)
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
 
@@ -396,8 +396,8 @@ class SSHGate:
         env = self._child_env(box, process, owner, "dumb")  # (no terminal: it writes lines, never escapes)
         out = LineOutput(crlf=term is not None)  # a PTY's terminal needs CR LF to start a line
         try:
-            proc = await spawn(join_args(self.table, name[:23], (*cfg.child_args, "--plain")), env, box.home,
-                               stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            proc = await start(self.zygote, join_argv(self.table, name[:23], (*cfg.child_args, "--plain")), env,
+                               box.home, pipes=True, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                stderr=asyncio.subprocess.STDOUT)
         except BaseException:
             box.remove()
@@ -434,6 +434,8 @@ class SSHGate:
             except (TimeoutError, OSError):
                 relaying.cancel()
             self.children.discard(pgid)
+            if hasattr(proc, "close"):
+                proc.close()  # (a forked child: the gate's ends of its pipes)
             box.remove()
             if reason:
                 _send(process, out.say(f"ono99: {reason}"))

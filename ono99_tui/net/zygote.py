@@ -544,12 +544,12 @@ class Zygote:
 
     # -- forking
     async def spawn(self, argv: list[str], env: dict[str, str], cwd: str, *, tty: int | None = None,
-                    pipes: bool = False, no_stop: bool = False, title: str | None = None,
-                    wait: float = 0.0) -> ZygoteChild | None:
+                    pipes: bool = False, merge_stderr: bool = False, no_stop: bool = False,
+                    title: str | None = None, wait: float = 0.0) -> ZygoteChild | None:
         """A child running the entry point with ``argv``, on the PTY slave ``tty`` (made its
         controlling terminal) or on new pipes (``pipes``: its stdin, stdout and stderr as asyncio
-        streams on the returned child). None when no zygote is ready (within ``wait`` seconds
-        if one is starting)."""
+        streams on the returned child; ``merge_stderr``: its stderr goes to its stdout). None
+        when no zygote is ready (within ``wait`` seconds if one is starting)."""
         if self._closed or self._ready is None:
             return None
         if not self._ready.is_set():
@@ -566,10 +566,12 @@ class Zygote:
         if tty is not None:
             ends = [tty]
         elif pipes:
-            for child_reads in (True, False, False):
+            for child_reads in (True, False) if merge_stderr else (True, False, False):
                 r, w = os.pipe()
                 ends.append(r if child_reads else w)
                 ours.append(w if child_reads else r)
+            if merge_stderr:
+                ends.append(ends[1])
         self._next_id += 1
         rid = self._next_id
         future = loop.create_future()
@@ -586,7 +588,7 @@ class Zygote:
             raise
         finally:
             if pipes:
-                for fd in ends:
+                for fd in set(ends):
                     os.close(fd)
         if child is None:
             if msg.get("error"):
@@ -617,11 +619,14 @@ class Zygote:
                     loop.remove_writer(sock)
 
 
-async def _streams(child: ZygoteChild, loop, stdin_w: int, stdout_r: int, stderr_r: int) -> None:
+async def _streams(child: ZygoteChild, loop, stdin_w: int, stdout_r: int, stderr_r: int | None = None) -> None:
     """asyncio streams on the gateway's ends of a child's pipes (as create_subprocess_exec makes)."""
     limit = 2 ** 16
     readers = []
     for fd in (stdout_r, stderr_r):
+        if fd is None:
+            readers.append(None)
+            continue
         reader = asyncio.StreamReader(limit=limit, loop=loop)
         transport, _ = await loop.connect_read_pipe(lambda r=reader: asyncio.StreamReaderProtocol(r, loop=loop),
                                                    os.fdopen(fd, "rb", 0))
