@@ -146,7 +146,10 @@ async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=No
             want = b"<- you"  # the lobby, drawn: the player's own seat is marked
         said = b""
         while want not in said:
-            data = await asyncio.wait_for(proc.stdout.read(65536), 120)
+            try:
+                data = await asyncio.wait_for(proc.stdout.read(65536), 120)
+            except TimeoutError:
+                raise RuntimeError(f"session p{i}: no first screen after 120 s; it said: {said[-800:]!r}") from None
             if not data:
                 raise RuntimeError(f"a session ended before its first screen: {said[-500:]!r}")
             said += data

@@ -15,6 +15,7 @@ import asyncssh
 import pyte
 import pytest
 
+from ono99_tui import __version__
 from ono99_tui.net.zygote import ZygoteSpec
 
 from .netplay import HOST, until
@@ -124,3 +125,22 @@ async def test_without_a_zygote_a_fresh_process_serves_the_session(tmp_path, key
             (table,) = g.server.tables.values()
             assert table.seats[0].name == "-bob"
         await until(lambda: not alive(child) and not g.gate.children, "its process group ends with the connection")
+
+
+async def test_a_burst_of_sessions_larger_than_the_zygotes_socket_holds_is_forked_whole():
+    """Requests queue when the socket is full (the zygote forks one at a time): none is lost."""
+    from ono99_tui.net.zygote import Zygote
+
+    zygote = Zygote(ZygoteSpec(entry="ono99_tui.cli:main"))
+    zygote.start()
+    try:
+        assert await zygote.ready()
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PADDING": "x" * 20_000}
+        children = await asyncio.gather(*(zygote.spawn(["--version"], env, "/", pipes=True) for _ in range(60)))
+        assert all(children)
+        said = await asyncio.gather(*(child.stdout.read() for child in children))
+        assert set(said) == {f"ono99 {__version__}\n".encode()} and set(await asyncio.gather(*(c.wait() for c in children))) == {0}
+        for child in children:
+            child.close()
+    finally:
+        await zygote.close()

@@ -369,6 +369,8 @@ class Zygote:
         self._pending: dict[int, asyncio.Future] = {}
         self._children: dict[int, ZygoteChild] = {}
         self._next_id = 0
+        self._sending: asyncio.Lock | None = None
+        self._writable: asyncio.Future | None = None
         self._closed = False
         self._keeper: asyncio.Task | None = None
         self._home: str | None = None
@@ -496,10 +498,13 @@ class Zygote:
         if self._sock is not None:
             try:
                 asyncio.get_running_loop().remove_reader(self._sock)
+                asyncio.get_running_loop().remove_writer(self._sock)
             except (ValueError, RuntimeError):
                 pass
             self._sock.close()
             self._sock = None
+        if self._writable is not None and not self._writable.done():
+            self._writable.set_result(None)  # a sender waiting for room finds it gone
         for future in self._pending.values():
             if not future.done():
                 future.set_result(({"error": "the zygote has gone"}, []))
@@ -579,7 +584,10 @@ class Zygote:
         request = {"id": rid, "argv": argv, "env": env, "cwd": cwd, "tty": tty is not None, "no_stop": no_stop,
                    "title": title}
         try:
-            await self._send(request, ends)
+            try:
+                await self._send(request, ends)
+            except (ConnectionError, OSError):  # it has just gone: a fresh process serves this session
+                future.set_result(({"error": "the zygote has gone"}, None))
             msg, child = await future
         except BaseException:
             self._pending.pop(rid, None)
@@ -601,22 +609,30 @@ class Zygote:
         return child
 
     async def _send(self, request: dict, fds: list[int]) -> None:
+        """One request, whole; when the socket is full (the zygote forks one child at a time),
+        the senders queue here, one of them waiting for room (an event loop has one writer per
+        socket)."""
         data = json.dumps(request).encode()
         loop = asyncio.get_running_loop()
-        while True:
-            sock = self._sock
-            if sock is None:
-                raise ConnectionError("the zygote has gone")
-            try:
-                socket.send_fds(sock, [data], fds) if fds else sock.send(data)
-                return
-            except (BlockingIOError, InterruptedError):
-                writable = loop.create_future()
-                loop.add_writer(sock, lambda: writable.done() or writable.set_result(None))
+        if self._sending is None:
+            self._sending = asyncio.Lock()
+        async with self._sending:
+            while True:
+                sock = self._sock
+                if sock is None:
+                    raise ConnectionError("the zygote has gone")
                 try:
-                    await writable
-                finally:
-                    loop.remove_writer(sock)
+                    socket.send_fds(sock, [data], fds) if fds else sock.send(data)
+                    return
+                except (BlockingIOError, InterruptedError):
+                    writable = self._writable = loop.create_future()
+                    loop.add_writer(sock, lambda: writable.done() or writable.set_result(None))
+                    try:
+                        await writable  # (or the zygote is lost: _lost wakes it)
+                    finally:
+                        self._writable = None
+                        if sock.fileno() >= 0:
+                            loop.remove_writer(sock)
 
 
 async def _streams(child: ZygoteChild, loop, stdin_w: int, stdout_r: int, stderr_r: int | None = None) -> None:
