@@ -55,8 +55,10 @@ class SSHConfig:
     idle_timeout: float = 30 * 60.0
     session_timeout: float = 20.0  # a logged-in connection with no game running is closed after this
     max_per_ip: int = 4  # connections from one address, logged in or not
-    max_connections: int = 128  # connections in all, logged in or not (refused at once past it)
-    max_sessions: int = 64  # games (child processes) in all
+    # from the capacity measured with sessions forked from the zygote (docs/deploy.md, Capacity): 300
+    # sessions held on a 2-core, 24 GB machine at ~16 MiB each; 256 leaves headroom (~4 GiB)
+    max_connections: int = 512  # connections in all, logged in or not (refused at once past it)
+    max_sessions: int = 256  # games (child processes) in all
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     plain_max_line: int = 200  # characters in one line a plain session may type (a longer one is refused)

@@ -62,7 +62,7 @@ class WebConfig:
     public_url: str | None = None  # as the browser sees it (behind a proxy); default: the request's own
     seat_key: Path | None = None  # the secret tab ids become seat tokens with (kept: seats outlive a restart)
     password: str | None = None  # the page asks for it (HTTP Basic; the user name becomes your name)
-    max_tabs: int = 32
+    max_tabs: int = 128  # tabs (child processes) at once: forked from the zygote, ~16 MiB each (docs/deploy.md)
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
