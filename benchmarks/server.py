@@ -59,27 +59,80 @@ def baseline(n_games: int, clients: int, rules) -> tuple[int, float]:
     return moves, time.perf_counter() - t0
 
 
-async def ssh_sessions(n: int, plain: bool = False) -> tuple[list[float], list[int], float]:
-    """(seconds to first screen per session, RSS bytes per session, idle CPU share per session)."""
-    import tempfile
+def _gate(n: int, zygote: bool, keys: str, host_key_path: str, pipe) -> None:
+    """The gateway as `ono99 serve-ssh` runs it (its table server on loopback, the SSH gate, the
+    zygote), in a process of its own: the clients (and this benchmark's reading of their screens)
+    are in another, as they would be on the players' machines. Answers the measuring process's
+    questions on ``pipe``: ("children",) -> {pid: (cpu seconds, (USS, PSS, RSS))}, ("stop",)."""
     from pathlib import Path
 
-    import asyncssh
-    import pyte
-
+    from ono99_tui.cli import session_zygote
     from ono99_tui.net.child import InnerTable
     from ono99_tui.net.server import Server
     from ono99_tui.net.ssh import SSHConfig, SSHGate, host_key
 
+    async def run_gate():
+        secret = InnerTable.new_secret()
+        # a gateway's inner server: its players all come from 127.0.0.1 (docs/deploy.md, Limits); every
+        # cap this run meets is raised past n
+        server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, gateway=True,
+                                     max_tables=10_000, max_connections=100_000, per_address=100_000,
+                                     tables_per_address=10_000, tables_per_connection=10_000))
+        gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=Path(keys), max_per_ip=n + 1,
+                                 max_sessions=n + 1, max_connections=2 * n + 8, idle_timeout=3600,
+                                 zygote=session_zygote() if zygote else None),
+                       InnerTable(await server.start(), secret), kept=False)
+        port = await gate.start(host_key(Path(host_key_path)))
+        if gate.zygote is not None:
+            assert await gate.zygote.ready(), "the zygote never became ready"
+        loop = asyncio.get_running_loop()
+        pipe.send((port, gate.zygote.pid if gate.zygote else None))
+        try:
+            while True:
+                ask = await loop.run_in_executor(None, pipe.recv)
+                if ask[0] == "stop":
+                    break
+                if ask[0] == "children":
+                    pipe.send({pid: (_cpu(pid), _mem(pid)) for pid in list(gate.children)})
+                elif ask[0] == "forked":
+                    pipe.send(gate.zygote.forked if gate.zygote else 0)
+        finally:
+            gate.stop_accepting()
+            await server.close()
+            await gate.close()
+        pipe.send("stopped")
+
+    asyncio.run(run_gate())
+
+
+async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=None) -> dict:
+    """n SSH sessions opened at once on a gateway in its own process. Returns {"times": seconds to
+    first screen per session, "mem": (USS, PSS, RSS) bytes per session's process, "cpu": CPU
+    seconds per session's process (its own, and its share of the zygote's forking) once every
+    session has its first screen, "idle": idle CPU share per session over 5 s, "zygote": (USS,
+    PSS, RSS) of the zygote}. ``hold``: an async function given the open sessions [(conn,
+    process)] before they are closed; what it returns is under "held"."""
+    import tempfile
+    from pathlib import Path
+
+    import asyncssh
+
     tmp = Path(tempfile.mkdtemp(prefix="ono99-bench-"))
     key = asyncssh.generate_private_key("ssh-ed25519")
     (tmp / "keys").write_bytes(key.export_public_key())
-    secret = InnerTable.new_secret()
-    # a gateway's inner server: its players all come from 127.0.0.1 (docs/deploy.md, Limits)
-    server = Server(ServerConfig(host=HOST, port=0, bot_delay=0, password=secret, gateway=True))
-    gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=tmp / "keys", max_per_ip=n + 1,
-                             max_sessions=n + 1), InnerTable(await server.start(), secret), kept=False)
-    port = await gate.start(host_key(tmp / "host_key"))
+    ctx = multiprocessing.get_context("spawn")
+    ours, theirs = ctx.Pipe()
+    gate = ctx.Process(target=_gate, args=(n, zygote, str(tmp / "keys"), str(tmp / "host_key"), theirs),
+                       daemon=True)
+    gate.start()
+    loop = asyncio.get_running_loop()
+
+    async def ask(*question):
+        ours.send(question)
+        return await loop.run_in_executor(None, ours.recv)
+
+    port, zygote_pid = await loop.run_in_executor(None, ours.recv)
+    zygote_cpu0 = _cpu(zygote_pid) if zygote_pid else 0.0
 
     async def one(i: int):
         t0 = time.perf_counter()
@@ -87,42 +140,54 @@ async def ssh_sessions(n: int, plain: bool = False) -> tuple[list[float], list[i
                                       agent_path=None)
         if plain:
             proc = await conn.create_process("plain", encoding=None)
-            said = b""
-            while b"Type b to fill" not in said:
+            want = b"Type b to fill"
+        else:
+            proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
+            want = b"<- you"  # the lobby, drawn: the player's own seat is marked
+        said = b""
+        while want not in said:
+            try:
                 data = await asyncio.wait_for(proc.stdout.read(65536), 120)
-                if not data:
-                    raise RuntimeError(f"a plain session ended before its lobby: {said!r}")
-                said += data
-            return conn, proc, time.perf_counter() - t0
-        proc = await conn.create_process(term_type="xterm", term_size=(80, 24), encoding=None)
-        screen = pyte.Screen(80, 24)
-        stream = pyte.Stream(screen)
-        while "<- you" not in "\n".join(screen.display):
-            data = await asyncio.wait_for(proc.stdout.read(65536), 120)
+            except TimeoutError:
+                raise RuntimeError(f"session p{i}: no first screen after 120 s; it said: {said[-800:]!r}") from None
             if not data:
-                raise RuntimeError("a session ended before its first screen:\n" + "\n".join(screen.display))
-            stream.feed(data.decode("utf-8", "replace"))
+                raise RuntimeError(f"a session ended before its first screen: {said[-500:]!r}")
+            said += data
         return conn, proc, time.perf_counter() - t0
 
     try:
         sessions = await asyncio.gather(*(one(i) for i in range(n)))
-        pids = list(gate.children)
-        rss = [_rss(pid) for pid in pids]
-        cpu0 = sum(_cpu(pid) for pid in pids)
+        children = await ask("children")
+        zygote_share = (_cpu(zygote_pid) - zygote_cpu0) / n if zygote_pid else 0.0
+        zygote_mem = _mem(zygote_pid) if zygote_pid else None
         await asyncio.sleep(5)
-        idle = (sum(_cpu(pid) for pid in pids) - cpu0) / 5 / len(pids)
-        for conn, proc, _ in sessions:
+        later = await ask("children")
+        idle = sum(later[p][0] - children[p][0] for p in children if p in later) / 5 / len(children)
+        result = {"times": [t for *_, t in sessions], "mem": [m for _, m in children.values()],
+                  "cpu": [c + zygote_share for c, _ in children.values()], "idle": idle, "zygote": zygote_mem,
+                  "forked": await ask("forked")}
+        if hold is not None:
+            result["held"] = await hold([s[:2] for s in sessions])
+        for conn, *_ in sessions:
             conn.close()
-        return [t for _, _, t in sessions], rss, idle
+        return result
     finally:
-        gate.stop_accepting()
-        await server.close()
-        await gate.close()
+        ours.send(("stop",))
+        await loop.run_in_executor(None, ours.recv)
+        gate.join(30)
 
 
-def _rss(pid: int) -> int:
-    with open(f"/proc/{pid}/status") as f:
-        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmRSS:"))
+def _mem(pid: int) -> tuple[int, int, int]:
+    """(USS, PSS, RSS) bytes of a process, from /proc/PID/smaps_rollup: USS is what it alone holds
+    (its private pages), PSS shares each shared page among the processes that map it."""
+    fields = {}
+    with open(f"/proc/{pid}/smaps_rollup") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 2 and parts[0].endswith(":") and parts[1].isdigit():
+                fields[parts[0][:-1]] = int(parts[1]) * 1024
+    uss = fields.get("Private_Clean", 0) + fields.get("Private_Dirty", 0) + fields.get("Private_Hugetlb", 0)
+    return uss, fields.get("Pss", 0), fields.get("Rss", 0)
 
 
 def _cpu(pid: int) -> float:
@@ -131,22 +196,38 @@ def _cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def ssh_main(n: int, plain: bool = False) -> None:
-    print(f"SSH benchmark: {n} concurrent sessions, {os.cpu_count()} CPUs, load average "
-          f"{os.getloadavg()[0]:.1f} before the run")
+def _load() -> str:
+    with open("/proc/loadavg") as f:
+        return f"[loadavg {f.read().strip()}]"
+
+
+def ssh_main(n: int, plain: bool = False, fresh: bool = False) -> None:
+    zygote = not fresh
+    print(f"SSH benchmark: {n} concurrent sessions, {os.cpu_count()} CPUs, "
+          f"{'forked from a warm zygote' if zygote else 'a fresh process each (--fresh)'} {_load()}")
     kinds = [True, False] if plain else [False]
+    mib = 2 ** 20
     for kind in kinds:
         what = "plain (ssh HOST plain, no PTY)" if kind else "full screen (PTY)"
-        alone, _, _ = asyncio.run(ssh_sessions(1, kind))
-        times, rss, idle = asyncio.run(ssh_sessions(n, kind))
-        times.sort()
-        print(f"-- {what}; load average {os.getloadavg()[0]:.1f} after")
-        print(f"one session alone: first screen in {alone[0]:.2f} s (baseline)")
+        print(f"-- {what}")
+        one = asyncio.run(ssh_sessions(1, kind, zygote))
+        alone = one["times"][0]
+        print(f"one alone: login to first screen {alone:.2f} s, CPU {one['cpu'][0] * 1000:.0f} ms {_load()}")
+        r = asyncio.run(ssh_sessions(n, kind, zygote))
+        times = sorted(r["times"])
         print(f"{n} at once: first screen p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s "
-              f"({statistics.median(times) / alone[0]:.1f}x the baseline)")
-        print(f"RSS per session (its ono99 join process): median {statistics.median(rss) / 2**20:.0f} MiB, "
-              f"total {sum(rss) / 2**20:,.0f} MiB")
-        print(f"idle CPU per session over 5 s: {idle * 100:.2f}% of a core")
+              f"({statistics.median(times) / alone:.1f}x one alone) {_load()}")
+        print(f"CPU per session to first screen: median {statistics.median(r['cpu']) * 1000:.0f} ms, "
+              f"max {max(r['cpu']) * 1000:.0f} ms (its process, and its share of the zygote's; by the time all {n} have it, "
+              f"so with the lobby redrawn as the others sit down) {_load()}")
+        uss, pss, rss = (statistics.median(m[i] for m in r["mem"]) for i in range(3))
+        print(f"USS per session: median {uss / mib:.1f} MiB (PSS {pss / mib:.1f} MiB, RSS {rss / mib:.1f} MiB); "
+              f"total USS {sum(m[0] for m in r['mem']) / mib:,.0f} MiB, PSS {sum(m[1] for m in r['mem']) / mib:,.0f} MiB "
+              f"{_load()}")
+        if r["zygote"]:
+            print(f"the zygote: USS {r['zygote'][0] / mib:.1f} MiB, PSS {r['zygote'][1] / mib:.1f} MiB, "
+                  f"RSS {r['zygote'][2] / mib:.1f} MiB; {r['forked']} sessions forked from it")
+        print(f"idle CPU per session over 5 s: {r['idle'] * 100:.2f}% of a core {_load()}")
 
 
 def main() -> None:
@@ -156,9 +237,10 @@ def main() -> None:
     parser.add_argument("--rules", default="standard", help="a rules preset name")
     parser.add_argument("--ssh", type=int, default=0, metavar="N", help="measure N concurrent SSH sessions instead")
     parser.add_argument("--plain", action="store_true", help="with --ssh: plain sessions, then PTY ones")
+    parser.add_argument("--fresh", action="store_true", help="with --ssh: a fresh process per session (no zygote)")
     args = parser.parse_args()
     if args.ssh:
-        ssh_main(args.ssh, args.plain)
+        ssh_main(args.ssh, args.plain, args.fresh)
         return
     rules, label = resolve(args.rules)
     print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "

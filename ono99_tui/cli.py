@@ -678,7 +678,24 @@ def cmd_host(args) -> int:
     return _run_join(args, plan)
 
 
+def session_zygote():
+    """What the warm process serve-ssh and web fork their sessions from preloads and runs
+    (net/zygote.py, which names nothing of the screen itself): the table screen of `ono99 join`,
+    through this module's own main()."""
+    from .net.zygote import ZygoteSpec
+
+    return ZygoteSpec(entry="ono99_tui.cli:main", warm="ono99_tui.tui.warm:warm",
+                      preload=("ono99_tui.net.join", "ono99_tui.tui.join", "ono99_tui.tui.screens.game",
+                               "ono99_tui.tui.setup", "ono99_tui.net.remote", "ono99_tui.net.kept_seats",
+                               "ono99_tui.store.settings", "ono99_tui.plain.remote",
+                               "textual.drivers.linux_driver", "textual.drivers.web_driver"),
+                      # Textual reads these at import: a web tab's child reads them again (its driver)
+                      reload=("textual.constants",))
+
+
 def cmd_serve_ssh(args) -> int:
+    if args.max_sessions < 1:
+        raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
     import asyncio
 
     from .net import ssh
@@ -700,7 +717,11 @@ def cmd_serve_ssh(args) -> int:
     config.host = "127.0.0.1"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
-                               authorized_keys=args.authorized_keys, open=args.open)
+                               authorized_keys=args.authorized_keys, open=args.open,
+                               zygote=None if args.no_zygote else session_zygote(),
+                               max_sessions=args.max_sessions,
+                               # every session is a connection; as many more may be logging in
+                               max_connections=max(2 * args.max_sessions, 16))
 
     def ready(port: int, key) -> None:
         who = "anyone (--open)" if args.open else f"the keys in {args.authorized_keys}"
@@ -724,13 +745,16 @@ def cmd_web(args) -> int:
         raise UserError(f"ono99 web cannot start: {exc}") from None
 
     config = _server_config(args)
+    if args.max_sessions < 1:
+        raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
     from .store.paths import data_dir
 
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
                                public_url=args.public_url.rstrip("/") if args.public_url else None,
-                               seat_key=data_dir() / "web_seat_key")
+                               seat_key=data_dir() / "web_seat_key", max_tabs=args.max_sessions,
+                               zygote=None if args.no_zygote else session_zygote())
     _warn_open(args.bind, config.password, "play at your tables")
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
@@ -800,6 +824,15 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
 
 
 # -- argument parsing --------------------------------------------------------------
+
+def _add_zygote(p, sessions: int) -> None:
+    p.add_argument("--no-zygote", action="store_true",
+                   help="start a fresh process for each session instead of forking it from a warm one "
+                   "(slower to open and ~2x the memory per session; docs/deploy.md, Capacity)")
+    p.add_argument("--max-sessions", type=int, default=sessions, metavar="N",
+                   help=f"sessions (each a process of ~16 MiB) at once; past it a new one is told the server is "
+                   f"full (default {sessions}; docs/deploy.md, Capacity)")
+
 
 def _add_plain(p) -> None:
     """--plain after a subcommand too (``ono99 resume --plain``); SUPPRESS keeps one given before it."""
@@ -953,6 +986,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--authorized-keys", default=None, metavar="FILE",
                    help="only these public keys get in (OpenSSH authorized_keys format)")
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
+    _add_zygote(p, 256)
     p.set_defaults(func=cmd_serve_ssh)
 
     p = sub.add_parser("web", help="play in a browser: each tab gets the table screen (ono99 join)",
@@ -963,6 +997,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(port=8000)
     p.add_argument("--public-url", default=None, metavar="URL",
                    help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
+    _add_zygote(p, 128)
     p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",

@@ -14,11 +14,14 @@ import asyncssh
 import pyte
 import pytest
 
+from ono99_tui.cli import session_zygote
 from ono99_tui.net.child import InnerTable
 from ono99_tui.net.server import Server, ServerConfig
 from ono99_tui.net.ssh import SSHConfig, SSHGate, closing_message, host_key
 
 from .netplay import HANG, HOST, listening_ports, until
+
+ZYGOTE = session_zygote()
 
 
 @pytest.fixture
@@ -31,6 +34,8 @@ def keys(tmp_path):
 
 class Gate:
     def __init__(self, tmp_path, authorized, server=None, **config):
+        config.setdefault("zygote", ZYGOTE)  # sessions forked from a warm zygote, as `ono99 serve-ssh` runs them
+        self.wait_for_zygote = config.pop("wait_for_zygote", True)
         self.tmp_path, self.authorized, self.config = tmp_path, authorized, config
         self.server_config = server or {}
 
@@ -42,6 +47,8 @@ class Gate:
         self.gate = SSHGate(SSHConfig(host=HOST, port=0, authorized_keys=self.authorized, **self.config),
                            self.table, self.kept)
         self.port = await self.gate.start(host_key(self.tmp_path / "host_key"))
+        if self.gate.zygote is not None and self.wait_for_zygote:
+            assert await self.gate.zygote.ready()  # (its sessions are forked from it, not fresh processes)
         return self
 
     async def stop(self):
@@ -487,11 +494,12 @@ async def test_a_name_that_starts_with_a_dash_reaches_the_table_as_it_is(tmp_pat
             assert table.seats[0].name == "-bob"
 
 
-async def test_the_inner_table_server_refuses_a_client_without_the_childrens_secret(tmp_path, keys):
+@pytest.mark.parametrize("zygote", [True, False], ids=["zygote", "fresh"])
+async def test_the_inner_table_server_refuses_a_client_without_the_childrens_secret(tmp_path, keys, zygote):
     from ono99_tui.net.client import Client, ServerError
 
     client_key, _, authorized = keys
-    async with Gate(tmp_path, authorized) as g:
+    async with Gate(tmp_path, authorized, zygote=ZYGOTE if zygote else None) as g:
         for password in (None, "guess"):
             with pytest.raises(ServerError) as refused:
                 await Client.connect(HOST, g.table.port, "eve", password)
@@ -504,8 +512,15 @@ async def test_the_inner_table_server_refuses_a_client_without_the_childrens_sec
             with open(f"/proc/{pid}/environ", "rb") as f:
                 env = dict(item.split(b"=", 1) for item in f.read().split(b"\0") if b"=" in item)
             assert g.table.secret.encode() not in b" ".join(argv)  # `ps` shows the command line to everyone
-            assert env[b"ONO99_PASSWORD"] == g.table.secret.encode()
-            assert env[b"ONO99_PLAYER_ADDRESS"] == b"127.0.0.1"
+            if zygote:
+                # a forked child gets its environment over the zygote's private socket: what /proc
+                # shows is the zygote's own (no secret in it); the child sat, so it had the secret
+                assert g.table.secret.encode() not in b" ".join(env.values()) and b"ONO99_PASSWORD" not in env
+                (table,) = g.server.tables.values()
+                assert table.seats[0].conn.address == "127.0.0.1"  # (the one its environment named)
+            else:
+                assert env[b"ONO99_PASSWORD"] == g.table.secret.encode()
+                assert env[b"ONO99_PLAYER_ADDRESS"] == b"127.0.0.1"
 
 
 async def test_sigterm_to_serve_ssh_tells_a_player_mid_game_and_gives_their_terminal_back(tmp_path, keys):

@@ -104,9 +104,10 @@ async def test_a_plain_session_reaches_the_lobby_sits_starts_with_bots_and_plays
             (table,) = g.server.tables.values()
             assert table.seats[0].name == "ann" and table.session is not None
             (pgid,) = g.gate.children
-            with open(f"/proc/{pgid}/cmdline", "rb") as f:
-                argv = f.read().split(b"\0")
-            assert b"--plain" in argv and b"--name=ann" in argv
+            with open(f"/proc/{pgid}/stat") as f:  # forked from the gate's zygote (net/zygote.py)...
+                assert int(f.read().rsplit(")", 1)[1].split()[1]) == g.gate.zygote.pid
+            with open(f"/proc/{pgid}/comm", "rb") as f:  # ...so its command line is the zygote's
+                assert f.read().strip() == b"ono99 session"
             s.type("q\n")  # leaving: the seat is kept, the session ends by itself, status 0
             out = await s.rest()
             assert "You left the table. Your seat is kept" in out.decode()

@@ -46,10 +46,32 @@ class InnerTable:
         return secrets.token_urlsafe(24)
 
 
+def join_argv(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:
+    """The arguments of a session's `ono99 join` (no secret in them: `ps` shows them to everyone)."""
+    return ["join", f"127.0.0.1:{table.port}", f"--name={name}", "--or-create", *extra]
+
+
 def join_args(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:
-    """The command line of a session's `ono99 join` (no secret in it: `ps` shows it to everyone)."""
-    return [sys.executable, "-m", "ono99_tui", "join", f"127.0.0.1:{table.port}", f"--name={name}", "--or-create",
-            *extra]
+    """The command line of a session's `ono99 join` as a fresh process."""
+    return [sys.executable, "-m", "ono99_tui", *join_argv(table, name, extra)]
+
+
+async def start(zygote, args: list[str], env: dict[str, str], cwd: str, *, tty: int | None = None,
+                pipes: bool = False, stdin=None, stdout=None, stderr=None, preexec_fn=None, no_stop: bool = False):
+    # (stderr=STDOUT: on pipes, the child's errors go with the rest of its output, in order)
+    """A session's child: forked from the gateway's warm ``zygote`` (net/zygote.py) when one is
+    ready, else a fresh process (:func:`spawn`) with the same sandbox. ``args`` are `ono99`'s
+    arguments (:func:`join_argv`)."""
+    if zygote is not None:
+        child = await zygote.spawn(args, env, cwd, tty=tty, pipes=pipes, no_stop=no_stop, title="ono99 session",
+                                   merge_stderr=stderr == asyncio.subprocess.STDOUT, wait=ZYGOTE_WAIT)
+        if child is not None:
+            return child
+    return await spawn([sys.executable, "-m", "ono99_tui", *args], env, cwd, stdin=stdin, stdout=stdout,
+                       stderr=stderr, preexec_fn=preexec_fn)
+
+
+ZYGOTE_WAIT = 5.0  # seconds a session waits for a zygote that is (re)starting before a fresh process serves it
 
 
 class Sandbox:

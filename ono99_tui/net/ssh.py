@@ -32,9 +32,10 @@ from pathlib import Path
 
 import asyncssh
 
-from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_args, kill_group,
-                    seat_key, spawn)
+from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group,
+                    seat_key, start)
 from .lines import LineInput, LineOutput
+from .zygote import Zygote, ZygoteSpec
 
 LOGIN_TIMEOUT = 20.0
 PLAIN_COMMAND = "plain"  # `ssh -p 2222 HOST plain`: the game in lines of text (docs/accessibility.md)
@@ -54,12 +55,15 @@ class SSHConfig:
     idle_timeout: float = 30 * 60.0
     session_timeout: float = 20.0  # a logged-in connection with no game running is closed after this
     max_per_ip: int = 4  # connections from one address, logged in or not
-    max_connections: int = 128  # connections in all, logged in or not (refused at once past it)
-    max_sessions: int = 64  # games (child processes) in all
+    # from the capacity measured with sessions forked from the zygote (docs/deploy.md, Capacity): 300
+    # sessions held on a 2-core, 24 GB machine at ~16 MiB each; 256 leaves headroom (~4 GiB)
+    max_connections: int = 512  # connections in all, logged in or not (refused at once past it)
+    max_sessions: int = 256  # games (child processes) in all
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     plain_max_line: int = 200  # characters in one line a plain session may type (a longer one is refused)
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
+    zygote: ZygoteSpec | None = None  # fork each session from a warm process (net/zygote.py; cli.py names it)
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
@@ -188,6 +192,7 @@ class SSHGate:
         self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
                            if config.authorized_keys else None)
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
+        self.zygote = Zygote(config.zygote) if config.zygote is not None else None
 
     def seat_token(self, fingerprint: str, name: str) -> str:
         """The seat token of an SSH key and user name: only this server (its seat key) makes it."""
@@ -195,6 +200,8 @@ class SSHGate:
         return base64.urlsafe_b64encode(mac.digest()).decode().rstrip("=")
 
     async def start(self, key: asyncssh.SSHKey) -> int:
+        if self.zygote is not None:
+            self.zygote.start()  # (until it is ready, sessions get a fresh process)
         self._acceptor = await asyncssh.create_server(
             lambda: _Server(self), self.config.host, self.config.port, server_host_keys=[key],
             process_factory=self._session, encoding=None, line_editor=False, agent_forwarding=False,
@@ -223,6 +230,8 @@ class SSHGate:
             kill_group(pgid, signal.SIGKILL)
         for conn in list(self.connections):
             conn.close()
+        if self.zygote is not None:
+            await self.zygote.close()
 
     async def _session(self, process: asyncssh.SSHServerProcess) -> None:
         cfg = self.config
@@ -288,8 +297,9 @@ class SSHGate:
                 signal.signal(sig, signal.SIG_IGN)  # Ctrl+Z cannot stop it
 
         try:
-            proc = await spawn(join_args(self.table, name[:23], cfg.child_args), env, box.home,
-                               stdin=slave, stdout=slave, stderr=slave, preexec_fn=child_setup)
+            proc = await start(self.zygote, join_argv(self.table, name[:23], cfg.child_args), env, box.home,
+                               tty=slave, stdin=slave, stdout=slave, stderr=slave, preexec_fn=child_setup,
+                               no_stop=True)
         except BaseException:
             os.close(master)
             box.remove()
@@ -388,8 +398,8 @@ class SSHGate:
         env = self._child_env(box, process, owner, "dumb")  # (no terminal: it writes lines, never escapes)
         out = LineOutput(crlf=term is not None)  # a PTY's terminal needs CR LF to start a line
         try:
-            proc = await spawn(join_args(self.table, name[:23], (*cfg.child_args, "--plain")), env, box.home,
-                               stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            proc = await start(self.zygote, join_argv(self.table, name[:23], (*cfg.child_args, "--plain")), env,
+                               box.home, pipes=True, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                stderr=asyncio.subprocess.STDOUT)
         except BaseException:
             box.remove()
@@ -426,6 +436,8 @@ class SSHGate:
             except (TimeoutError, OSError):
                 relaying.cancel()
             self.children.discard(pgid)
+            if hasattr(proc, "close"):
+                proc.close()  # (a forked child: the gate's ends of its pipes)
             box.remove()
             if reason:
                 _send(process, out.say(f"ono99: {reason}"))

@@ -34,7 +34,8 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 from yarl import URL
 
-from .child import InnerTable, InputBucket, Sandbox, end_group, join_args, seat_key, spawn
+from .child import InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start
+from .zygote import Zygote, ZygoteSpec
 
 log = logging.getLogger("ono99.web")
 
@@ -61,10 +62,11 @@ class WebConfig:
     public_url: str | None = None  # as the browser sees it (behind a proxy); default: the request's own
     seat_key: Path | None = None  # the secret tab ids become seat tokens with (kept: seats outlive a restart)
     password: str | None = None  # the page asks for it (HTTP Basic; the user name becomes your name)
-    max_tabs: int = 32
+    max_tabs: int = 128  # tabs (child processes) at once: forked from the zygote, ~16 MiB each (docs/deploy.md)
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
+    zygote: ZygoteSpec | None = None  # fork each tab's process from a warm one (net/zygote.py; cli.py names it)
 
 
 def check_name(name: str) -> str | None:
@@ -97,8 +99,10 @@ class Tab(AppService):
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         pipe = asyncio.subprocess.PIPE
-        self._process = await spawn(join_args(self.gate.table, self.name, self.gate.config.child_args),
-                                    self._build_environment(width, height), self.box.home,
+        # (forked from the zygote, the child reads Textual's constants again: TEXTUAL_DRIVER makes it
+        # a web driver's app, as a fresh process would be)
+        self._process = await start(self.gate.zygote, join_argv(self.gate.table, self.name, self.gate.config.child_args),
+                                    self._build_environment(width, height), self.box.home, pipes=True,
                                     stdin=pipe, stdout=pipe, stderr=pipe)
         self._stdin = self._process.stdin
         return self._process
@@ -126,6 +130,8 @@ class Tab(AppService):
         if task is not None:
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
+        if proc is not None and hasattr(proc, "close"):
+            proc.close()  # (a forked child: the gate's ends of its pipes)
         self.box.remove()
 
 
@@ -142,6 +148,7 @@ class WebGate(Server):
         self._tickets: dict[str, tuple[str, float]] = {}
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
         self.names = served_names(config.host, config.public_url)
+        self.zygote = Zygote(config.zygote) if config.zygote is not None else None
 
     async def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024, middlewares=[self._check_host])
@@ -273,6 +280,8 @@ class WebGate(Server):
 
     async def close(self) -> None:
         await asyncio.gather(*(tab.stop() for tab in list(self.tabs)), return_exceptions=True)
+        if self.zygote is not None:
+            await self.zygote.close()
 
 
 class ServedNames:
@@ -350,6 +359,8 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     server = TableServer(server_config)
     kept = bool(server_config.save and server_config.resume)
     gate = WebGate(config, InnerTable(await server.start(), server_config.password), kept)
+    if gate.zygote is not None:
+        gate.zygote.start()  # (until it is ready, tabs get a fresh process)
     runner = web.AppRunner(await gate._make_app(), access_log=None, handle_signals=False)
     await runner.setup()
     try:
