@@ -685,7 +685,7 @@ def session_zygote():
     from .net.zygote import ZygoteSpec
 
     return ZygoteSpec(entry="ono99_tui.cli:main", warm="ono99_tui.tui.warm:warm",
-                      preload=("ono99_tui.net.join", "ono99_tui.tui.join", "ono99_tui.tui.screens.game",
+                      preload=("ono99_tui.net.lobby", "ono99_tui.tui.join", "ono99_tui.tui.screens.game",
                                "ono99_tui.tui.setup", "ono99_tui.net.remote", "ono99_tui.net.kept_seats",
                                "ono99_tui.store.settings", "ono99_tui.plain.remote",
                                "textual.drivers.linux_driver", "textual.drivers.web_driver"),

@@ -48,7 +48,8 @@ def warm() -> None:
     import socket
     from types import SimpleNamespace
 
-    from ..net.join import JoinPlan, build_app
+    from ..net.lobby import JoinPlan
+    from .join import build_app
 
     _share_parsed_css()
     with socket.socket() as nowhere:  # bound, never listening: connecting to it is refused at once
