@@ -184,13 +184,25 @@ def test_table_focus_ascii_no_color(snap_compare, monkeypatch):
 
 
 def test_out_of_the_game(snap_compare):
-    """Four buttons inside the box at 80 columns; the footer offers only the dialog's own key."""
+    """Reached by playing (issue 25: it was pushed over a fresh table where "you" still held cards):
+    Ana loses the only token of a three-seat game in round 1 and the bots play on. Four buttons
+    inside the box at 80 columns; the footer offers only the dialog's own key."""
     async def go(pilot):
+        from ono99_tui.engine.record import SeatSpec
+        from ono99_tui.engine.rules import load_rules_text
         from ono99_tui.tui.screens.modals import OutScreen
+        from ono99_tui.tui.setup import TableSetup
+        from tests.test_tui_snapshots import _play_until
 
-        await pilot.press("g")
         await pilot.pause()
-        pilot.app.push_screen(OutScreen("You are"))
+        pilot.app.bot_delay = 0
+        rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+        seats = [SeatSpec("Ana"), SeatSpec("Bo", "bot:easy"), SeatSpec("Cy", "bot:easy")]
+        pilot.app.start_game(TableSetup(seats, rules, "test", seed=2))
+        await _play_until(pilot, (OutScreen,))
+        table = pilot.app.screen_stack[-2]
+        view = table.table.view_for(None)
+        assert view.out[0] and not view.over and view.hand_sizes[0] == 0, "not a real out-of-game state"
     assert snap_compare(app(), terminal_size=SIZE, run_before=go)
 
 
