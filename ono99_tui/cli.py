@@ -635,10 +635,13 @@ def cmd_watch(args) -> int:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
-    from .net.child import SECRET_ENV
+    from .net.child import ADDRESS_ENV, CHOOSE_ENV, SECRET_ENV
 
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
-    plan = JoinPlan(host, port, args.name, password, args.table, watch=True)
+    plan = JoinPlan(host, port, args.name, password, args.table, watch=True,
+                    address=os.environ.get(ADDRESS_ENV) or None)  # (a gateway's child: its player's address)
+    if os.environ.get(CHOOSE_ENV):
+        plan.choose_hint = os.environ[CHOOSE_ENV]
     probe(plan)
     return _run_join(args, plan)
 

@@ -582,3 +582,37 @@ async def test_with_open_too_a_connection_that_starts_no_game_is_closed(tmp_path
                 break
             await asyncio.sleep(0.01)
         assert not g.gate.connections and g.gate.total == 0
+
+
+async def test_the_watch_command_shows_the_table_being_played_and_never_a_hand(tmp_path, keys):
+    """`ssh -t HOST watch`: a spectator's screen of the one game being played (issue 21's watch
+    choice), no seat taken; `watch N` names one of several; without a terminal it is refused."""
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, player = await at_the_table(g, client_key, "ann")
+        try:
+            table = next(iter(g.server.tables))
+            for command in ("watch", f"watch {table}"):  # (one game per connection: a connection each)
+                async with asyncssh.connect(HOST, g.port, username="bea", client_keys=[client_key],
+                                            known_hosts=None, agent_path=None) as conn2:
+                    process = await conn2.create_process(command, term_type="xterm-256color", term_size=(80, 24),
+                                                         encoding=None)
+                    screen = pyte.Screen(80, 24)
+                    stream = pyte.Stream(screen)
+                    text = await read_screen(process, screen, stream,
+                                             lambda t: "ann" in t and "Your hand" not in t and "Tokens" in t)
+                    assert "<- you" not in text
+                    listing = g.server.tables[table].public()
+                    assert "bea" in listing["watching"]  # watching, not seated
+                    assert "bea" not in [s["name"] for s in listing["seats"]]
+            async with asyncssh.connect(HOST, g.port, username="bea", client_keys=[client_key], known_hosts=None,
+                                        agent_path=None) as conn2:
+                result = await conn2.run("watch", term_type=None)
+                assert result.exit_status == 1 and "watching needs a terminal" in result.stderr
+            async with asyncssh.connect(HOST, g.port, username="bea", client_keys=[client_key], known_hosts=None,
+                                        agent_path=None) as conn2:
+                result = await conn2.run("watch 0")
+                assert result.exit_status == 1 and "only plays O'NO 99" in result.stderr
+        finally:
+            player.process.close()
+            conn.close()

@@ -31,6 +31,7 @@ SECRET_ENV = "ONO99_PASSWORD"
 ADDRESS_ENV = "ONO99_PLAYER_ADDRESS"
 GATEWAY_ENV = "ONO99_GATEWAY"  # set: the child is a gateway's (it keeps no seat token in its throwaway folder)
 COMEBACK_ENV = "ONO99_COMEBACK"  # how a player of this gateway comes back to a seat kept over a restart
+CHOOSE_ENV = "ONO99_CHOOSE_HINT"  # how a player of this gateway names one table of several (not --table N)
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,12 @@ class InnerTable:
 def join_argv(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:
     """The arguments of a session's `ono99 join` (no secret in them: `ps` shows them to everyone)."""
     return ["join", f"127.0.0.1:{table.port}", f"--name={name}", "--or-create", *extra]
+
+
+def watch_argv(table: InnerTable, name: str, table_no: int | None = None) -> list[str]:
+    """The arguments of a session's `ono99 watch`: the table being played, or table ``table_no``."""
+    return ["watch", f"127.0.0.1:{table.port}", f"--name={name}",
+            *(["--table", str(table_no)] if table_no is not None else [])]
 
 
 def join_args(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:

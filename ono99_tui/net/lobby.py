@@ -31,6 +31,7 @@ class JoinPlan:
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
     redial: bool = True  # a dropped connection dials back by itself (not a gateway's child: its gateway says)
     watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
+    choose_hint: str = "choose one with --table N"  # a gateway's child: how its player names a table
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -50,7 +51,7 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
                        f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
                        for t in candidates[:20])
     more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
-    raise ServerError("choose", f"several tables to watch ({listed}{more}): choose one with --table N")
+    raise ServerError("choose", f"several tables to watch ({listed}{more}): {plan.choose_hint}")
 
 
 async def open_tables(client: Client, full: bool = False) -> list:

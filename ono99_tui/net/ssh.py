@@ -6,7 +6,8 @@ SIGWINCH), talking to the table server this process runs on loopback with a secr
 children know. One rule picks the front end: the exact command `plain`, or a session
 without a PTY, gets `ono99 join --plain` in the same sandbox, on pipes, with lines in and lines
 out (net/lines.py: a line-length limit, the rate limit on whole lines, never an escape out);
-every other session gets the full screen. The SSH side is kept narrow: no agent or port
+the command `watch` (or `watch N`) gets `ono99 watch`, a spectator's screen; every other
+session gets the full screen. The SSH side is kept narrow: no agent or port
 forwarding, no other exec, no subsystem/sftp/scp, only TERM and LANG from the client's
 environment, a login timeout, a timeout for a logged-in connection that starts no game, an
 idle timeout, connection caps per IP and in all (from the TCP accept), an input rate limit;
@@ -23,6 +24,7 @@ import fcntl
 import hashlib
 import hmac
 import os
+import re
 import signal
 import struct
 import termios
@@ -32,13 +34,15 @@ from pathlib import Path
 
 import asyncssh
 
-from .child import (KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group,
+from .child import (CHOOSE_ENV, KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
                     seat_key, start)
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
 
 LOGIN_TIMEOUT = 20.0
 PLAIN_COMMAND = "plain"  # `ssh -p 2222 HOST plain`: the game in lines of text (docs/accessibility.md)
+# `ssh -t -p 2222 HOST watch` (the table being played) or `... watch 3`: a spectator's screen, never a hand
+WATCH_COMMAND = re.compile(r"watch(?: ([1-9][0-9]{0,5}))?")
 FULL = "ono99: server full, try again later"
 SHUTDOWN_GRACE = 5.0  # seconds the sessions have to end by themselves when the server stops
 
@@ -240,9 +244,15 @@ class SSHGate:
         # one rule: the exact command `plain`, or a session without a PTY, gets the game in lines
         plain = process.command == PLAIN_COMMAND or (process.command is None and process.subsystem is None
                                                       and term is None)
-        if not plain and (process.command is not None or process.subsystem is not None):
+        watch = WATCH_COMMAND.fullmatch(process.command or "")
+        if watch and term is None:
+            process.stderr.write(b"ono99: watching needs a terminal: ssh -t ... watch\r\n")
+            process.exit(1)
+            return
+        if not plain and not watch and (process.command is not None or process.subsystem is not None):
             process.stderr.write(b"ono99: this server only plays O'NO 99: connect without a command "
-                                 b"(or with the command plain, for the game in lines of text)\r\n")
+                                 b"(or with the command plain, for the game in lines of text, or watch or "
+                                 b"watch N, to watch a table)\r\n")
             process.exit(1)
             return
         owner = process.get_extra_info("ono99_server")
@@ -264,7 +274,7 @@ class SSHGate:
             if plain:
                 await self._run_plain(process, term, owner)
             else:
-                await self._run_child(process, term, owner)
+                await self._run_child(process, term, owner, watch=(watch.group(1) or "") if watch else None)
         finally:
             self._running.discard(task)
             self.sessions -= 1
@@ -282,7 +292,9 @@ class SSHGate:
                        token=token, address=owner.ip if owner is not None else None,
                        comeback="connect again with the same key to come back to it" if self.kept else None)
 
-    async def _run_child(self, process, term: str, owner) -> None:
+    async def _run_child(self, process, term: str, owner, watch: str | None = None) -> None:
+        """The table screen of `ono99 join` (``watch``: of `ono99 watch`, "" for the table being
+        played, else that table's number) on a PTY of its own."""
         cfg = self.config
         name = process.get_extra_info("username") or "guest"
         cols, rows = process.get_terminal_size()[:2]
@@ -290,6 +302,11 @@ class SSHGate:
         _set_size(master, cols or 80, rows or 24)
         box = Sandbox("ssh")
         env = self._child_env(box, process, owner, _clean(term, "xterm"))
+        if watch is not None:
+            env[CHOOSE_ENV] = "connect with the command watch N to choose one"
+            argv = watch_argv(self.table, name[:23], int(watch) if watch else None)
+        else:
+            argv = join_argv(self.table, name[:23], cfg.child_args)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -297,7 +314,7 @@ class SSHGate:
                 signal.signal(sig, signal.SIG_IGN)  # Ctrl+Z cannot stop it
 
         try:
-            proc = await start(self.zygote, join_argv(self.table, name[:23], cfg.child_args), env, box.home,
+            proc = await start(self.zygote, argv, env, box.home,
                                tty=slave, stdin=slave, stdout=slave, stderr=slave, preexec_fn=child_setup,
                                no_stop=True)
         except BaseException:
