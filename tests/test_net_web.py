@@ -390,3 +390,54 @@ def test_a_tabs_seat_token_outlives_a_restart_and_the_names_a_server_answers_to(
     assert not everywhere.allows("evil.example")
     one = served_names("192.168.1.20", None)
     assert one.allows("192.168.1.20") and not one.allows("10.0.0.1") and not one.allows("evil.example")
+
+
+def _screen_of(data: bytes) -> str:
+    import pyte
+
+    screen = pyte.Screen(80, 24)
+    pyte.ByteStream(screen).feed(data)
+    return "\n".join(screen.display)
+
+
+async def _tab_until(session, url: str, want: bytes, what: str) -> bytes:
+    import aiohttp
+
+    async with session.get(url) as response:
+        page = await response.text()
+    ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+    ws = await session.ws_connect(ws_url + "?width=80&height=24")
+    seen = b""
+    deadline = time.monotonic() + 60  # (only ends a hang: the assertion says what was waited for)
+    while want not in seen and time.monotonic() < deadline:
+        message = await asyncio.wait_for(ws.receive(), 60)
+        if message.type != aiohttp.WSMsgType.BINARY:
+            assert message.type == aiohttp.WSMsgType.TEXT, f"the tab ended before {what}: {seen[-800:]!r}"
+            continue
+        seen += message.data
+    assert want in seen, f"never saw {what}: {seen[-800:]!r}"
+    return ws, seen
+
+
+async def test_a_watch_page_shows_the_table_as_a_spectator_and_takes_no_seat(tmp_path):
+    """/?watch (the table being played, else the one waiting) or /?watch=N: `ono99 watch` in the
+    tab's sandbox, never a seat; a watch that is not a table number is refused in one line."""
+    import aiohttp
+
+    web = Web(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url + "?watch=1;rm") as response:
+                assert response.status == 400 and "takes a table's number" in await response.text()
+            player, _ = await _tab_until(session, web.url + "?name=ann", b"<- you", "ann's seat")
+            watcher, seen = await _tab_until(session, web.url + "?watch&name=bea", b"Watching: bea",
+                                             "bea among the watchers")
+            text = _screen_of(seen)
+            assert "<- you" not in text and "1. ann" in text and "2. (empty)" in text  # no seat taken
+            more, seen = await _tab_until(session, web.url + "?watch=1&name=cy", b"cy", "table 1 watched")
+            text = _screen_of(seen)
+            assert "<- you" not in text and "2. (empty)" in text and re.search(r"Watching: .*cy", text), text
+            for ws in (player, watcher, more):
+                await ws.close()
+    finally:
+        web.stop()

@@ -34,7 +34,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 from yarl import URL
 
-from .child import InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start
+from .child import CHOOSE_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
 from .zygote import Zygote, ZygoteSpec
 
 log = logging.getLogger("ono99.web")
@@ -69,6 +69,9 @@ class WebConfig:
     zygote: ZygoteSpec | None = None  # fork each tab's process from a warm one (net/zygote.py; cli.py names it)
 
 
+WATCH_TABLE = re.compile(r"|[1-9][0-9]{0,5}")  # /?watch (the table being played) or /?watch=N
+
+
 def check_name(name: str) -> str | None:
     """The name if a table would take it, else None."""
     from ..engine.game import GameSetupError, check_names
@@ -83,9 +86,11 @@ def check_name(name: str) -> str | None:
 class Tab(AppService):
     """One browser tab: `ono99 join NAME` (net/child.py) in its own session and throwaway home."""
 
-    def __init__(self, gate: "WebGate", name: str, token: str | None, address: str | None, **kw):
+    def __init__(self, gate: "WebGate", name: str, token: str | None, address: str | None,
+                 watch: str | None = None, **kw):
         super().__init__(gate.command, download_manager=gate.download_manager, **kw)
         self.gate, self.name, self.token, self.address = gate, name, token, address
+        self.watch = watch  # "/?watch" ("") or "/?watch=N": a spectator's screen (`ono99 watch`), never a seat
         self.box = Sandbox("web")
         self._stopped = False
 
@@ -95,13 +100,20 @@ class Tab(AppService):
                   if k.startswith(("TEXTUAL", "TERM_PROGRAM")) or k in ("COLUMNS", "ROWS")}
         return self.box.env(self.gate.table, term="xterm-256color", token=self.token, address=self.address,
                             comeback="reload the page to come back to it" if self.gate.kept else None,
-                            ONO99_GLYPHS="unicode", **served)
+                            ONO99_GLYPHS="unicode", **served,
+                            **({CHOOSE_ENV: "open the page as /?watch=N to choose one"} if self.watch is not None else {}))
+
+    def argv(self) -> list[str]:
+        """`ono99`'s arguments for this tab's process: join (a seat) or watch (a spectator)."""
+        if self.watch is not None:
+            return watch_argv(self.gate.table, self.name, int(self.watch) if self.watch else None)
+        return join_argv(self.gate.table, self.name, self.gate.config.child_args)
 
     async def _open_app_process(self, width: int = 80, height: int = 24):
         pipe = asyncio.subprocess.PIPE
         # (forked from the zygote, the child reads Textual's constants again: TEXTUAL_DRIVER makes it
         # a web driver's app, as a fresh process would be)
-        self._process = await start(self.gate.zygote, join_argv(self.gate.table, self.name, self.gate.config.child_args),
+        self._process = await start(self.gate.zygote, self.argv(),
                                     self._build_environment(width, height), self.box.home, pipes=True,
                                     stdin=pipe, stdout=pipe, stderr=pipe)
         self._stdin = self._process.stdin
@@ -145,7 +157,7 @@ class WebGate(Server):
         self.kept = kept  # the table server saves and resumes its games: a restart keeps the seats
         self.tabs: set[Tab] = set()
         self.guests = 0
-        self._tickets: dict[str, tuple[str, float]] = {}
+        self._tickets: dict[str, tuple[str, str | None, float]] = {}  # name, watch, good until
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
         self.names = served_names(config.host, config.public_url)
         self.zygote = Zygote(config.zygote) if config.zygote is not None else None
@@ -198,6 +210,9 @@ class WebGate(Server):
                                        headers={"WWW-Authenticate": 'Basic realm="ono99", charset="UTF-8"'})
         if len(self.tabs) >= self.config.max_tabs:
             raise web.HTTPServiceUnavailable(text="ono99: server full, try again later")
+        watch = request.query.get("watch")
+        if watch is not None and not WATCH_TABLE.fullmatch(watch):
+            raise web.HTTPBadRequest(text=f"ono99: watch=N takes a table's number, not {watch[:20]!r}")
         wanted = request.query.get("name", "").strip() or user
         if wanted:
             name = check_name(wanted)
@@ -207,12 +222,12 @@ class WebGate(Server):
             self.guests += 1
             name = f"Guest {self.guests}"
         now = time.monotonic()
-        for key in [k for k, (_, until) in self._tickets.items() if until < now]:
+        for key in [k for k, (_, _, until) in self._tickets.items() if until < now]:
             del self._tickets[key]
         while len(self._tickets) >= 1000:  # pages loaded and never played: the oldest go
             del self._tickets[next(iter(self._tickets))]
         ticket = secrets.token_urlsafe(18)
-        self._tickets[ticket] = (name, now + TICKET_TTL)
+        self._tickets[ticket] = (name, watch, now + TICKET_TTL)
         base = self.config.public_url or f"{request.scheme}://{request.host}"
         ws = base + str(request.app.router["websocket"].url_for(ticket=ticket))
         ws = ("wss:" if ws.startswith("https:") else "ws:") + ws.split(":", 1)[1]
@@ -225,7 +240,7 @@ class WebGate(Server):
         return response
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
-        name, until = self._tickets.pop(request.match_info["ticket"], ("", 0.0))
+        name, watch, until = self._tickets.pop(request.match_info["ticket"], ("", None, 0.0))
         if until < time.monotonic():
             raise web.HTTPForbidden(text="ono99: open the game's page to play")
         if len(self.tabs) >= self.config.max_tabs:
@@ -236,7 +251,7 @@ class WebGate(Server):
         await websocket.prepare(request)
         tab_id = request.match_info.get("tab")
         token = self.seat_token(tab_id) if tab_id else None
-        tab = Tab(self, name, token, request.remote, write_bytes=websocket.send_bytes,
+        tab = Tab(self, name, token, request.remote, watch, write_bytes=websocket.send_bytes,
                   write_str=websocket.send_str, close=websocket.close)
         self.tabs.add(tab)
         try:
