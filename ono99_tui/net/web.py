@@ -49,8 +49,38 @@ TAB_ID_JS = """<script>(function () {
   }
   var el = document.getElementById("terminal");
   el.dataset.sessionWebsocketUrl += "/" + id;
+  // A tab comes back by itself when its connection is lost or the server restarts (close code
+  // other than 1000, which is a game that ended here): it waits for the page to answer again,
+  // 0.5 s doubling to 10 s, for 15 minutes, then reloads, and its seat id brings it back to its seat.
+  var Native = window.WebSocket;
+  function Comeback(url, protocols) {
+    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    ws.addEventListener("close", function (e) {
+      if (e.code !== 1000) comeBack(e.code === 1012 ? "The server is restarting." : "The connection was lost.");
+    });
+    return ws;
+  }
+  Comeback.prototype = Native.prototype;
+  ["CONNECTING", "OPEN", "CLOSING", "CLOSED"].forEach(function (k) { Comeback[k] = Native[k]; });
+  window.WebSocket = Comeback;
+  function comeBack(why) {
+    var msg = document.querySelector(".closed-dialog .message"), delay = 500, since = Date.now();
+    function retry() { setTimeout(attempt, delay); delay = Math.min(delay * 2, 10000); }
+    function attempt() {
+      if (Date.now() - since > 15 * 60 * 1000) {
+        msg.textContent = why + " Gave up reconnecting: press Restart to try again.";
+        return;
+      }
+      msg.textContent = why + " Reconnecting...";
+      fetch(location.href, {method: "HEAD", cache: "no-store", credentials: "same-origin"}).then(
+        function (r) { if (r.ok) location.reload(); else retry(); }, retry);
+    }
+    msg.textContent = why + " Reconnecting...";
+    retry();
+  }
 })();</script>
 """
+RESTARTING = 1012  # a tab's websocket closed with this: the server is restarting (the page comes back)
 TICKET_TTL = 60.0  # seconds a page has to open its websocket
 KILL_GRACE = 2.0  # seconds from "quit" to SIGHUP, and from SIGHUP to SIGKILL
 
@@ -161,6 +191,7 @@ class WebGate(Server):
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
         self.names = served_names(config.host, config.public_url)
         self.zygote = Zygote(config.zygote) if config.zygote is not None else None
+        self.stopping = False  # the server is stopping: tabs close with RESTARTING (their pages come back)
 
     async def _make_app(self) -> web.Application:
         app = web.Application(client_max_size=64 * 1024, middlewares=[self._check_host])
@@ -252,7 +283,7 @@ class WebGate(Server):
         tab_id = request.match_info.get("tab")
         token = self.seat_token(tab_id) if tab_id else None
         tab = Tab(self, name, token, request.remote, watch, write_bytes=websocket.send_bytes,
-                  write_str=websocket.send_str, close=websocket.close)
+                  write_str=websocket.send_str, close=lambda: self._close_tab(websocket))
         self.tabs.add(tab)
         try:
             await tab.start(width, height)
@@ -264,8 +295,13 @@ class WebGate(Server):
         finally:
             self.tabs.discard(tab)
             await tab.stop()  # the tab was closed (or its connection lost): its process goes
-            await websocket.close()
+            await self._close_tab(websocket)
         return websocket
+
+    async def _close_tab(self, websocket: web.WebSocketResponse) -> None:
+        """1000: the game ended in this tab ("Session ended" stays); RESTARTING while the server
+        stops, so the page waits for it and comes back to its seat (TAB_ID_JS)."""
+        await websocket.close(code=RESTARTING if self.stopping else 1000)
 
     async def _process_messages(self, websocket: web.WebSocketResponse, tab: Tab) -> None:
         bucket = InputBucket(self.config.input_rate, self.config.input_burst)
@@ -387,6 +423,7 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
         await stop.wait()
     finally:
         # the table server first: each tab's `ono99 join` is told why, and saves are closed
+        gate.stopping = True
         await server.close(closing_message(kept))
         await gate.close()
         await runner.cleanup()
