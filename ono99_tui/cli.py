@@ -699,6 +699,11 @@ def session_zygote():
 def cmd_serve_ssh(args) -> int:
     if args.max_sessions < 1:
         raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
+    if args.ssh_per_address < 1:
+        raise UserError(f"--ssh-per-address must be 1 or more, got {args.ssh_per_address}")
+    for flag, value in (("--idle-timeout", args.idle_timeout), ("--session-timeout", args.session_timeout)):
+        if not 1 <= value <= 7 * 24 * 3600:  # (nan fails this too)
+            raise UserError(f"{flag} must be 1 to 604800 seconds, got {value:g}")
     import asyncio
 
     from .net import ssh
@@ -722,7 +727,8 @@ def cmd_serve_ssh(args) -> int:
                                seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open,
                                zygote=None if args.no_zygote else session_zygote(),
-                               max_sessions=args.max_sessions,
+                               max_sessions=args.max_sessions, max_per_ip=args.ssh_per_address,
+                               idle_timeout=args.idle_timeout, session_timeout=args.session_timeout,
                                # every session is a connection; as many more may be logging in
                                max_connections=max(2 * args.max_sessions, 16))
 
@@ -990,6 +996,14 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only these public keys get in (OpenSSH authorized_keys format)")
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
     _add_zygote(p, 256)
+    gate = p.add_argument_group("SSH gateway limits (docs/deploy.md)")
+    gate.add_argument("--ssh-per-address", type=int, default=4, metavar="N",
+                      help="SSH connections at once from one address, logged in or not, counted from the TCP "
+                      "accept (default 4)")
+    gate.add_argument("--idle-timeout", type=float, default=1800.0, metavar="S",
+                      help="end a session with no key pressed for S seconds (default 1800)")
+    gate.add_argument("--session-timeout", type=float, default=20.0, metavar="S",
+                      help="close a logged-in connection with no game running after S seconds (default 20)")
     p.set_defaults(func=cmd_serve_ssh)
 
     p = sub.add_parser("web", help="play in a browser: each tab gets the table screen (ono99 join)",

@@ -616,3 +616,28 @@ async def test_the_watch_command_shows_the_table_being_played_and_never_a_hand(t
         finally:
             player.process.close()
             conn.close()
+
+
+def test_the_gateway_limits_have_flags_that_reach_it_and_bad_ones_are_one_line(tmp_path, monkeypatch):
+    from ono99_tui import cli
+    from ono99_tui.net import ssh
+
+    from .cli import ono99
+
+    for args, words in [(["--ssh-per-address", "0"], "--ssh-per-address must be 1 or more"),
+                        (["--idle-timeout", "0"], "--idle-timeout must be 1 to 604800 seconds"),
+                        (["--session-timeout", "nan"], "--session-timeout must be 1 to 604800 seconds")]:
+        proc = ono99("serve-ssh", "--open", "--port", "0", *args)
+        assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, \
+            proc.stderr
+    seen = []
+
+    async def run(ssh_config, config, ready):
+        seen.append(ssh_config)
+
+    monkeypatch.setattr(ssh, "run", run)
+    monkeypatch.setenv("ONO99_DATA_DIR", str(tmp_path / "data"))
+    assert cli.main(["serve-ssh", "--open", "--port", "0", "--ssh-per-address", "2", "--idle-timeout", "90",
+                     "--session-timeout", "5"]) == 0
+    (config,) = seen
+    assert (config.max_per_ip, config.idle_timeout, config.session_timeout) == (2, 90.0, 5.0)
