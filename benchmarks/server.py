@@ -10,12 +10,18 @@ a baseline the same number of games played straight through TableSession in one 
     python benchmarks/server.py [--tables 100] [--clients 4] [--rules standard]
     python benchmarks/server.py --ssh 50     # 50 concurrent SSH sessions (serve-ssh)
     python benchmarks/server.py --ssh 50 --plain   # 50 plain ones (`ssh HOST plain`), and 50 PTY ones
+    python benchmarks/server.py --ssh 300 --game   # then a 4-player game: key -> screen, alone and among 300
 
 --ssh N: N SSH sessions with a PTY opened at once on loopback; reports time to first screen
 (the lobby drawn, read with pyte), RSS per session (its `ono99 join` process) and idle CPU
 per session over 5 s, with one session alone as the baseline measured in the same run.
 With --plain: the same for sessions running the command `plain` (no PTY; first screen = the
 lobby's prompt line), then for as many PTY sessions, for a same-run ratio.
+With --game: four sessions at one table (each `ono99 join --or-create` sits at the first table
+waiting) start a game and play it from their screens (pyte), keys chosen from what each screen
+shows; every key pressed is timed until that player's screen changes (key -> screen). First with
+only those 4 sessions open (alone), then with all N open (the game among them), same run; p50/p99
+of each and the ratio of the p99s (target <= 2x), with the load average before and after each game.
 
 Loopback only (127.0.0.1); every game ends by itself, so the run is bounded.
 """
@@ -24,8 +30,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import multiprocessing
 import os
+import re
 import statistics
 import time
 
@@ -96,6 +104,9 @@ def _gate(n: int, zygote: bool, keys: str, host_key_path: str, pipe) -> None:
                     pipe.send({pid: (_cpu(pid), _mem(pid)) for pid in list(gate.children)})
                 elif ask[0] == "forked":
                     pipe.send(gate.zygote.forked if gate.zygote else 0)
+                elif ask[0] == "tables":  # the tables waiting: each seat's name if a person connected sits there
+                    pipe.send([[s.name if s.player == "human" and s.conn is not None else None for s in t.seats]
+                               for t in server.tables.values() if not t.started])
         finally:
             gate.stop_accepting()
             await server.close()
@@ -105,13 +116,15 @@ def _gate(n: int, zygote: bool, keys: str, host_key_path: str, pipe) -> None:
     asyncio.run(run_gate())
 
 
-async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=None) -> dict:
+async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=None, one_by_one: bool = False) -> dict:
     """n SSH sessions opened at once on a gateway in its own process. Returns {"times": seconds to
     first screen per session, "mem": (USS, PSS, RSS) bytes per session's process, "cpu": CPU
     seconds per session's process (its own, and its share of the zygote's forking) once every
     session has its first screen, "idle": idle CPU share per session over 5 s, "zygote": (USS,
     PSS, RSS) of the zygote}. ``hold``: an async function given the open sessions [(conn,
-    process)] before they are closed; what it returns is under "held"."""
+    process, what it said up to its first screen)] and ``ask`` (a question to the gateway) before
+    they are closed; what it returns is under "held". ``one_by_one``: each session opened once
+    the one before has its first screen (not at once)."""
     import tempfile
     from pathlib import Path
 
@@ -153,21 +166,24 @@ async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=No
             if not data:
                 raise RuntimeError(f"a session ended before its first screen: {said[-500:]!r}")
             said += data
-        return conn, proc, time.perf_counter() - t0
+        return conn, proc, time.perf_counter() - t0, said
 
     try:
-        sessions = await asyncio.gather(*(one(i) for i in range(n)))
+        if one_by_one:
+            sessions = [await one(i) for i in range(n)]
+        else:
+            sessions = await asyncio.gather(*(one(i) for i in range(n)))
         children = await ask("children")
         zygote_share = (_cpu(zygote_pid) - zygote_cpu0) / n if zygote_pid else 0.0
         zygote_mem = _mem(zygote_pid) if zygote_pid else None
         await asyncio.sleep(5)
         later = await ask("children")
         idle = sum(later[p][0] - children[p][0] for p in children if p in later) / 5 / len(children)
-        result = {"times": [t for *_, t in sessions], "mem": [m for _, m in children.values()],
+        result = {"times": [s[2] for s in sessions], "mem": [m for _, m in children.values()],
                   "cpu": [c + zygote_share for c, _ in children.values()], "idle": idle, "zygote": zygote_mem,
                   "forked": await ask("forked")}
         if hold is not None:
-            result["held"] = await hold([s[:2] for s in sessions])
+            result["held"] = await hold([(c, p, said) for c, p, _, said in sessions], ask)
         for conn, *_ in sessions:
             conn.close()
         return result
@@ -175,6 +191,207 @@ async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=No
         ours.send(("stop",))
         await loop.run_in_executor(None, ours.recv)
         gate.join(30)
+
+
+# -- --game: a 4-player game played from the screens, every key timed until its screen changes ---------
+SYNC_QUERY, SYNC_SUPPORTED = b"\x1b[?2026$p", b"\x1b[?2026;2$y"
+SYNC_START, SYNC_END = b"\x1b[?2026h", b"\x1b[?2026l"
+# a card's top edge with its number key, in whichever border its marks give it (as tests/test_net_e2e.py)
+CARD_TITLE = re.compile(r"[╭┏╔┌](\S) (\d) \1+[╮┓╗┐]")
+
+
+class SSHScreen:
+    """One SSH session's 80x24 screen, read with pyte from what it has said (its first screen
+    included) and goes on saying; published whole frames only (synchronized output is answered as
+    supported, like a real terminal), each with the time it was read."""
+
+    def __init__(self, name: str, process, said: bytes):
+        import pyte
+
+        self.name, self.process = name, process
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.ByteStream(self.screen)
+        self.changed = asyncio.Event()
+        self.eof = False
+        self.lines = list(self.screen.display)
+        self._tail, self._in_frame = b"", False
+        if SYNC_QUERY in said:  # its query was read before this screen existed: answered now
+            process.stdin.write(SYNC_SUPPORTED)
+        self._feed(said, answer=False)
+        self._task = asyncio.get_running_loop().create_task(self._read())
+
+    async def _read(self) -> None:
+        with contextlib.suppress(Exception):  # (the connection closed)
+            while data := await self.process.stdout.read(65536):
+                self._feed(data)
+        self.eof = True
+        self._publish()
+
+    def _feed(self, data: bytes, answer: bool = True) -> None:
+        self.stream.feed(data)
+        scan = self._tail + data
+        self._tail = scan[-16:]
+        if answer and SYNC_QUERY in scan:
+            self.process.stdin.write(SYNC_SUPPORTED)
+        start, end = scan.rfind(SYNC_START), scan.rfind(SYNC_END)
+        if start > end:
+            self._in_frame = True
+        elif end >= 0:
+            self._in_frame = False
+        if not self._in_frame:  # only whole frames are read: never a screen half drawn
+            self._publish()
+
+    def _publish(self) -> None:
+        lines = list(self.screen.display)
+        if lines != self.lines:
+            self.lines = lines
+            self.changed.set()
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def press(self, key: str) -> None:
+        self.process.stdin.write({"enter": b"\r"}.get(key, key.encode()))
+
+    async def change(self, before: str, limit: float) -> bool:
+        """Until the screen differs from ``before``, at most ``limit`` seconds: did it?"""
+        end = time.monotonic() + limit
+        while self.text == before and not self.eof:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), left)
+        return self.text != before
+
+    async def wait(self, want, what: str, deadline: float) -> str:
+        while not want(self.text):
+            if self.eof or time.monotonic() > deadline:
+                raise RuntimeError(f"{self.name}'s screen never showed {what}:\n{self.text}")
+            self.changed.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.changed.wait(), max(0.01, deadline - time.monotonic()))
+        return self.text
+
+    def close(self) -> None:
+        self._task.cancel()
+
+
+def _hand_cards(lines: list[str]) -> list[tuple[int, str, str]]:
+    cards = []
+    for row, line in enumerate(lines[:-2]):
+        for m in CARD_TITLE.finditer(line):
+            face, note = (lines[row + k][m.start() + 1:m.end() - 1].strip() for k in (1, 2))
+            cards.append((int(m.group(2)), face, note))
+    return cards
+
+
+def _my_turn(name: str, text: str) -> bool:
+    return re.search(rf"▶ {name} .* you ", text) is not None and "Waiting for" not in text
+
+
+def _choose(lines: list[str]) -> str | None:
+    """A card that can be played and does not bust, else any card that can be played."""
+    cards = [c for c in _hand_cards(lines) if "can't play" not in c[2]]
+    safe = [c for c in cards if "BUST" not in c[2]]
+    pick = (safe or cards or [None])[0]
+    return None if pick is None else str(pick[0])
+
+
+def _notice(text: str) -> str | None:
+    if "wins!" in text and "Play again" in text:
+        return "over"
+    if (re.search(r"Round \d+ lost", text) and "Continue" in text) or ("Out of the game" in text and "Watch" in text):
+        return "continue"
+    return None
+
+
+async def _play(term: SSHScreen, deadline: float, latencies: list, stats: dict) -> None:
+    """Play from the screen until the game-over notice; every key pressed: the seconds until the
+    screen changed (in ``latencies``; a press that shows nothing within 5 s is counted unseen)."""
+
+    async def pressed(key: str, text: str) -> None:
+        t0 = time.perf_counter()
+        term.press(key)
+        stats["keys"] += 1
+        if await term.change(text, 5.0):
+            latencies.append(time.perf_counter() - t0)
+        else:
+            stats["unseen"] += 1
+
+    while time.monotonic() < deadline and not term.eof:
+        text, lines = term.text, term.lines
+        shown = _notice(text)
+        if shown == "over":
+            return
+        confirm = re.search(r"Press (\d)(?: or Enter)? again to play it anyway", text)
+        if shown == "continue":
+            if "Game over." in text and await term.change(text, 2.0):
+                continue  # the last round's notice: the game-over notice may be coming over it
+            m = re.search(r"Round \d+ lost|Out of the game", text)
+            title = m.group(0) if m else ""
+            await pressed("enter", text)
+            # one Enter per notice (a second would answer the next notice unseen)
+            await term.wait(lambda t, title=title: title not in t or _notice(t) == "over",
+                            f"the {title!r} notice answered", deadline)
+        elif confirm:
+            await pressed(confirm.group(1), text)
+        elif _my_turn(term.name, text) and (key := _choose(lines)) is not None:
+            await pressed(key, text)
+        else:  # someone else's turn: until the screen changes
+            await term.change(text, max(0.01, deadline - time.monotonic()))
+    if not term.eof and time.monotonic() >= deadline:
+        stats["unfinished"] += 1
+
+
+async def _game(sessions, ask) -> dict:
+    """Four sessions sitting at one table (found through the gateway's table server) start a game
+    and play it to its end from their screens: every key's latency to its screen's change."""
+    by_name = {f"p{i}": s for i, s in enumerate(sessions)}
+    tables = await ask("tables")
+    full = [t for t in tables if len(t) == 4 and all(n in by_name for n in t)]
+    if not full:
+        raise RuntimeError(f"no table with 4 of these sessions connected: {tables[:10]}")
+    names = full[0]
+    terms = [SSHScreen(n, by_name[n][1], by_name[n][2]) for n in names]
+    others = [asyncio.get_running_loop().create_task(_drain(p)) for n, (_, p, _) in by_name.items()
+              if n not in names]  # the other sessions' output is read too, as their players' terminals would
+    latencies: list[float] = []
+    stats = {"keys": 0, "unseen": 0, "unfinished": 0}
+    deadline = time.monotonic() + 600
+    try:
+        host = terms[0]
+        await host.wait(lambda t: all(re.search(rf"\d\. {n} +connected", t) for n in names), "everyone seated",
+                        deadline)
+        load0, t0 = _load(), time.perf_counter()
+        await asyncio.gather(*(t.wait(lambda x: "<- you" in x, "its lobby", deadline) for t in terms))
+        before = host.text
+        host.press("s")
+        started = time.perf_counter()
+        await host.change(before, 30)
+        latencies.append(time.perf_counter() - started)
+        stats["keys"] += 1
+        await asyncio.gather(*(_play(t, deadline, latencies, stats) for t in terms))
+        return {"latencies": latencies, "seconds": time.perf_counter() - t0, "load0": load0, "load1": _load(),
+                "table": names, **stats}
+    finally:
+        for t in terms:
+            t.close()
+        for task in others:
+            task.cancel()
+
+
+async def _drain(process) -> None:
+    with contextlib.suppress(Exception):
+        while await process.stdout.read(65536):
+            pass
+
+
+def _quantile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))]
 
 
 def _mem(pid: int) -> tuple[int, int, int]:
@@ -201,7 +418,7 @@ def _load() -> str:
         return f"[loadavg {f.read().strip()}]"
 
 
-def ssh_main(n: int, plain: bool = False, fresh: bool = False) -> None:
+def ssh_main(n: int, plain: bool = False, fresh: bool = False, game: bool = False) -> None:
     zygote = not fresh
     print(f"SSH benchmark: {n} concurrent sessions, {os.cpu_count()} CPUs, "
           f"{'forked from a warm zygote' if zygote else 'a fresh process each (--fresh)'} {_load()}")
@@ -213,7 +430,11 @@ def ssh_main(n: int, plain: bool = False, fresh: bool = False) -> None:
         one = asyncio.run(ssh_sessions(1, kind, zygote))
         alone = one["times"][0]
         print(f"one alone: login to first screen {alone:.2f} s, CPU {one['cpu'][0] * 1000:.0f} ms {_load()}")
-        r = asyncio.run(ssh_sessions(n, kind, zygote))
+        playing = game and not kind
+        if playing:  # the game's 4 sessions alone: opened one by one, so that they sit at one table
+            few = asyncio.run(ssh_sessions(4, kind, zygote, hold=_game, one_by_one=True))["held"]
+            print(f"game, 4 sessions alone: {_game_line(few)}")
+        r = asyncio.run(ssh_sessions(n, kind, zygote, hold=_game if playing else None))
         times = sorted(r["times"])
         print(f"{n} at once: first screen p50 {statistics.median(times):.2f} s, max {times[-1]:.2f} s "
               f"({statistics.median(times) / alone:.1f}x one alone) {_load()}")
@@ -228,6 +449,21 @@ def ssh_main(n: int, plain: bool = False, fresh: bool = False) -> None:
             print(f"the zygote: USS {r['zygote'][0] / mib:.1f} MiB, PSS {r['zygote'][1] / mib:.1f} MiB, "
                   f"RSS {r['zygote'][2] / mib:.1f} MiB; {r['forked']} sessions forked from it")
         print(f"idle CPU per session over 5 s: {r['idle'] * 100:.2f}% of a core {_load()}")
+        if playing:
+            many = r["held"]
+            print(f"game among {n} sessions ({', '.join(many['table'])}): {_game_line(many)}")
+            a50, a99, m50, m99 = (1000 * _quantile(x["latencies"], q) for x in (few, many) for q in (0.5, 0.99))
+            print(f"key -> screen: alone p50 {a50:.0f} ms p99 {a99:.0f} ms; among {n} sessions p50 {m50:.0f} ms "
+                  f"p99 {m99:.0f} ms; ratio p99 {m99 / a99:.2f}x (target <= 2x)")
+
+
+def _game_line(g: dict) -> str:
+    lat = g["latencies"]
+    unfinished = f", {g['unfinished']} players never saw the end" if g["unfinished"] else ""
+    return (f"{g['keys']} keys in {g['seconds']:.1f} s, {len(lat)} timed ({g['unseen']} showed nothing in 5 s"
+            f"{unfinished}); "
+            f"key -> screen p50 {1000 * _quantile(lat, 0.5):.0f} ms, p99 {1000 * _quantile(lat, 0.99):.0f} ms, "
+            f"max {1000 * max(lat):.0f} ms; before {g['load0']} after {g['load1']}")
 
 
 def main() -> None:
@@ -238,9 +474,11 @@ def main() -> None:
     parser.add_argument("--ssh", type=int, default=0, metavar="N", help="measure N concurrent SSH sessions instead")
     parser.add_argument("--plain", action="store_true", help="with --ssh: plain sessions, then PTY ones")
     parser.add_argument("--fresh", action="store_true", help="with --ssh: a fresh process per session (no zygote)")
+    parser.add_argument("--game", action="store_true",
+                        help="with --ssh: then a 4-player game played from the screens, key -> screen alone and among N")
     args = parser.parse_args()
     if args.ssh:
-        ssh_main(args.ssh, args.plain, args.fresh)
+        ssh_main(args.ssh, args.plain, args.fresh, args.game)
         return
     rules, label = resolve(args.rules)
     print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "

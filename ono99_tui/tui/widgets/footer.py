@@ -5,7 +5,8 @@ between cards all game long, which rebuilt the footer per play, and the old
 FooterKey widgets stayed referenced (memory grew every round).
 
 A key's label that follows the play (Enter's "Play 3": the outlined card) is
-changed in place with ``relabel``, never by a rebuild.
+changed in place with ``relabel``, never by a rebuild; so is its dimming (``dim``: Play while it is
+someone else's turn).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ class StableFooter(Footer):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._labels: dict[str, str] = {}  # action -> the label shown instead of the binding's
+        self._dimmed: set[str] = set()  # actions shown dimmed (offered, but not now)
 
     def bindings_changed(self, screen) -> None:
         # only the keys it shows: a focus change that brings hidden keys (a scrollable's) is no rebuild
@@ -32,9 +34,21 @@ class StableFooter(Footer):
 
     def compose(self):
         for widget in super().compose():
-            if isinstance(widget, FooterKey) and widget.action in self._labels:
-                widget.description = self._labels[widget.action]
+            if isinstance(widget, FooterKey):
+                if widget.action in self._labels:
+                    widget.description = self._labels[widget.action]
+                if widget.action in self._dimmed:
+                    widget.add_class("-disabled")
             yield widget
+
+    def dim(self, action: str, dimmed: bool) -> None:
+        """Show the key bound to ``action`` dimmed (or not), now and after any rebuild."""
+        if (action in self._dimmed) == dimmed:
+            return
+        (self._dimmed.add if dimmed else self._dimmed.discard)(action)
+        for key in self.query(FooterKey):
+            if key.action == action:
+                key.set_class(dimmed, "-disabled")
 
     def relabel(self, action: str, label: str) -> None:
         """Show ``label`` for the key bound to ``action``, now and after any rebuild."""
