@@ -35,6 +35,11 @@ from textual.app import App, ComposeResult  # noqa: E402
 from textual.widgets import Static  # noqa: E402
 
 
+
+def _game(screen):
+    """The game behind a table screen (its table's; an older checkout's screen had ``game``)."""
+    return screen.table.game if hasattr(screen, "table") and hasattr(screen.table, "game") else screen.game
+
 def rss_mib() -> float:
     with open("/proc/self/status") as f:
         for line in f:
@@ -187,7 +192,7 @@ async def table_figures(plays: int, rules: str | None, levels: str, bot_delay: f
         clock = FrameClock(app, watch=watch)
         screen = app.screen
         latencies = []
-        start_plays = len(screen.game.plays)
+        start_plays = len(_game(screen).plays)
         mine = 0
         cpu0 = time.process_time()
         while mine < plays:
@@ -195,17 +200,17 @@ async def table_figures(plays: int, rules: str | None, levels: str, bot_delay: f
                 break
             index = _playable(screen, CardWidget)
             card = screen.query_one("#hand").cards[index - 1].card
-            game = screen.game
+            game = _game(screen)
             before = len(game.plays)
             expected = game.total + C.EFFECT[card]
             t = time.perf_counter()
             await pilot.press(str(index))
-            while len(screen.game.plays) == before:
+            while len(_game(screen).plays) == before:
                 await pilot.pause()
             mine += 1
             if watch and C.EFFECT[card] and expected < game.rules.target:
                 latencies.append(await clock.wait_for(t, f"Total {expected}/", pilot))
-        made = len(screen.game.plays) - start_plays
+        made = len(_game(screen).plays) - start_plays
         cpu = (time.process_time() - cpu0) / max(1, made)
     return cpu, latencies, mine, made - mine
 
@@ -231,7 +236,7 @@ async def memory_by_round(rounds: int) -> dict[int, float]:
         while True:
             await app.workers.wait_for_complete()
             await pilot.pause()
-            r = table.game.round_no
+            r = _game(table).round_no
             if r in marks and r not in seen:
                 gc.collect()
                 seen[r] = rss_mib()
