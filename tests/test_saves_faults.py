@@ -983,3 +983,45 @@ async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal
     record = load_record(store.path(name))
     assert record.play_count == len(game.plays)
     assert not journal_path(store.path(name)).exists()
+
+
+async def test_save_notices_reach_the_table_screen_by_the_tables_updates_only(store, monkeypatch):
+    """Issue 20 (structure): a save that cannot be made is told on the table screen by one route,
+    the table's updates (SeatUpdate.notices) -- opening the save and the save worker's -- once
+    each, and such a notices-only update redraws nothing and moves no turn."""
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.store import session as session_mod
+    from ono99_tui.table.session import SeatUpdate
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.game import GameScreen
+    from ono99_tui.tui.setup import TableSetup
+
+    monkeypatch.setattr(session_mod.SaveSession, "save", lambda self, game: "Not saving: the disk is full.")
+    seen: list[SeatUpdate] = []
+    real = GameScreen._table_changed
+
+    def spy(self, update):
+        seen.append(update)
+        return real(self, update)
+
+    monkeypatch.setattr(GameScreen, "_table_changed", spy)
+    app = Ono99App(bot_delay=600)  # the bot never moves: only your play changes the table
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup([SeatSpec("Ann"), SeatSpec("Bo", "bot:easy")], DEFAULT, "standard", seed=2))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.table.current == 0  # (seed 2: Ann opens)
+        draws = []
+        monkeypatch.setattr(screen, "_draw", lambda *a, **k: draws.append(1))
+        card = next(i for i, c in enumerate(screen.query("CardWidget"), 1) if c.reason is None)
+        await pilot.press(str(card))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        told = [u for u in seen if not u.changed]
+        assert [u.notices for u in told] == [["Not saving: the disk is full."]] * len(told) and len(told) >= 1
+        messages = [str(n.message) for n in app._notifications]
+        assert messages.count("Not saving: the disk is full.") == len(told)  # each shown once, by that route
+        assert all(not u.events for u in told)
+        plays = [u for u in seen if u.changed and u.events]
+        assert len(plays) == 1 and len(draws) == 1  # the play was drawn once; the notices drew nothing

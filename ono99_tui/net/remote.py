@@ -290,6 +290,12 @@ class RemoteTable:
         elif kind == "closing":  # "kept": false: the server keeps no table over a restart (--no-save)
             raise _Ended(msg.get("message", kind), "gone" if msg.get("kept") is False else kind)
 
+    def tell(self, notices: list[str]) -> None:
+        """As TableSession.tell: notices by the route updates take, nothing else changed."""
+        notices = [n for n in notices if n]
+        if notices:
+            self._tell(SeatUpdate(self.my_seat, self.view, [], notices, changed=False))
+
     def _tell(self, update: SeatUpdate) -> None:
         for sub in list(self._subs):
             sub.callback(update)

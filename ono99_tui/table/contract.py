@@ -73,6 +73,10 @@ class Table(Protocol):
     # -- changes --------------------------------------------------------------------------------
     def subscribe(self, callback: Callable[[Any], None], seat: int | None = None) -> Any: ...
 
+    def tell(self, notices: list[str]) -> None:
+        """Notices to the subscribers by the route changes take (SeatUpdate.notices, nothing else
+        changed): the one way a front end hears of its saves."""
+
     def unsubscribe(self, sub) -> None: ...
 
     def close(self) -> None: ...

@@ -75,6 +75,7 @@ class SeatUpdate:
     events: list[dict]
     notices: list[str] = field(default_factory=list)
     undone: bool = False  # the game was rewound: redraw everything, the old log no longer holds
+    changed: bool = True  # False: notices only (tell), nothing at the table changed: nothing to redraw
 
 
 @dataclass
@@ -354,6 +355,16 @@ class TableSession:
                 notices.append(notice)
         for sub in list(self._subs):
             sub.update(self, events, notices, undone)
+
+    def tell(self, notices: list[str]) -> None:
+        """Notices for every front end at this table (a save that failed, or works again) by the one
+        route its changes take: a SeatUpdate with nothing else changed. Call it where the
+        subscribers live (a front end's UI thread)."""
+        notices = [n for n in notices if n]
+        if not notices:
+            return
+        for sub in list(self._subs):
+            sub.callback(SeatUpdate(sub.seat, self.view_for(sub.seat), [], list(notices), changed=False))
 
     def _record_stats(self) -> str | None:
         if not self.record_stats or self._stats_done or self._finished_at_start:

@@ -218,17 +218,17 @@ class GameScreen(Screen):
         return self.has_class("too-small")
 
     # -- saving (the session saves; the screen says where and shows what goes wrong) -------------
+    # Save notices reach the screen by one route, the table's updates (_table_changed), wherever the
+    # save was made: opening it, after a play, or on the save worker.
     def _open_save(self) -> None:
-        notice = self.table.autosave(self.setup.rules_label, self.save_name, opened=self._opened)
-        if notice:
-            self.notify(notice, severity="warning", timeout=12, markup=False)
+        self.table.tell([self.table.autosave(self.setup.rules_label, self.save_name, opened=self._opened)])
 
     @work(thread=True, group="save")  # never exclusive: a save is not cancelled by the next one
     def _save_in_background(self, flush) -> None:
         notice = flush()
         if notice:
             try:
-                self.app.call_from_thread(self.notify, notice, severity="warning", timeout=12, markup=False)
+                self.app.call_from_thread(self.table.tell, [notice])
             except RuntimeError:  # the app has closed meanwhile: close() saved, nobody to tell
                 pass
 
@@ -398,6 +398,8 @@ class GameScreen(Screen):
         one that arrived from a server, an undo) comes here, once, and is drawn and acted on."""
         for notice in update.notices:
             self.notify(notice, severity="warning", timeout=12, markup=False)
+        if not update.changed:
+            return  # notices only (the table's tell): nothing to redraw, the turn has not moved
         if not self.is_mounted or not self.query("#log"):
             return  # not built yet, or being taken down (its panes go before it does)
         lost = next((e for e in update.events if e["type"] == "round_lost"), None)
