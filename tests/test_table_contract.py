@@ -72,3 +72,25 @@ def test_a_network_seat_answers_round_plays_and_standings_as_the_session_does():
             assert remote.round_plays(r) == session.round_plays(r) == tuple(session.game.round_plays[r - 1])
             assert remote.round_plays(r)  # every round had plays
         assert remote.round_plays(rounds + 1) == session.round_plays(rounds + 1) == ()
+
+
+async def test_a_failure_while_reading_the_tables_messages_ends_the_seat_with_why_never_a_frozen_screen():
+    """A play-tester's host screen froze for good while the server played on: the seat's reader
+    task (which nobody awaits) died silently. Any failure there now reaches on_lost, with why."""
+    import asyncio
+
+    session, remote = _tables()
+
+    class Broken:
+        async def recv(self):
+            return {"type": "state", "table": 1}  # no "view": reading it fails
+
+        def close(self):
+            pass
+
+    remote.client = Broken()
+    lost = []
+    remote.on_lost = lambda why, kind: lost.append((why, kind))
+    remote.start()
+    await asyncio.wait_for(remote._reader, 10)
+    assert lost and lost[0][1] == "gone" and "KeyError" in lost[0][0], lost

@@ -188,13 +188,18 @@ class RemoteTable:
         self._reader = asyncio.get_running_loop().create_task(self._read())
 
     async def _read(self) -> None:
-        while True:
-            why, kind = await self._read_until_lost()
-            if self.view.over or self.redial is None or kind in ("kicked", "gone"):
-                break
-            why, kind = await self._reconnect(why)
-            if kind != "back":
-                break
+        try:
+            while True:
+                why, kind = await self._read_until_lost()
+                if self.view.over or self.redial is None or kind in ("kicked", "gone"):
+                    break
+                why, kind = await self._reconnect(why)
+                if kind != "back":
+                    break
+        except Exception as exc:  # noqa: BLE001 - a bug here must not leave a table frozen on screen
+            # (this task has no one awaiting it: an exception would end it silently, and the screen
+            # would wait for ever for plays it was never shown; the front end says why and leaves)
+            why, kind = f"ono99 failed while reading the table's messages ({type(exc).__name__}: {exc})", "gone"
         self.status = None
         if self.on_lost is not None:
             self.on_lost(why, kind)

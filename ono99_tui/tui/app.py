@@ -88,12 +88,28 @@ class Ono99App(App):
 
     # -- start ---------------------------------------------------------------------------
     def on_mount(self) -> None:
+        self._exit_on_sigterm()
         if self.ascii:
             self.add_class("ascii")
         for text in self.notices:
             self.notify(text, severity="warning", timeout=12)
         if self.resume_name:
             self.call_after_refresh(self.resume, self.resume_name)
+
+    def _exit_on_sigterm(self) -> None:
+        """`kill PID` (SIGTERM) leaves as quitting does: the terminal given back (alternate screen
+        left, cursor shown, mouse off), the game saved, a hosted table's guests told. Left to the
+        default action the process died mid-screen and left the terminal broken."""
+        import asyncio
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return  # (signal handlers belong to the main thread: a test's app on another has none)
+        try:
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, lambda: self.exit(return_code=143))
+        except (NotImplementedError, RuntimeError, ValueError):  # (no signals here: not on Windows)
+            pass
 
     def apply_settings(self, settings: Settings) -> None:
         """Saved from the Settings screen: use them now (ASCII waits for the next start)."""
