@@ -415,3 +415,32 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     assert dialled[0].startswith("Reconnecting... (the server stopped answering")
     why, kind = dialled[-1]
     assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None
+
+
+async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():
+    """A play-tester's host pressed Escape ("esc Menu") mid-game: the program quit at once and the
+    guest's game ended. Now the host is asked; Stay is first (Escape keeps the table)."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=600, rate=1e9, burst=10**9)
+    plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 2}, serve=config, address_hint="join me")
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        guest = await Client.connect(HOST, plan.port, "Bob")
+        await guest.request({"type": "sit", "table": app.table_id})
+        await until(pilot, lambda: sum(s["player"] == "human" for s in app._table["seats"]) == 2, "Bob seated")
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        screen = app.screen
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
+        assert "game ends for everyone" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("escape")  # Stay
+        await until(pilot, lambda: app.screen is screen, "back at the table")
+        assert app.is_running and not app.server.tables[app.table_id].session.over
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, _Notice), "the question again")
+        await pilot.press("right", "enter")  # Leave and close the table
+        await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
+        guest.close()

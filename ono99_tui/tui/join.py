@@ -322,6 +322,18 @@ class JoinApp(Ono99App):
             screen.pace = "skip"  # a live view: each round's end is in the log, no notice waits for a key
         self.push_screen(screen)
 
+    def leaving_question(self) -> tuple[str, str] | None:
+        """(title, body) to ask before the table screen is left, or None to leave at once: the
+        host's leaving closes the server, and with it the game of everyone else at the table."""
+        remote = self.remote
+        if self.plan.serve is None or remote is None or remote.over or self._table is None:
+            return None
+        others = [s for i, s in enumerate(self._table["seats"]) if i != self.seat and s["player"] == "human"]
+        if not others and not remote.watching:
+            return None
+        return ("Close the table?", "You are the host: leaving closes this table, and the game ends for "
+                "everyone at it.")
+
     def _turn_alert(self, update) -> None:
         """The bell (and a desktop notification where the terminal shows them) as our turn comes."""
         mine = self.remote is not None and self.remote.current == self.seat and self.remote.status is None

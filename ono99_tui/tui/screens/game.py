@@ -690,4 +690,17 @@ class GameScreen(Screen):
         self.app.push_screen(self.help_screen())
 
     def action_menu(self) -> None:
-        self.app.pop_screen()
+        # where leaving costs others their game (the host of a network table), the app asks first
+        question = getattr(self.app, "leaving_question", lambda: None)()
+        if question is None:
+            self.app.pop_screen()
+            return
+        from .notice import _Notice
+
+        def answered(choice: str | None) -> None:
+            if choice == "leave" and self.app.screen is self:
+                self.app.pop_screen()
+
+        # Stay first: Escape (and an Enter meant for something else) keeps the table
+        self.app.push_screen(_Notice(*question, (("stay", "Stay"), ("leave", "Leave and close the table"))),
+                             answered)
