@@ -22,7 +22,7 @@ from ono99_tui.tui.widgets.hand import HandPane
 from tests.stacked import game_with, set_total
 from tests.waits import settle
 
-CHARS = {"enter": "\r", "left": None, "right": None}
+CHARS = {"enter": "\r", "left": None, "right": None, "backspace": "\x7f", "end": None, "home": None}
 
 
 def together(pilot, *keys: str) -> None:
@@ -247,3 +247,28 @@ async def test_the_game_over_table_shows_no_cards_for_a_player_out():
         rows = str(screen.query_one("#scores").render()).splitlines()
         you = next(r for r in rows if "You" in r)
         assert "out" in you and "card" not in you
+
+
+@pytest.mark.parametrize("keys, want", [
+    (("backspace", "x"), "Bex"),
+    (("left", "z"), "Bezn"),
+    (("home", "backspace", "Z"), "ZBen"),
+    (("backspace", "backspace", "backspace", "A", "n", "n"), "Ann"),
+])
+async def test_editing_keys_typed_together_in_a_text_box_act_in_order(keys, want):
+    """A play-tester's find: in the New game name box, Backspace then x in one read left "Ben"
+    (the letter went in first, the Backspace then took it). Every key acts in order now."""
+    from ono99_tui.tui.widgets.ordered_input import OrderedInput
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.menu_choice("new")
+        await settle(pilot)
+        box = app.screen.focused
+        assert isinstance(box, OrderedInput)
+        box.value = "Ben"
+        box.action_end()
+        together(pilot, *keys)
+        await settle(pilot)
+        assert box.value == want

@@ -21,6 +21,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from ..widgets.choice import Choice
+from ..widgets.ordered_input import OrderedInput
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...bots import LEVELS
@@ -53,7 +54,7 @@ class SeatRow(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label(f"{self.index + 1}", classes="seat-no")
-        yield Input(self.seat_name, max_length=24, compact=True, classes="seat-name",
+        yield OrderedInput(self.seat_name, max_length=24, compact=True, classes="seat-name",
                     placeholder="name")
         yield Choice(KINDS, value=self.kind, allow_blank=False, compact=True, classes="seat-kind")
 
@@ -110,7 +111,7 @@ class NewGameScreen(Screen):
                 yield Choice([(Text(visible(p)), p) for p in presets] + file_option, value=preset, allow_blank=False, compact=True, id="preset")
             with Horizontal(classes="form-row"):
                 yield Label("or file", classes="form-label")
-                yield Input(rules_file, placeholder="path to a rules .toml (overrides the preset)",
+                yield OrderedInput(rules_file, placeholder="path to a rules .toml (overrides the preset)",
                             compact=True, id="rules-file")
             with Horizontal(classes="form-row"):
                 yield Label("Dealer", classes="form-label")
@@ -118,7 +119,7 @@ class NewGameScreen(Screen):
                              id="dealer")
             with Horizontal(classes="form-row"):
                 yield Label("Seed", classes="form-label")
-                yield Input("" if self.seed is None else str(self.seed), placeholder="empty: a new deal each time",
+                yield OrderedInput("" if self.seed is None else str(self.seed), placeholder="empty: a new deal each time",
                             compact=True, id="seed", type="integer")
             yield Static("", id="form-error")
             yield Button("Start (Enter)", id="start", variant="primary", compact=True)

@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from ..widgets.choice import Choice
+from ..widgets.ordered_input import OrderedInput
 from textual.widgets import Button, Footer, Header, Input, Label, OptionList, Select, Static
 from textual.widgets.option_list import Option
 
@@ -39,7 +40,7 @@ def key_widget(spec, value):
         return Choice([("yes", True), ("no", False)], value=value, allow_blank=False, compact=True, id=wid)
     if spec.choices:
         return Choice([(c, c) for c in spec.choices], value=value, allow_blank=False, compact=True, id=wid)
-    return Input(str(value), compact=True, id=wid, restrict=r"-?[0-9]*")
+    return OrderedInput(str(value), compact=True, id=wid, restrict=r"-?[0-9]*")
 
 
 def key_help(spec) -> str:

@@ -6,6 +6,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
+from ..widgets.ordered_input import OrderedInput
 from textual.widgets import Button, Footer, Input, Static
 
 from ...store.saves import SaveError, check_name
@@ -23,7 +24,7 @@ class NameScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
             box.border_title = self.title_text
-            yield Input(self.current, placeholder="a name: letters, digits, spaces, - and _", id="save-name")
+            yield OrderedInput(self.current, placeholder="a name: letters, digits, spaces, - and _", id="save-name")
             yield Static("", id="name-error")
             yield Button(self.button, id="ok", variant="primary")
         yield Footer(show_command_palette=False)  # only this dialog's keys, not the table's

@@ -11,6 +11,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from ..messages import SettingsSaved
 from ..widgets.choice import Choice
+from ..widgets.ordered_input import OrderedInput
 from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from textual.content import Content
@@ -54,8 +55,8 @@ class SettingsScreen(Screen):
                 ("Theme", Choice([(Text(visible(t)), t) for t in themes], value=s.theme if s.theme in themes else themes[0],
                                  allow_blank=False, compact=True, id="theme")),
                 ("ASCII only", _yes_no(s.ascii, "ascii")),
-                ("Bot delay (s)", Input(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
-                ("Your name", Input(s.player_name, max_length=24, compact=True, id="player_name")),
+                ("Bot delay (s)", OrderedInput(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
+                ("Your name", OrderedInput(s.player_name, max_length=24, compact=True, id="player_name")),
                 ("Rules", Choice([(Text(visible(p)), p) for p in presets]
                                  + ([(Text(visible(s.rules)), s.rules)] if s.rules not in presets else []),
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
