@@ -52,3 +52,25 @@ async def test_a_notice_dismissed_before_it_was_mounted_does_not_crash_the_app()
             await pilot.pause()
         assert not isinstance(app.screen, _Notice) and app.answers == ["gone"] * 5
         assert app.is_running
+
+
+async def test_arrows_and_enter_typed_together_press_the_button_they_point_at():
+    """A play-tester's find: on "Out of the game" (Watch | Watch fast | Skip to the end | Main
+    menu), Right Right Enter in one read watched fast: one arrow was lost to the focus lag."""
+    from tests.test_keys_in_order import together
+
+    buttons = (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"), ("menu", "Main menu"))
+    app = Host()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for keys, want in [(("right", "right", "enter"), "skip"), (("right", "enter"), "fast"),
+                           (("left", "enter"), "menu"), (("right", "right", "right", "right", "enter"), "watch"),
+                           (("right", "left", "right", "right", "enter"), "skip")]:
+            app.push_screen(_Notice("Out of the game", "You are out.", buttons), app.answers.append)
+            await pilot.pause()
+            await pilot.pause()
+            together(pilot, *keys)
+            for _ in range(20):
+                await pilot.pause()
+                if len(app.answers) and not isinstance(app.screen, _Notice):
+                    break
+            assert app.answers[-1] == want, (keys, app.answers)

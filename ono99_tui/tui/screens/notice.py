@@ -60,15 +60,38 @@ class _Notice(ModalScreen[str]):
     def _mounted_at(self, event: events.Mount) -> None:
         self._since = event.time
 
+    _at = 0  # the button the keys point at: known at once (focus follows a step later)
+
     def on_mount(self) -> None:
         buttons = self.query(Button)
         if buttons:  # (none when it was dismissed before it was mounted: a notice the table closed at once)
             buttons.first().focus()
 
+    # Arrows and Enter act here, in the order they were typed: as bindings, an arrow acted only
+    # after Enter had pressed the button focused before it (keys in one read: "Right Right Enter"
+    # moved one step and pressed the wrong button).
+    _MOVES = {"left": (-1, False), "right": (1, False), "up": (-1, True), "down": (1, True)}
+
     def on_key(self, event: events.Key) -> None:
         if event.time < self._since:
             event.stop()  # it goes no further: no button, binding or Escape acts on it
             event.prevent_default()
+            return
+        if event.key in self._MOVES or event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            if event.key == "enter":
+                buttons = list(self.query(Button))
+                if buttons:
+                    self.dismiss(buttons[self._at % len(buttons)].id.removeprefix("btn-"))
+            else:
+                self.action_move(*self._MOVES[event.key])
+
+    def on_descendant_focus(self, event) -> None:
+        """A button focused by Tab or a click: the keys point there from now on."""
+        buttons = list(self.query(Button))
+        if event.widget in buttons and event.widget is self.focused:
+            self._at = buttons.index(event.widget)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id.removeprefix("btn-"))
@@ -82,8 +105,8 @@ class _Notice(ModalScreen[str]):
         if len(buttons) == 1 or (vertical and body.max_scroll_y > 0):
             self.action_scroll(step, page=False)  # Up/Down read a text longer than the box
             return
-        at = buttons.index(self.focused) if self.focused in buttons else -step
-        buttons[(at + step) % len(buttons)].focus()
+        self._at = (self._at + step) % len(buttons)
+        buttons[self._at].focus()
 
     def action_scroll(self, step: int, page: bool = True) -> None:
         body = self.query_one(".dialog-scroll", VerticalScroll)
