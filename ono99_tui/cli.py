@@ -674,7 +674,7 @@ def cmd_host(args) -> int:
     except OSError as exc:
         raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     shown = "localhost" if config.host in ("127.0.0.1", "::1") else config.host
-    hint = f"Others join with: ono99 join {shown}:{config.port} --name NAME"
+    hint = f"Others join with: ono99 join {shown}:{{port}} --name NAME"  # ({port}: filled once it listens)
     plan = JoinPlan("127.0.0.1" if config.host in ("0.0.0.0", "") else config.host if config.host != "::" else "::1",
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)

@@ -444,3 +444,16 @@ async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():
         await pilot.press("right", "enter")  # Leave and close the table
         await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
         guest.close()
+
+
+async def test_host_on_port_0_names_the_port_it_got_in_the_lobby():
+    """A play-tester's find: `ono99 host --port 0` said "Others join with: ono99 join localhost:0"."""
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=600, rate=1e9, burst=10**9)
+    plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 2}, serve=config,
+                    address_hint="Others join with: ono99 join localhost:{port} --name NAME")
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        want = f"ono99 join localhost:{plan.port} --name NAME"
+        assert plan.port > 0
+        await until(pilot, lambda: want in str(app.screen.query_one("#lobby").render()), "the real port in the hint")

@@ -140,9 +140,8 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         from ..net.server import Server
 
         net.server = Server(plan.serve)
-        asked, plan.port = plan.port, await net.server.start()
-        if asked == 0:  # any free port: the others need the one it got
-            plan.address_hint = plan.address_hint.replace(":0 ", f":{plan.port} ")
+        plan.port = await net.server.start()
+        plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))  # (--port 0: the one it got)
     client = net.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                                token=plan.token or plan.comeback, address=plan.address)
     if client.welcome.get("resumed"):

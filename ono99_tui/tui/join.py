@@ -122,6 +122,8 @@ class JoinApp(Ono99App):
 
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
+                # the hint names the port the server got (with --port 0, the one it was given)
+                plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))
             self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                                token=plan.token or plan.comeback, address=plan.address)
             if plan.watch:
