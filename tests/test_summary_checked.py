@@ -74,34 +74,3 @@ def test_an_imported_save_is_checked_by_the_import(private_dirs, tmp_path):
     assert ono99("saves", "import", str(tmp_path / "in.toml")).returncode == 0
     listed = ono99("saves", "list")
     assert listed.returncode == 0 and "friday" in listed.stdout and "(*)" not in listed.stdout, listed.stdout
-
-
-def test_the_plain_menu_offers_continue_by_the_plays_not_by_a_forged_summary(private_dirs):
-    """The menu's Continue trusted the summary: a mid-game save claiming "finished" was not
-    offered, a finished one claiming "unfinished" was."""
-    store = SaveStore()
-    mid_round_save(store)
-    forge(store.path("friday"), finished=True, winner="Bo")
-    menu = ono99("--plain", input="q\n")
-    assert menu.returncode == 0 and "c continue friday" in menu.stdout, menu.stdout
-    store.write("done", Record.from_game(finished_game(), SEATS, {}))  # now the newest save
-    forge(store.path("done"), finished=False, winner=None)
-    menu = ono99("--plain", input="q\n")
-    assert "c continue friday" in menu.stdout and "continue done" not in menu.stdout, menu.stdout
-
-
-async def test_the_menu_screen_offers_continue_by_the_plays_not_by_a_forged_summary(private_dirs):
-    from ono99_tui.tui.app import Ono99App
-
-    store = SaveStore()
-    mid_round_save(store)
-    store.write("done", Record.from_game(finished_game(), SEATS, {}))
-    forge(store.path("done"), finished=False, winner=None)  # the newest: says unfinished, is finished
-    forge(store.path("friday"), finished=True, winner="Bo")  # says finished, is mid-game
-    app = Ono99App(bot_delay=600)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await app.workers.wait_for_complete()  # a worker replays the summaries ono99 has not checked
-        await pilot.pause()
-        assert app.continue_name == "friday"
-        assert app.menu_available()["continue"] == ""

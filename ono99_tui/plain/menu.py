@@ -131,13 +131,12 @@ class PlainApp:
     def _saves_state(self) -> tuple[str | None, bool, str | None]:
         from ..store.saves import SaveError, SaveStore
 
-        store = SaveStore()
-        try:  # (a summary is checked against its plays before Continue trusts it: latest_unfinished)
-            latest = store.latest_unfinished()
-            any_save = latest is not None or next(iter(store.infos(replay=False)), None) is not None
+        try:
+            infos = list(SaveStore().infos())
         except SaveError as exc:
             return None, False, str(exc)
-        return latest.name if latest else None, any_save, None
+        latest = next((i.name for i in infos if not i.damaged and not i.finished), None)
+        return latest, bool(infos), None
 
     def edit_settings(self) -> None:
         """The settings that matter without a screen, one question a line; saved to config.toml."""

@@ -327,24 +327,15 @@ MENU_READS = 4  # saves the index does not know that the menu reads on the UI th
 
 
 def _peek_saves(read_at_most: int | None) -> tuple[bool, str | None, str | None, bool]:
-    """(any save, the latest unfinished one, why the folder cannot be read, more to read).
-
-    On the UI thread (``read_at_most`` given): the saves newest first up to the first unfinished
-    one, never replaying one; a save whose summary ono99 has not checked against its plays (an
-    import, a copy, a forged "finished") is left to the worker. The worker (None) replays those:
-    store.latest_unfinished."""
+    """(any save, the latest unfinished one, why the folder cannot be read, more to read):
+    the saves newest first up to the first unfinished one, never replaying one."""
     from ..store.saves import SaveError, SaveStore
 
-    store = SaveStore()
     any_save, unread = False, False
     try:
-        if read_at_most is None:
-            latest = store.latest_unfinished()
-            any_save = latest is not None or next(iter(store.infos(replay=False)), None) is not None
-            return any_save, latest.name if latest else None, None, False
-        for info in store.infos(replay=False, read_at_most=read_at_most):
+        for info in SaveStore().infos(replay=False, read_at_most=read_at_most):
             any_save = True
-            if not info.known or (not info.checked and not info.damaged):
+            if not info.known:
                 unread = True  # it may be the latest unfinished one: a worker reads it
             elif not unread and not info.damaged and not info.finished:
                 return True, info.name, None, False
