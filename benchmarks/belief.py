@@ -1,12 +1,13 @@
 """How well the hard bot's deals of the hidden cards guess the others' real hands.
 
-Collects positions where the hard bot searches, from games between medium bots,
-deals the hidden cards for each several times the way the hard bot does, and
+Collects positions where the hard bot searches, from games between medium bots
+(or, with ``--table mixed``, tables of medium, easy and random bots: players the
+reading does not assume), deals the hidden cards for each several times the way the hard bot does, and
 prints the share of the others' hand cards that match their real hands: dealt
 uniformly (the baseline, measured in the same run), with helpers weighted into
 hands, and read from the players' plays (belief.py), with the ratio to the baseline.
 
-    python benchmarks/belief.py [--players 4] [--positions 400] [--deals 20]
+    python benchmarks/belief.py [--players 4] [--positions 400] [--deals 20] [--table medium|mixed]
 """
 
 from __future__ import annotations
@@ -23,12 +24,16 @@ from ono99_tui.engine import Game
 from ono99_tui.engine.rules import DEFAULT
 
 
-def positions(players: int, count: int) -> list:
+MIXED = ("medium", "easy", "random")
+
+
+def positions(players: int, count: int, table: str = "medium") -> list:
     found, game_no = [], 0
     while len(found) < count:
         g = Game([f"P{i}" for i in range(players)], DEFAULT, 500 + game_no, record_events=False)
         game_no += 1
-        bots = [Bot("medium", game_no * 10 + i) for i in range(players)]
+        levels = ["medium"] * players if table == "medium" else [MIXED[(game_no + i) % 3] for i in range(players)]
+        bots = [Bot(levels[i], game_no * 10 + i) for i in range(players)]
         rng = random.Random(game_no)
         while not g.over:
             view = g.view(g.current)
@@ -57,10 +62,12 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--positions", type=int, default=400)
     ap.add_argument("--deals", type=int, default=20)
+    ap.add_argument("--table", choices=("medium", "mixed"), default="medium")
     args = ap.parse_args()
-    found = positions(args.players, args.positions)
+    found = positions(args.players, args.positions, args.table)
     helpers = lambda c: search.HELPER_WEIGHT if c in HELPERS else 1.0  # noqa: E731
-    print(f"{len(found)} positions where hard searches, {args.players} players, {args.deals} deals each")
+    print(f"{len(found)} positions where hard searches, {args.players} players ({args.table} table), "
+          f"{args.deals} deals each")
     print(f"{'deal':<34} {'cards right':>11} {'x uniform':>10} {'ms per deal':>12}")
     base = None
     for name, read, weight in [("uniform (baseline)", False, None),

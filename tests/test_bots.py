@@ -179,7 +179,11 @@ def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
         g.play(choose_medium(PlayerView.of(g, g.current), rng))
         plays += 1
     # the round's own loser: with odd decks the next round can be lost at once inside the same play
-    return next((r["loser"] for r in g.round_log if r["round"] == start), None)
+    summary = next((r for r in g.round_log if r["round"] == start), None)
+    if summary is None:
+        return None, None
+    points = {row["seat"]: row["gained"] for row in summary.get("breakdown", ())}
+    return summary["loser"], points
 
 
 @settings(max_examples=60, deadline=None)
@@ -187,8 +191,9 @@ def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
 def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     """The hard bot's fast play-outs (bots/rollout.py) reach the same loser as the engine from
     the same determinized position, under any house rules: reshuffles (R4.3), running out of
-    cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2)."""
-    from ono99_tui.bots.rollout import play_out
+    cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2);
+    under points rules every seat's points for the round are the engine's too (R9.1)."""
+    from ono99_tui.bots.rollout import play_out_sim, round_points
     from ono99_tui.bots.search import _determinize
 
     rules, names, game_seed, dealer = table
@@ -206,7 +211,11 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
         hands, draw = _determinize(view, rng)
         s = rng.getrandbits(32)
         for card in view.legal_plays():
-            assert play_out(view, hands, draw, card, s, 400) == _reference_rollout(view, hands, draw, card, s)
+            sim = play_out_sim(view, hands, draw, card, s, 400)
+            loser, points = _reference_rollout(view, hands, draw, card, s)
+            assert sim.loser == loser
+            if points and loser is not None:
+                assert {seat: round_points(rules, sim.hands[seat], seat == loser) for seat in sim.order} == points
 
 
 @settings(max_examples=80, deadline=None)
@@ -214,7 +223,7 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
 def test_public_history_replays_each_position_of_the_round(table, seed, plays):
     """The hard bot reads the others' plays in the position each was made in (R3.2 start,
     R6 Double Play turns and deflections, R7.2 one 99 per turn), from public information only."""
-    from ono99_tui.bots.belief import public_history
+    from ono99_tui.bots.belief import replay
 
     rules, names, game_seed, dealer = table
     state, before = {}, []
@@ -231,8 +240,11 @@ def test_public_history_replays_each_position_of_the_round(table, seed, plays):
     # up to ``plays`` plays, and never past the end of the first round (its history is the round's)
     g = before_it_ends(make, step, plays, lambda g, start: g.over or g.round_no != 1)
     assert not g.over and g.round_no == 1
-    got = public_history(g.view(g.current))
+    view = g.view(g.current)
+    got, discard, pile = replay(view)
     assert [(s.seat, s.total, s.first_of_two, s.direction, s.ninety_nine_used) for s in got] == before
+    # the draw pile's size and reshuffles (R4.3, R4.4) replayed from counts alone
+    assert (discard, pile) == (list(view.discard), view.draw_pile_size)
 
 
 def test_a_hold_played_with_room_to_spare_says_the_hand_had_no_safe_number():

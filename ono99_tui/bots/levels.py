@@ -40,8 +40,13 @@ class Bot:
         self.level = level
         self.rng = random.Random(f"bot/{level}/{seed}")
         self._choose = _POLICIES[level]
-        if level == "hard" and iterations is not None:
-            self._choose = lambda view, rng: choose_hard(view, rng, iterations=iterations)
+        # the hard bot's only state between decisions: a cache of pure results about this round's
+        # public plays (bots/belief.py), so a bot made afresh (a resumed save, an undo, a network
+        # stand-in) decides exactly as one that watched the whole round
+        self.memo: dict = {}
+        if level == "hard":
+            budget = {} if iterations is None else {"iterations": iterations}
+            self._choose = lambda view, rng: choose_hard(view, rng, memo=self.memo, **budget)
 
     def choose(self, view: PlayerView) -> str:
         if not view.my_turn:

@@ -14,6 +14,7 @@ import random
 from collections import Counter
 
 from ..engine import cards as C
+from ..engine.game import MISSING_CARD_POINTS
 from ..engine.legal import legal_plays
 from .heuristics import _standing_of, score_cards
 
@@ -146,6 +147,11 @@ def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) 
     as doing it through ``Game.from_view(view, hands, draw, seed)`` with a ``random.Random(seed)``
     for the policy's tie-breaks.
     """
+    return play_out_sim(view, hands, draw_top_first, card, seed, max_plays).loser
+
+
+def play_out_sim(view, hands, draw_top_first, card: str, seed: int, max_plays: int) -> RoundSim:
+    """``play_out``, returning the finished round itself (hands at the end, for R9 points)."""
     sim = RoundSim(view, hands, draw_top_first, seed)
     rng = random.Random(seed)
     sim.play(card)
@@ -153,4 +159,12 @@ def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) 
     while sim.loser is None and plays < max_plays:
         sim.play(sim.medium_choice(rng))
         plays += 1
-    return sim.loser
+    return sim
+
+
+def round_points(rules, hand: list[str], lost: bool) -> int:
+    """R9.1: what a hand left at the end of a round scores (cards, 15 per missing card, the
+    loser's penalty). The engine's ``Game.breakdown``, for the play-outs."""
+    missing = max(0, rules.hand_size - len(hand))
+    return (sum(C.HAND_VALUE[c] for c in hand) + MISSING_CARD_POINTS * missing
+            + (rules.scoring_bust_penalty if lost else 0))
