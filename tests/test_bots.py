@@ -1,6 +1,7 @@
 """Bots decide from a player view only, deterministically, and always legally."""
 
 import copy
+import dataclasses
 import random
 
 import pytest
@@ -299,3 +300,72 @@ def test_reading_the_plays_guesses_the_hidden_hands_better_than_dealing_blind():
         return hit / total
 
     assert rate(read=True) > rate(read=False) + 0.01
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), shuffle_seed=st.integers(0, 10_000), players=st.sampled_from([2, 4]),
+       rules=st.sampled_from(["standard", "points"]))
+def test_hard_that_watched_the_whole_round_decides_from_public_information_only(seed, shuffle_seed, players, rules):
+    """The hard bot keeps state between decisions (a memo of its reading of the round's plays).
+    Fed every view of its seat for a whole round, it still decides only from what is public: the
+    others' hands and the draw pile shuffled among themselves change nothing, and a bot made
+    afresh at that point (a resumed save, an undo, a network stand-in) with the same random state
+    makes the same decision, so the state it kept is a pure cache."""
+    from ono99_tui.bots.levels import Bot
+    from ono99_tui.bots.search import worth_searching
+    from ono99_tui.store.presets import load_preset
+
+    g = Game([f"P{i}" for i in range(players)], load_preset(rules), seed, record_events=False)
+    hard = Bot("hard", 5, iterations=6)
+    others = [make_bot("medium", i) for i in range(players)]
+    found, searched = None, {}  # round -> searched decisions of seat 0 so far
+    while not g.over:
+        view = g.view(g.current)
+        if g.current == 0:
+            if worth_searching(view) and len(view.legal_plays()) > 1:
+                if searched.get(g.round_no):  # its second search this round: the memo holds the first
+                    found = g
+                    break
+                searched[g.round_no] = 1
+            card = hard.choose(view)
+        else:
+            card = others[g.current].choose(view)
+        g.play(card)
+    assume(found is not None)
+    assert hard.memo  # it did keep something from the round
+    shuffled = shuffle_hidden(g, 0, random.Random(shuffle_seed))
+    assert shuffled.view(0) == g.view(0)
+    twin = copy.deepcopy(hard)
+    fresh = Bot("hard", 5, iterations=6)
+    fresh.rng.setstate(hard.rng.getstate())
+    a = hard.choose(g.view(0))
+    assert twin.choose(shuffled.view(0)) == a
+    assert fresh.choose(g.view(0)) == a
+    assert a in g.legal_plays()
+
+
+def test_points_play_outs_count_cards_left_and_the_penalty_against_the_others():
+    """R9.1 in the hard bot's objective: under points rules a round is worth the points the others
+    add (their cards left, 15 per missing card, the loser's 25) less this seat's, in units of the
+    penalty; reaching the limit under elimination (R9.2) costs the game stake. Under tokens (R8)
+    only whether this seat lost counts."""
+    from types import SimpleNamespace
+
+    from tests.stacked import game_with
+
+    from ono99_tui.bots.search import GAME_STAKE, round_value
+    from ono99_tui.store.presets import load_preset
+
+    g = game_with([["2", "3", "4", "5"], ["hold", "9", "8", "7"]], rules=load_preset("points"))
+    view = g.view(0)
+    sim = SimpleNamespace(order=[0, 1], loser=1, hands={0: ["2", "3", "4", "5"], 1: ["hold", "9", "8"]})
+    # others: 15 + 9 + 8 + 15 (one card missing) + 25 = 72; me: 14
+    assert round_value(view, sim) == pytest.approx((72 - 14) / 25)
+    sim.loser = 0
+    assert round_value(view, sim) == pytest.approx((47 - 39) / 25)
+    near = dataclasses.replace(view, points=(480, 0))
+    assert round_value(near, sim) == pytest.approx((47 - 39) / 25 - GAME_STAKE)  # 480 + 39 reaches 500
+    tokens = dataclasses.replace(view, rules=DEFAULT)
+    assert round_value(tokens, sim) == 0.0
+    sim.loser = 1
+    assert round_value(tokens, sim) == 1.0
