@@ -17,8 +17,8 @@ DESCRIPTIONS = {
     "easy": "Plays its highest card that stays under 99; uses helper cards only when it must.",
     "medium": "Saves its helper cards for danger, dumps high cards early, counts what has been "
     "played and squeezes the next player.",
-    "hard": "Reads what the others' plays give away about their cards, imagines the hidden cards "
-    "many ways, plays each round out in its head, and picks the play that loses least.",
+    "hard": "Reads every play of the round for what the others hold, imagines the hidden cards "
+    "many ways, plays each round out in its head, and picks the play that scores best.",
 }
 
 _POLICIES: dict[str, Callable[[PlayerView, random.Random], str]] = {
