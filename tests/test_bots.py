@@ -166,18 +166,27 @@ def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
     assert choose_hard(view, random.Random(2), iterations=16) == "hold"
 
 
-def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
-    """The hard bot's play-out done the slow, obvious way: through the engine itself."""
-    from ono99_tui.bots.heuristics import choose_medium
+def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None):
+    """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
+    in ``policies`` played by the bot level it names (a "mixed" seat picks one each play)."""
+    from ono99_tui.bots.heuristics import choose_easy, choose_medium, choose_random
+    from ono99_tui.bots.rollout import MIX
     from ono99_tui.engine.view import PlayerView
 
+    by_level = {"medium": choose_medium, "easy": choose_easy, "random": choose_random}
     g = Game.from_view(view, hands, draw, seed=seed)
     rng = random.Random(seed)
     start = g.round_no
     g.play(card)
     plays = 0
     while not g.over and g.round_no == start and plays < max_plays:
-        g.play(choose_medium(PlayerView.of(g, g.current), rng))
+        v = PlayerView.of(g, g.current)
+        level = (policies or {}).get(g.current, "medium")
+        if level == "mixed":
+            x = rng.random()
+            level = "medium" if x < MIX["medium"] else "easy" if x < MIX["medium"] + MIX["easy"] else "random"
+        legal = v.legal_plays()
+        g.play(legal[0] if len(legal) == 1 else by_level[level](v, rng))
         plays += 1
     # the round's own loser: with odd decks the next round can be lost at once inside the same play
     summary = next((r for r in g.round_log if r["round"] == start), None)
@@ -193,7 +202,9 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     """The hard bot's fast play-outs (bots/rollout.py) reach the same loser as the engine from
     the same determinized position, under any house rules: reshuffles (R4.3), running out of
     cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2);
-    under points rules every seat's points for the round are the engine's too (R9.1)."""
+    under points rules every seat's points for the round are the engine's too (R9.1); and with the
+    others played by the kinds of player the reading fits (medium, easy, random, a mix)."""
+    from ono99_tui.bots.belief import MODELS
     from ono99_tui.bots.rollout import play_out_sim, round_points
     from ono99_tui.bots.search import _determinize
 
@@ -208,12 +219,13 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     assert not g.over
     view = g.view(g.current)
     rng = random.Random(seed)
-    for _ in range(3):
+    for deal in range(4):
         hands, draw = _determinize(view, rng)
         s = rng.getrandbits(32)
+        policies = {seat: rng.choice(MODELS) for seat in hands} if deal % 2 else None
         for card in view.legal_plays():
-            sim = play_out_sim(view, hands, draw, card, s, 400)
-            loser, points = _reference_rollout(view, hands, draw, card, s)
+            sim = play_out_sim(view, hands, draw, card, s, 400, policies)
+            loser, points = _reference_rollout(view, hands, draw, card, s, policies=policies)
             assert sim.loser == loser
             if points and loser is not None:
                 assert {seat: round_points(rules, sim.hands[seat], seat == loser) for seat in sim.order} == points

@@ -40,6 +40,7 @@ from ..engine import cards as C
 from ..engine.legal import busts, legal_plays
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, _bust_share, _standing_of, score_cards
+from .rollout import MIX
 
 NOISE = 0.05  # likelihood of a play no model would make
 TRIES = 24  # guessed hands per player before settling for the one that fitted the most plays
@@ -48,7 +49,7 @@ DEPTH = None  # plays read per player, latest first (None: the whole round)
 #: How likely each kind of player is before their plays are read; "mixed": a person, mostly
 #: sensible (medium), sometimes greedy (easy), sometimes careless (random).
 PRIOR = {"medium": 0.45, "mixed": 0.30, "easy": 0.15, "random": 0.10}
-MIX = {"medium": 0.6, "easy": 0.25, "random": 0.15}
+
 MODELS = tuple(PRIOR)
 
 
@@ -208,13 +209,15 @@ class Reader:
 
         return back(len(steps) - 1, tuple(sorted(hand)))
 
-    def accept(self, seat: int, hand: list[str], rng: random.Random) -> tuple[bool, int]:
+    def accept(self, seat: int, hand: list[str], rng: random.Random) -> tuple[bool, int, str]:
         """Keep ``hand`` with probability equal to an unbiased estimate of its likelihood under a
-        model drawn from ``PRIOR``; returns (kept, how many plays it fitted before it was dropped)."""
+        model drawn from ``PRIOR``; returns (kept, how many plays it fitted before it was dropped,
+        the model). The models of the hands kept are draws from the posterior over kinds of player
+        jointly with the hands: the play-outs use them."""
+        model = _draw_model(rng)
         steps = self._steps(seat)
         if not steps:
-            return True, 0
-        model = _draw_model(rng)
+            return True, 0, model
         now = list(hand)
         fitted = 0
         for i in reversed(steps):
@@ -224,9 +227,9 @@ class Reader:
             now.append(s.card)
             before = tuple(sorted(now))
             if rng.random() >= NOISE + (1 - NOISE) * self.fit(i, before, model):
-                return False, fitted
+                return False, fitted, model
             fitted += 1
-        return True, fitted
+        return True, fitted, model
 
 
 def _draw_model(rng: random.Random) -> str:
@@ -253,12 +256,13 @@ def _round_memo(memo: dict | None, view: PlayerView) -> dict:
 
 
 def deal_hidden(view: PlayerView, rng: random.Random, reader: Reader | None,
-                weight=None) -> tuple[dict[int, list[str]], list[str]]:
+                weight=None, models: dict | None = None) -> tuple[dict[int, list[str]], list[str]]:
     """One deal of the hidden cards: the others' hands, then the draw pile (top first).
 
     Each hand is drawn from what is left and kept by ``Reader.accept``; after ``TRIES`` the
     hand that fitted the most plays is kept. ``weight(card)``: a prior making some cards likelier
-    to be in hands than in the pile.
+    to be in hands than in the pile. ``models``: filled with the kind of player each hand was
+    kept under (medium when none was kept).
     """
     pool = list(view.unseen().elements())
     rng.shuffle(pool)
@@ -274,9 +278,11 @@ def deal_hidden(view: PlayerView, rng: random.Random, reader: Reader | None,
             if reader is None:
                 best = picks
                 break
-            kept, fitted = reader.accept(seat, [pool[i] for i in picks], rng)
+            kept, fitted, model = reader.accept(seat, [pool[i] for i in picks], rng)
             if kept:
                 best = picks
+                if models is not None:
+                    models[seat] = model
                 break
             if fitted > best_fit:
                 best, best_fit = picks, fitted

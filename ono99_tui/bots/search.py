@@ -46,15 +46,26 @@ INFERENCE = True  # read the others' hands from their last plays (belief.py)
 
 def _determinize(view: PlayerView, rng: random.Random, reader: Reader | None = None):
     """The others' hands and the draw pile (top first), dealt at random but consistently with
-    what this seat has seen: helpers weighted into hands, hands agreeing with the last plays."""
+    what this seat has seen: helpers weighted into hands, hands agreeing with the round's plays."""
     weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
     return deal_hidden(view, rng, reader, weight)
 
 
-def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
+def _determinize_with_models(view: PlayerView, rng: random.Random, reader: Reader | None):
+    """``_determinize``, and the kind of player each hand was read under (for the play-outs)."""
+    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
+    models: dict[int, str] = {}
+    hands, draw = deal_hidden(view, rng, reader, weight, models if MODEL_PLAYOUTS else None)
+    return hands, draw, models
+
+
+MODEL_PLAYOUTS = True  # the others play the play-outs by the kind of player they were read as
+
+
+def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None) -> float:
     """What the round is worth to this seat after playing ``card``, scored the way the rules in
     force score it (``round_value``)."""
-    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS))
+    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies))
 
 
 GAME_STAKE = 4.0  # points rules: what ending or deciding the game is worth, in bust penalties
@@ -118,14 +129,15 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
     if deal is None:
         reader = Reader(view, memo=memo) if INFERENCE else None
-        deal = lambda: _determinize(view, rng, reader)  # noqa: E731
+        deal = lambda: _determinize_with_models(view, rng, reader)  # noqa: E731
     stop = None if deadline is None else time.perf_counter() + deadline
     for _ in range(iterations):
-        hands, draw = deal()
+        hands, draw, *models = deal()
+        policies = models[0] if models else None
         seed = rng.getrandbits(32)
-        base = _outcome(view, hands, draw, default, seed)
+        base = _outcome(view, hands, draw, default, seed, policies)
         for card in diffs:
-            diffs[card].append(_outcome(view, hands, draw, card, seed) - base)
+            diffs[card].append(_outcome(view, hands, draw, card, seed, policies) - base)
         if stop is not None and time.perf_counter() > stop:
             break
     best, gain = default, 0.0
