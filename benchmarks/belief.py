@@ -38,22 +38,27 @@ def positions(players: int, count: int, table: str = "medium") -> list:
         while not g.over:
             view = g.view(g.current)
             if search.worth_searching(view) and len(view.legal_plays()) > 1 and rng.random() < 0.3:
-                found.append((view, {s: list(g.hands[s]) for s in view.in_round if s != view.seat}))
+                found.append((view, {s: list(g.hands[s]) for s in view.in_round if s != view.seat}, levels))
             g.play(bots[g.current].choose(view))
     return found[:count]
 
 
-def match_rate(found, deals: int, read: bool, weight) -> tuple[float, float]:
+def match_rate(found, deals: int, read: bool, weight, kinds: Counter | None = None) -> tuple[float, float]:
+    """Share of the others' hand cards dealt right, and seconds per deal. ``kinds``: counts, per
+    player's true level, of the kind of player each kept hand was read as (True: the same)."""
     rng = random.Random(3)
     hit = total = 0
     start = time.perf_counter()
-    for view, true in found:
+    for view, true, levels in found:
         reader = belief.Reader(view) if read else None
         for _ in range(deals):
-            hands, _ = belief.deal_hidden(view, rng, reader, weight)
+            models: dict = {}
+            hands, _ = belief.deal_hidden(view, rng, reader, weight, models)
             for seat, hand in hands.items():
                 hit += sum((Counter(hand) & Counter(true[seat])).values())
                 total += len(hand)
+                if kinds is not None and seat in models:
+                    kinds[(levels[seat], models[seat])] += 1
     return hit / total, (time.perf_counter() - start) / (len(found) * deals)
 
 
@@ -70,13 +75,20 @@ def main() -> None:
           f"{args.deals} deals each")
     print(f"{'deal':<34} {'cards right':>11} {'x uniform':>10} {'ms per deal':>12}")
     base = None
+    kinds: Counter = Counter()
     for name, read, weight in [("uniform (baseline)", False, None),
                                (f"helpers weighted {search.HELPER_WEIGHT:g}x", False, helpers),
                                ("read from plays", True, None),
                                ("read from plays + helpers weighted", True, helpers)]:
-        rate, secs = match_rate(found, args.deals, read, weight)
+        rate, secs = match_rate(found, args.deals, read, weight, kinds if read and weight else None)
         base = base or rate
         print(f"{name:<34} {100 * rate:>10.1f}% {rate / base:>9.2f}x {1000 * secs:>12.3f}")
+
+    print("kind of player each kept hand was read as (rows: the player's real level):")
+    for level in sorted({lv for lv, _ in kinds}):
+        row = {m: kinds[(level, m)] for m in belief.MODELS}
+        n = sum(row.values()) or 1
+        print(f"  {level:<8} " + "  ".join(f"{m} {100 * c / n:5.1f}%" for m, c in row.items()) + f"  ({n} hands)")
 
 
 if __name__ == "__main__":
