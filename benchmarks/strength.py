@@ -145,7 +145,8 @@ def _merged(part: list[dict]) -> dict:
         levels.append(row)
     ranges = sorted(tuple(p.get("range", [0, p["games"]])) for p in part)
     return dict(first, games=n, levels=levels, elapsed_s=sum(p["elapsed_s"] for p in part),
-                range=[list(r) for r in ranges], parts=len(part))
+                range=[list(r) for r in ranges], parts=len(part),
+                loadavg=[p.get("loadavg", "") for p in part])
 
 
 def report(path: str) -> None:
