@@ -1,25 +1,24 @@
 """The hard bot: determinized rollouts with paired comparisons.
 
 Each iteration deals the hidden cards at random consistently with what the bot
-has seen (the others' hand sizes, every card played, and what each player's
-last play says about the cards they kept: ``belief.py``), and plays the round
-out once after each candidate card, on that same deal and with the same random
-future (common random numbers), using the medium policy for everyone
-(``rollout.py``). The candidates are compared on those paired outcomes, and the
-bot departs from the medium policy's choice only when the rollouts show a gain
-of more than ``k`` standard errors (default 1), so that sampling noise seldom
-overrules medium.
+has seen (the others' hand sizes, every card played, and what every play each
+player made this round says about their cards, under a kind of player fitted
+from those plays: ``belief.py``), and plays the round out once after each
+candidate card, on that same deal and with the same random future (common
+random numbers), each other player playing as the kind they were read as and
+this seat as medium (``rollout.py``). Each play-out is scored the way the rules
+in force score the round (``round_value``: tokens, R8, or points, R9). The
+candidates are compared on those paired outcomes, and the bot departs from the
+medium policy's choice only when the rollouts show a gain of more than ``k``
+standard errors (default 1), so that sampling noise seldom overrules medium.
 
 Far from the target the round is decided many plays later and the rollouts are
 mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
 the target or it must play twice.
 
-Measured: dealing the hidden cards uniformly made its departures from medium a
-net loss (other players keep their helper cards, so their hands hold more
-helpers than a uniform deal gives); weighting helpers 3x into hands made them a
-small net gain. At a four-player table against three medium bots, on the same
-2,000 deals: 26.2% without reading the plays (48 iterations); 27.8% reading
-them, with helpers weighted (96 iterations, shipped; docs/bots.md).
+Measured before this version (docs/bots.md): dealing the hidden cards uniformly
+made its departures from medium a net loss (other players keep their helper
+cards); weighting helpers 3x into hands made them a small net gain.
 """
 
 from __future__ import annotations
