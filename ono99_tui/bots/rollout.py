@@ -3,9 +3,11 @@
 The search plays thousands of rounds per decision. Doing that through ``Game``
 builds a full ``PlayerView`` (every played card, copied) for every simulated
 play; this module keeps only what one round needs and calls medium's scoring
-core directly, so a play-out is several times quicker. It follows the engine
-exactly, reshuffle order included: a test plays the same positions both ways
-and requires the same loser every time.
+core directly (or easy's, random's, or a mix of them, for a player the reading
+fits as one of those), so a play-out is several times quicker. It follows the
+engine exactly, reshuffle order included: a test plays the same positions both
+ways and requires the same loser, and under points rules the same points for
+every seat (R9.1), every time.
 """
 
 from __future__ import annotations
