@@ -1,6 +1,7 @@
 """Bots decide from a player view only, deterministically, and always legally."""
 
 import copy
+import dataclasses
 import random
 
 import pytest
@@ -165,21 +166,34 @@ def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
     assert choose_hard(view, random.Random(2), iterations=16) == "hold"
 
 
-def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
-    """The hard bot's play-out done the slow, obvious way: through the engine itself."""
-    from ono99_tui.bots.heuristics import choose_medium
+def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None):
+    """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
+    in ``policies`` played by the bot level it names (a "mixed" seat picks one each play)."""
+    from ono99_tui.bots.heuristics import choose_easy, choose_medium, choose_random
+    from ono99_tui.bots.rollout import MIX
     from ono99_tui.engine.view import PlayerView
 
+    by_level = {"medium": choose_medium, "easy": choose_easy, "random": choose_random}
     g = Game.from_view(view, hands, draw, seed=seed)
     rng = random.Random(seed)
     start = g.round_no
     g.play(card)
     plays = 0
     while not g.over and g.round_no == start and plays < max_plays:
-        g.play(choose_medium(PlayerView.of(g, g.current), rng))
+        v = PlayerView.of(g, g.current)
+        level = (policies or {}).get(g.current, "medium")
+        if level == "mixed":
+            x = rng.random()
+            level = "medium" if x < MIX["medium"] else "easy" if x < MIX["medium"] + MIX["easy"] else "random"
+        legal = v.legal_plays()
+        g.play(legal[0] if len(legal) == 1 else by_level[level](v, rng))
         plays += 1
     # the round's own loser: with odd decks the next round can be lost at once inside the same play
-    return next((r["loser"] for r in g.round_log if r["round"] == start), None)
+    summary = next((r for r in g.round_log if r["round"] == start), None)
+    if summary is None:
+        return None, None
+    points = {row["seat"]: row["gained"] for row in summary.get("breakdown", ())}
+    return summary["loser"], points
 
 
 @settings(max_examples=60, deadline=None)
@@ -187,8 +201,11 @@ def _reference_rollout(view, hands, draw, card, seed, max_plays=400):
 def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     """The hard bot's fast play-outs (bots/rollout.py) reach the same loser as the engine from
     the same determinized position, under any house rules: reshuffles (R4.3), running out of
-    cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2)."""
-    from ono99_tui.bots.rollout import play_out
+    cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2);
+    under points rules every seat's points for the round are the engine's too (R9.1); and with the
+    others played by the kinds of player the reading fits (medium, easy, random, a mix)."""
+    from ono99_tui.bots.belief import MODELS
+    from ono99_tui.bots.rollout import play_out_sim, round_points
     from ono99_tui.bots.search import _determinize
 
     rules, names, game_seed, dealer = table
@@ -202,11 +219,16 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     assert not g.over
     view = g.view(g.current)
     rng = random.Random(seed)
-    for _ in range(3):
+    for deal in range(4):
         hands, draw = _determinize(view, rng)
         s = rng.getrandbits(32)
+        policies = {seat: rng.choice(MODELS) for seat in hands} if deal % 2 else None
         for card in view.legal_plays():
-            assert play_out(view, hands, draw, card, s, 400) == _reference_rollout(view, hands, draw, card, s)
+            sim = play_out_sim(view, hands, draw, card, s, 400, policies)
+            loser, points = _reference_rollout(view, hands, draw, card, s, policies=policies)
+            assert sim.loser == loser
+            if points and loser is not None:
+                assert {seat: round_points(rules, sim.hands[seat], seat == loser) for seat in sim.order} == points
 
 
 @settings(max_examples=80, deadline=None)
@@ -214,7 +236,7 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
 def test_public_history_replays_each_position_of_the_round(table, seed, plays):
     """The hard bot reads the others' plays in the position each was made in (R3.2 start,
     R6 Double Play turns and deflections, R7.2 one 99 per turn), from public information only."""
-    from ono99_tui.bots.belief import public_history
+    from ono99_tui.bots.belief import replay
 
     rules, names, game_seed, dealer = table
     state, before = {}, []
@@ -231,8 +253,11 @@ def test_public_history_replays_each_position_of_the_round(table, seed, plays):
     # up to ``plays`` plays, and never past the end of the first round (its history is the round's)
     g = before_it_ends(make, step, plays, lambda g, start: g.over or g.round_no != 1)
     assert not g.over and g.round_no == 1
-    got = public_history(g.view(g.current))
+    view = g.view(g.current)
+    got, discard, pile = replay(view)
     assert [(s.seat, s.total, s.first_of_two, s.direction, s.ninety_nine_used) for s in got] == before
+    # the draw pile's size and reshuffles (R4.3, R4.4) replayed from counts alone
+    assert (discard, pile) == (list(view.discard), view.draw_pile_size)
 
 
 def test_a_hold_played_with_room_to_spare_says_the_hand_had_no_safe_number():
@@ -287,3 +312,72 @@ def test_reading_the_plays_guesses_the_hidden_hands_better_than_dealing_blind():
         return hit / total
 
     assert rate(read=True) > rate(read=False) + 0.01
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), shuffle_seed=st.integers(0, 10_000), players=st.sampled_from([2, 4]),
+       rules=st.sampled_from(["standard", "points"]))
+def test_hard_that_watched_the_whole_round_decides_from_public_information_only(seed, shuffle_seed, players, rules):
+    """The hard bot keeps state between decisions (a memo of its reading of the round's plays).
+    Fed every view of its seat for a whole round, it still decides only from what is public: the
+    others' hands and the draw pile shuffled among themselves change nothing, and a bot made
+    afresh at that point (a resumed save, an undo, a network stand-in) with the same random state
+    makes the same decision, so the state it kept is a pure cache."""
+    from ono99_tui.bots.levels import Bot
+    from ono99_tui.bots.search import worth_searching
+    from ono99_tui.store.presets import load_preset
+
+    g = Game([f"P{i}" for i in range(players)], load_preset(rules), seed, record_events=False)
+    hard = Bot("hard", 5, iterations=6)
+    others = [make_bot("medium", i) for i in range(players)]
+    found, searched = None, {}  # round -> searched decisions of seat 0 so far
+    while not g.over:
+        view = g.view(g.current)
+        if g.current == 0:
+            if worth_searching(view) and len(view.legal_plays()) > 1:
+                if searched.get(g.round_no):  # its second search this round: the memo holds the first
+                    found = g
+                    break
+                searched[g.round_no] = 1
+            card = hard.choose(view)
+        else:
+            card = others[g.current].choose(view)
+        g.play(card)
+    assume(found is not None)
+    assert hard.memo  # it did keep something from the round
+    shuffled = shuffle_hidden(g, 0, random.Random(shuffle_seed))
+    assert shuffled.view(0) == g.view(0)
+    twin = copy.deepcopy(hard)
+    fresh = Bot("hard", 5, iterations=6)
+    fresh.rng.setstate(hard.rng.getstate())
+    a = hard.choose(g.view(0))
+    assert twin.choose(shuffled.view(0)) == a
+    assert fresh.choose(g.view(0)) == a
+    assert a in g.legal_plays()
+
+
+def test_points_play_outs_count_cards_left_and_the_penalty_against_the_others():
+    """R9.1 in the hard bot's objective: under points rules a round is worth the points the others
+    add (their cards left, 15 per missing card, the loser's 25) less this seat's, in units of the
+    penalty; reaching the limit under elimination (R9.2) costs the game stake. Under tokens (R8)
+    only whether this seat lost counts."""
+    from types import SimpleNamespace
+
+    from tests.stacked import game_with
+
+    from ono99_tui.bots.search import GAME_STAKE, round_value
+    from ono99_tui.store.presets import load_preset
+
+    g = game_with([["2", "3", "4", "5"], ["hold", "9", "8", "7"]], rules=load_preset("points"))
+    view = g.view(0)
+    sim = SimpleNamespace(order=[0, 1], loser=1, hands={0: ["2", "3", "4", "5"], 1: ["hold", "9", "8"]})
+    # others: 15 + 9 + 8 + 15 (one card missing) + 25 = 72; me: 14
+    assert round_value(view, sim) == pytest.approx((72 - 14) / 25)
+    sim.loser = 0
+    assert round_value(view, sim) == pytest.approx((47 - 39) / 25)
+    near = dataclasses.replace(view, points=(480, 0))
+    assert round_value(near, sim) == pytest.approx((47 - 39) / 25 - GAME_STAKE)  # 480 + 39 reaches 500
+    tokens = dataclasses.replace(view, rules=DEFAULT)
+    assert round_value(tokens, sim) == 0.0
+    sim.loser = 1
+    assert round_value(tokens, sim) == 1.0

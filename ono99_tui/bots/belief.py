@@ -1,30 +1,56 @@
-"""What the other players probably hold, read from how they played (public information only).
+"""What the other players probably hold, read from the whole round's public history.
 
-A player's last play says a lot about the three cards they kept with it: a
-sensible player who plays a Hold at 80 had no safe number card, and one who
-plays a 3 at 60 had nothing higher that was safe. The hard bot deals the
-hidden cards for each simulation so that each player's hand agrees with their
-last play this round, judged by the medium policy, with a little room
-(``NOISE``) for players who play differently.
+Every play a player made this round says something about the cards they held
+then: a sensible player who plays a Hold at 80 had no safe number card, one
+who plays a 3 at 60 had nothing higher that was safe. Working back from a
+guessed hand now, the hand before each of their plays is the hand after it,
+less the card they drew next (any of them), plus the card they played; each
+play is then judged by a model of how that player plays.
 
-Measured: dealing the others' hands knowing them exactly (a cheat, for
-measurement only) took a rollout bot from a 25% fair share to 48% at a
-four-player table; every bit of that which an honest reading can recover counts.
+The models (``MODELS``): the medium policy, the easy policy, the random bot,
+and a human-like mix of the three. Which one a player is, is not assumed: each
+guessed hand is judged under a model drawn from the prior ``PRIOR``, so a hand
+is kept in proportion to sum over models of prior x likelihood, which is the
+Bayesian posterior with the player's kind unknown (a player whose plays only
+a random player would make is read as one, and their hand as barely known).
+
+Sampling is exact rejection sampling with an unbiased likelihood estimate (the
+pseudo-marginal trick): a guessed hand is kept with the probability of the
+plays along one randomly chosen history (which card was drawn after each
+play), checked from the latest play back so that a hand the plays rule out is
+dropped at the first play that rules it out. Everything is a function of the
+view (the round's public plays are in it): nothing is kept between decisions
+except a memo of pure results, so save/resume, undo, a worker thread or a
+network stand-in bot decide exactly as the bot that saw the whole round.
+
+The position each play was made in (total, direction, Double Play turns, what
+had been played since the last reshuffle, whether a card could be drawn) is
+replayed from the public record (``public_history``).
 """
 
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
+from collections import Counter
+from itertools import accumulate
 from dataclasses import dataclass
 
 from ..engine import cards as C
-from ..engine.legal import legal_plays
+from ..engine.legal import busts, legal_plays
 from ..engine.view import PlayerView
-from .heuristics import _bust_share, _standing_of, score_cards
+from .heuristics import HELPERS, _bust_share, _standing_of, score_cards
+from .rollout import MIX
 
-NOISE = 0.05  # likelihood of a play the model would not make: people are not medium bots
-DEPTH = 1  # how many of each player's latest plays are read
-TRIES = 12  # hands drawn per player before settling for the likeliest one seen
+NOISE = 0.05  # likelihood of a play no model would make
+TRIES = 24  # guessed hands per player before settling for the one that fitted the most plays
+DEPTH = None  # plays read per player, latest first (None: the whole round)
+
+#: How likely each kind of player is before their plays are read; "mixed": a person, mostly
+#: sensible (medium), sometimes greedy (easy), sometimes careless (random).
+PRIOR = {"medium": 0.45, "mixed": 0.30, "easy": 0.15, "random": 0.10}
+
+MODELS = tuple(PRIOR)
 
 
 @dataclass(frozen=True)
@@ -37,16 +63,32 @@ class Seen:
     first_of_two: bool
     direction: int
     ninety_nine_used: bool
+    discard: tuple[str, ...] = ()  # the played cards in sight before this play (since the last reshuffle)
+    drew: bool = True  # a card was drawn after it (R4.4: not when nothing was left)
 
 
 def public_history(view: PlayerView) -> list[Seen]:
-    """This round's plays with the position before each, replayed from the public record."""
+    """This round's plays with the position before each, replayed from the public record: the
+    engine's turn logic (R3.2, R6, R7.2) and its draw pile's size and reshuffles (R4.3, R4.4)."""
+    return replay(view)[0]
+
+
+def replay(view: PlayerView) -> tuple[list[Seen], list[str], int]:
+    """``public_history``, and the discard and draw-pile size it arrives at (the view's own)."""
     rules = view.rules
     two = len(view.in_round) == 2
     total, direction, owed, pending, nn_used = 0, 1, 1, False, False  # R3.2
+    pile = len(rules.deck) - rules.hand_size * len(view.in_round)  # R3.1
+    discard: list[str] = []
     seen = []
-    for seat, card in view.round_plays:  # the engine's turn logic (R6), without the hands
-        seen.append(Seen(seat, card, total, owed == 2, direction, nn_used))
+    for seat, card in view.round_plays:
+        in_sight = tuple(discard)
+        discard.append(card)
+        if pile == 0 and len(discard) > 1:  # R4.3: all but the card just played go back
+            pile, discard = len(discard) - 1, discard[-1:]
+        drew = pile > 0
+        pile -= drew
+        seen.append(Seen(seat, card, total, owed == 2, direction, nn_used, in_sight, drew))
         total += C.EFFECT[card]
         if card == C.NINETY_NINE:
             nn_used = True
@@ -57,69 +99,68 @@ def public_history(view: PlayerView) -> list[Seen]:
             continue
         owed = 2 if (owed == 2 or card == C.DOUBLE or pending) else 1
         pending = nn_used = False
-    return seen
+    return seen, discard, pile
 
 
 class Reader:
-    """Likelihood of a hand for a seat, given that seat's last ``DEPTH`` plays; memoized per decision.
+    """Reads the others' hands from their plays this round (see the module's docstring).
 
-    Working back from the hand now: before each play the player held the cards they hold
-    after it, less the one they drew next (any of them, equally likely), plus the card played.
-    Each play is scored by whether the medium policy would have made it from that hand.
+    ``memo``: a dict kept by the caller between decisions of one round (a pure cache: a play's
+    fit depends on the round's plays up to it only, so it holds while the history only grows).
     """
 
-    def __init__(self, view: PlayerView, depth: int | None = None):
+    def __init__(self, view: PlayerView, depth: int | None = DEPTH, memo: dict | None = None):
         self.view = view
-        self.depth = DEPTH if depth is None else depth
-        self.plays: dict[int, list[Seen]] = {}
-        for s in public_history(view):
+        self.depth = depth
+        self.history = public_history(view)
+        self.plays: dict[int, list[int]] = {}
+        for i, s in enumerate(self.history):
             if s.seat != view.seat:
-                self.plays.setdefault(s.seat, []).append(s)
-        unseen = view.unseen()
-        shares = [_bust_share(unseen, room) for room in range(12)]  # 11 and up: only the 99s bust
-        self._bust = lambda room: shares[min(room, 11)]
+                self.plays.setdefault(s.seat, []).append(i)
         self._multi = len(view.in_round) > 2
-        self._cache: dict[tuple, float] = {}
+        self._deck = Counter(view.rules.deck)
+        self._fit = _round_memo(memo, view)
+        self._back: dict = {}
+        self._unseen: dict[int, Counter] = {}
 
-    def likelihood(self, seat: int, hand: list[str]) -> float:
-        plays = self.plays.get(seat)
-        if not plays:
-            return 1.0
-        return self._back(seat, len(plays) - 1, tuple(sorted(hand)), self.depth)
+    # -- how likely one play is under a model ----------------------------------------------
+    def fit(self, i: int, before: tuple[str, ...], model: str) -> float:
+        """Probability that a player of kind ``model`` holding ``before`` makes play ``i``."""
+        key = (i, before, model)
+        found = self._fit.get(key)
+        if found is None:
+            if model == "mixed":
+                found = sum(w * self.fit(i, before, m) for m, w in MIX.items())
+            else:
+                found = self._policy_fit(self.history[i], before, model)
+            self._fit[key] = found
+        return found
 
-    def _back(self, seat: int, k: int, hand: tuple[str, ...], depth: int) -> float:
-        if k < 0 or depth == 0:
-            return 1.0
-        key = (seat, k, hand, depth)
-        found = self._cache.get(key)
-        if found is not None:
-            return found
-        s = self.plays[seat][k]
-        if len(hand) < self.view.rules.hand_size:
-            drawn_options = [(None, 1)]  # nothing was drawn after that play (R4.4)
-        else:
-            drawn_options = [(c, hand.count(c)) for c in dict.fromkeys(hand)]
-        like = 0.0
-        for drawn, ways in drawn_options:
-            kept = list(hand)
-            if drawn is not None:
-                kept.remove(drawn)
-            before = tuple(sorted(kept + [s.card]))
-            fits = NOISE + (1 - NOISE) * self._fits(s, before)
-            like += ways * fits * self._back(seat, k - 1, before, depth - 1)
-        like /= sum(w for _, w in drawn_options)
-        self._cache[key] = like
-        return like
-
-    def _fits(self, s: Seen, before: tuple[str, ...]) -> bool:
-        """Would the medium policy have played ``s.card`` from ``before``?"""
-        view = self.view
-        rules = view.rules
+    def _policy_fit(self, s: Seen, before: tuple[str, ...], model: str) -> float:
+        rules = self.view.rules
         legal = legal_plays(rules, before, s.total, s.first_of_two, s.ninety_nine_used)
         if s.card not in legal:
-            return False
+            return 0.0
         if len(legal) == 1:
-            return True
+            return 1.0
+        safe = [c for c in legal if not busts(rules, c, s.total)]
+        if model == "random":
+            pool = safe or legal
+            return pool.count(s.card) / len(pool) if s.card in pool else 0.0
+        if model == "easy":
+            adders = [c for c in safe if c in C.ADDERS]
+            if adders:
+                return float(C.EFFECT[s.card] == max(C.EFFECT[c] for c in adders) and s.card in adders)
+            helpers = [c for c in safe if c in HELPERS]
+            if helpers:
+                return helpers.count(s.card) / len(helpers)
+            return float(C.EFFECT[s.card] == min(C.EFFECT[c] for c in legal))
+        # medium, with its card counting as it was then: the cards that player could not see
+        base = self._unseen.get(id(s))
+        if base is None:
+            base = self._unseen[id(s)] = self._deck - Counter(s.discard)
+        unseen = base - Counter(before)
+        view = self.view
         order = view.in_round
 
         def standing_after(card: str) -> float:
@@ -127,17 +168,101 @@ class Reader:
             nxt = order[(order.index(s.seat) + step) % len(order)]
             return _standing_of(rules, view.tokens, view.points, nxt)
 
-        scores = score_cards(rules, legal, before, s.total, s.first_of_two, self._multi, self._bust, standing_after)
-        return scores[s.card] == max(scores.values())
+        scores = score_cards(rules, legal, before, s.total, s.first_of_two, self._multi,
+                             lambda room: _bust_share(unseen, room), standing_after)
+        return float(scores[s.card] == max(scores.values()))
+
+    # -- a guessed hand, judged ---------------------------------------------------------------
+    def _steps(self, seat: int) -> list[int]:
+        plays = self.plays.get(seat, [])
+        return plays if self.depth is None else plays[-self.depth:] if self.depth > 0 else []
+
+    def posterior_weight(self, seat: int, hand: list[str]) -> float:
+        """Sum over the kinds of player of prior x ``likelihood``: the weight of ``hand`` (at most 1)."""
+        return sum(p * self.likelihood(seat, hand, m) for m, p in PRIOR.items())
+
+    def likelihood(self, seat: int, hand: list[str], model: str = "medium") -> float:
+        """Exact probability of ``seat``'s plays this round given it holds ``hand`` now and plays like
+        ``model`` (each play allowing ``NOISE``), averaged over which card it drew after each."""
+        steps = self._steps(seat)
+        cache = self._back.setdefault((seat, model), {})
+
+        def back(k: int, hand: tuple[str, ...]) -> float:
+            if k < 0:
+                return 1.0
+            found = cache.get((k, hand))
+            if found is not None:
+                return found
+            i = steps[k]
+            s = self.history[i]
+            options = [(c, hand.count(c)) for c in dict.fromkeys(hand)] if s.drew and hand else [(None, 1)]
+            like = 0.0
+            for drawn, ways in options:
+                kept = list(hand)
+                if drawn is not None:
+                    kept.remove(drawn)
+                before = tuple(sorted(kept + [s.card]))
+                like += ways * (NOISE + (1 - NOISE) * self.fit(i, before, model)) * back(k - 1, before)
+            like /= sum(w for _, w in options)
+            cache[(k, hand)] = like
+            return like
+
+        return back(len(steps) - 1, tuple(sorted(hand)))
+
+    def accept(self, seat: int, hand: list[str], rng: random.Random) -> tuple[bool, int, str]:
+        """Keep ``hand`` with probability equal to an unbiased estimate of its likelihood under a
+        model drawn from ``PRIOR``; returns (kept, how many plays it fitted before it was dropped,
+        the model). The models of the hands kept are draws from the posterior over kinds of player
+        jointly with the hands: the play-outs use them."""
+        model = _draw_model(rng)
+        steps = self._steps(seat)
+        if not steps:
+            return True, 0, model
+        now = list(hand)
+        fitted = 0
+        for i in reversed(steps):
+            s = self.history[i]
+            if s.drew and now:
+                now.pop(rng.randrange(len(now)))
+            now.append(s.card)
+            before = tuple(sorted(now))
+            if rng.random() >= NOISE + (1 - NOISE) * self.fit(i, before, model):
+                return False, fitted, model
+            fitted += 1
+        return True, fitted, model
+
+
+def _draw_model(rng: random.Random) -> str:
+    x = rng.random()
+    for model, p in PRIOR.items():
+        x -= p
+        if x < 0:
+            return model
+    return MODELS[-1]
+
+
+def _round_memo(memo: dict | None, view: PlayerView) -> dict:
+    """The fits memo for this round: kept while the round's plays only grow, else started again."""
+    if memo is None:
+        return {}
+    key = (view.names, view.rules, view.round, view.dealer, view.in_round, view.tokens, view.points)
+    plays = view.round_plays
+    old = memo.get("plays")
+    if memo.get("key") != key or old is None or plays[:len(old)] != old:
+        memo.clear()
+        memo["key"], memo["fits"] = key, {}
+    memo["plays"] = plays
+    return memo["fits"]
 
 
 def deal_hidden(view: PlayerView, rng: random.Random, reader: Reader | None,
-                weight=None) -> tuple[dict[int, list[str]], list[str]]:
+                weight=None, models: dict | None = None) -> tuple[dict[int, list[str]], list[str]]:
     """One deal of the hidden cards: the others' hands, then the draw pile (top first).
 
-    Each hand is drawn from what is left and kept with probability equal to its likelihood
-    (rejection sampling); after ``TRIES`` the likeliest hand drawn is kept.
-    ``weight(card)``: a prior making some cards likelier to be in hands than in the pile.
+    Each hand is drawn from what is left and kept by ``Reader.accept``; after ``TRIES`` the
+    hand that fitted the most plays is kept. ``weight(card)``: a prior making some cards likelier
+    to be in hands than in the pile. ``models``: filled with the kind of player each hand was
+    kept under (medium when none was kept).
     """
     pool = list(view.unseen().elements())
     rng.shuffle(pool)
@@ -146,16 +271,21 @@ def deal_hidden(view: PlayerView, rng: random.Random, reader: Reader | None,
         if seat == view.seat:
             continue
         size = view.hand_sizes[seat]
-        best, best_l = None, -1.0
-        for _ in range(TRIES):
-            picks = _pick(pool, size, rng, weight)
-            hand = [pool[i] for i in picks]
-            like = 1.0 if reader is None else reader.likelihood(seat, hand)
-            if like > best_l:
-                best, best_l = picks, like
-            if rng.random() < like:
+        best, best_fit = None, -1
+        cum = None if weight is None else list(accumulate(weight(c) for c in pool))
+        for _ in range(TRIES if reader is not None else 1):
+            picks = _pick(pool, size, rng, cum)
+            if reader is None:
                 best = picks
                 break
+            kept, fitted, model = reader.accept(seat, [pool[i] for i in picks], rng)
+            if kept:
+                best = picks
+                if models is not None:
+                    models[seat] = model
+                break
+            if fitted > best_fit:
+                best, best_fit = picks, fitted
         hands[seat] = [pool[i] for i in best]
         for i in sorted(best, reverse=True):
             pool.pop(i)
@@ -163,10 +293,17 @@ def deal_hidden(view: PlayerView, rng: random.Random, reader: Reader | None,
     return hands, pool
 
 
-def _pick(pool: list[str], size: int, rng: random.Random, weight) -> list[int]:
-    if weight is None:
-        return rng.sample(range(len(pool)), min(size, len(pool)))
-    # weighted sampling without replacement (Efraimidis-Spirakis keys)
-    keys = [(rng.random() ** (1.0 / weight(c)), i) for i, c in enumerate(pool)]
-    keys.sort(reverse=True)
-    return [i for _, i in keys[:size]]
+def _pick(pool: list[str], size: int, rng: random.Random, cum: list[float] | None) -> list[int]:
+    """``size`` distinct places in ``pool``: uniformly, or (``cum``: the cumulative weights) each
+    in turn with probability proportional to its weight among those not yet taken (successive
+    sampling; a draw of a place already taken is drawn again, which is the same thing)."""
+    size = min(size, len(pool))
+    if cum is None:
+        return rng.sample(range(len(pool)), size)
+    total = cum[-1]
+    picks: list[int] = []
+    while len(picks) < size:
+        i = bisect_right(cum, rng.random() * total)
+        if i < len(pool) and i not in picks:
+            picks.append(i)
+    return picks

@@ -17,8 +17,8 @@ DESCRIPTIONS = {
     "easy": "Plays its highest card that stays under 99; uses helper cards only when it must.",
     "medium": "Saves its helper cards for danger, dumps high cards early, counts what has been "
     "played and squeezes the next player.",
-    "hard": "Reads what the others' plays give away about their cards, imagines the hidden cards "
-    "many ways, plays each round out in its head, and picks the play that loses least.",
+    "hard": "Reads every play of the round for what the others hold, imagines the hidden cards "
+    "many ways, plays each round out in its head, and picks the play that scores best.",
 }
 
 _POLICIES: dict[str, Callable[[PlayerView, random.Random], str]] = {
@@ -40,8 +40,13 @@ class Bot:
         self.level = level
         self.rng = random.Random(f"bot/{level}/{seed}")
         self._choose = _POLICIES[level]
-        if level == "hard" and iterations is not None:
-            self._choose = lambda view, rng: choose_hard(view, rng, iterations=iterations)
+        # the hard bot's only state between decisions: a cache of pure results about this round's
+        # public plays (bots/belief.py), so a bot made afresh (a resumed save, an undo, a network
+        # stand-in) decides exactly as one that watched the whole round
+        self.memo: dict = {}
+        if level == "hard":
+            budget = {} if iterations is None else {"iterations": iterations}
+            self._choose = lambda view, rng: choose_hard(view, rng, memo=self.memo, **budget)
 
     def choose(self, view: PlayerView) -> str:
         if not view.my_turn:

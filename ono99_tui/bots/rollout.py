@@ -3,9 +3,11 @@
 The search plays thousands of rounds per decision. Doing that through ``Game``
 builds a full ``PlayerView`` (every played card, copied) for every simulated
 play; this module keeps only what one round needs and calls medium's scoring
-core directly, so a play-out is several times quicker. It follows the engine
-exactly, reshuffle order included: a test plays the same positions both ways
-and requires the same loser every time.
+core directly (or easy's, random's, or a mix of them, for a player the reading
+fits as one of those), so a play-out is several times quicker. It follows the
+engine exactly, reshuffle order included: a test plays the same positions both
+ways and requires the same loser, and under points rules the same points for
+every seat (R9.1), every time.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ import random
 from collections import Counter
 
 from ..engine import cards as C
+from ..engine.game import MISSING_CARD_POINTS
 from ..engine.legal import legal_plays
-from .heuristics import _standing_of, score_cards
+from .heuristics import HELPERS, _standing_of, score_cards
+
+MIX = {"medium": 0.6, "easy": 0.25, "random": 0.15}  # belief.MIX: a person, as the reading models one
 
 _ADDERS = C.ADDERS
 _EFFECT = C.EFFECT
@@ -31,9 +36,11 @@ class RoundSim:
 
     __slots__ = ("rules", "round_no", "seed", "order", "pos", "hands", "draw", "discard", "seen",
                  "total", "direction", "current", "owed", "nn_used", "pending_double", "reshuffles",
-                 "loser", "legal", "deck", "deck_size", "tokens", "points")
+                 "loser", "legal", "deck", "deck_size", "tokens", "points", "policies")
 
-    def __init__(self, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int):
+    def __init__(self, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int,
+                 policies: dict[int, str] | None = None):
+        self.policies = policies or {}
         self.rules = view.rules
         self.round_no = view.round
         self.seed = seed
@@ -139,6 +146,31 @@ class RoundSim:
         return rng.choice([c for c in legal if scores[c] == best])
 
 
+    def choose(self, rng: random.Random) -> str:
+        """The play of the seat to move by its model in ``policies`` (belief.MODELS; medium when
+        none is given): medium, easy, random, or the human-like mix of them."""
+        model = self.policies.get(self.current, "medium")
+        if model == "mixed":
+            x = rng.random()
+            model = "medium" if x < MIX["medium"] else "easy" if x < MIX["medium"] + MIX["easy"] else "random"
+        if model == "medium":
+            return self.medium_choice(rng)
+        legal = self.legal
+        if len(legal) == 1:
+            return legal[0]
+        total, target = self.total, self.rules.target
+        safe = [c for c in legal if not (c in _ADDERS and total + _EFFECT[c] >= target)]  # R5.4
+        if model == "random":
+            return rng.choice(safe or legal)
+        adders = [c for c in safe if c in _ADDERS]  # easy (heuristics.choose_easy)
+        if adders:
+            return max(adders, key=_EFFECT.__getitem__)
+        helpers = [c for c in safe if c in HELPERS]
+        if helpers:
+            return rng.choice(helpers)
+        return min(legal, key=_EFFECT.__getitem__)
+
+
 def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) -> int | None:
     """Play ``card`` for the seat to move, then medium for everyone until the round ends.
 
@@ -146,11 +178,27 @@ def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) 
     as doing it through ``Game.from_view(view, hands, draw, seed)`` with a ``random.Random(seed)``
     for the policy's tie-breaks.
     """
-    sim = RoundSim(view, hands, draw_top_first, seed)
+    return play_out_sim(view, hands, draw_top_first, card, seed, max_plays).loser
+
+
+def play_out_sim(view, hands, draw_top_first, card: str, seed: int, max_plays: int,
+                 policies: dict[int, str] | None = None) -> RoundSim:
+    """``play_out``, returning the finished round itself (hands at the end, for R9 points), with
+    each seat in ``policies`` playing by its model (the others, this seat included, by medium)."""
+    sim = RoundSim(view, hands, draw_top_first, seed, policies)
     rng = random.Random(seed)
     sim.play(card)
     plays = 0
+    choose = sim.choose if policies else sim.medium_choice
     while sim.loser is None and plays < max_plays:
-        sim.play(sim.medium_choice(rng))
+        sim.play(choose(rng))
         plays += 1
-    return sim.loser
+    return sim
+
+
+def round_points(rules, hand: list[str], lost: bool) -> int:
+    """R9.1: what a hand left at the end of a round scores (cards, 15 per missing card, the
+    loser's penalty). The engine's ``Game.breakdown``, for the play-outs."""
+    missing = max(0, rules.hand_size - len(hand))
+    return (sum(C.HAND_VALUE[c] for c in hand) + MISSING_CARD_POINTS * missing
+            + (rules.scoring_bust_penalty if lost else 0))

@@ -1,25 +1,24 @@
 """The hard bot: determinized rollouts with paired comparisons.
 
 Each iteration deals the hidden cards at random consistently with what the bot
-has seen (the others' hand sizes, every card played, and what each player's
-last play says about the cards they kept: ``belief.py``), and plays the round
-out once after each candidate card, on that same deal and with the same random
-future (common random numbers), using the medium policy for everyone
-(``rollout.py``). The candidates are compared on those paired outcomes, and the
-bot departs from the medium policy's choice only when the rollouts show a gain
-of more than ``k`` standard errors (default 1), so that sampling noise seldom
-overrules medium.
+has seen (the others' hand sizes, every card played, and what every play each
+player made this round says about their cards, under a kind of player fitted
+from those plays: ``belief.py``), and plays the round out once after each
+candidate card, on that same deal and with the same random future (common
+random numbers), each other player playing as the kind they were read as and
+this seat as medium (``rollout.py``). Each play-out is scored the way the rules
+in force score the round (``round_value``: tokens, R8, or points, R9). The
+candidates are compared on those paired outcomes, and the bot departs from the
+medium policy's choice only when the rollouts show a gain of more than ``k``
+standard errors (default 1), so that sampling noise seldom overrules medium.
 
 Far from the target the round is decided many plays later and the rollouts are
 mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
 the target or it must play twice.
 
-Measured: dealing the hidden cards uniformly made its departures from medium a
-net loss (other players keep their helper cards, so their hands hold more
-helpers than a uniform deal gives); weighting helpers 3x into hands made them a
-small net gain. At a four-player table against three medium bots, on the same
-2,000 deals: 26.2% without reading the plays (48 iterations); 27.8% reading
-them, with helpers weighted (96 iterations, shipped; docs/bots.md).
+Measured before this version (docs/bots.md): dealing the hidden cards uniformly
+made its departures from medium a net loss (other players keep their helper
+cards); weighting helpers 3x into hands made them a small net gain.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ import time
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
-from .rollout import play_out
+from .rollout import play_out_sim, round_points
 
 DEFAULT_ITERATIONS = 96  # deals per decision; each is played out once per candidate (48 measured weaker)
 SEARCH_ROOM = 40
@@ -46,17 +45,67 @@ INFERENCE = True  # read the others' hands from their last plays (belief.py)
 
 def _determinize(view: PlayerView, rng: random.Random, reader: Reader | None = None):
     """The others' hands and the draw pile (top first), dealt at random but consistently with
-    what this seat has seen: helpers weighted into hands, hands agreeing with the last plays."""
+    what this seat has seen: helpers weighted into hands, hands agreeing with the round's plays."""
     weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
     return deal_hidden(view, rng, reader, weight)
 
 
-def _outcome(view: PlayerView, hands, draw, card: str, seed: int) -> float:
-    """1 when this seat does not lose the round after playing ``card``, else 0 (0.5: undecided)."""
-    loser = play_out(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS)
+def _determinize_with_models(view: PlayerView, rng: random.Random, reader: Reader | None):
+    """``_determinize``, and the kind of player each hand was read under (for the play-outs)."""
+    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
+    models: dict[int, str] = {}
+    hands, draw = deal_hidden(view, rng, reader, weight, models if MODEL_PLAYOUTS else None)
+    return hands, draw, models
+
+
+MODEL_PLAYOUTS = True  # the others play the play-outs by the kind of player they were read as
+
+
+def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None) -> float:
+    """What the round is worth to this seat after playing ``card``, scored the way the rules in
+    force score it (``round_value``)."""
+    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies))
+
+
+GAME_STAKE = 4.0  # points rules: what ending or deciding the game is worth, in bust penalties
+
+
+def round_value(view: PlayerView, sim) -> float:
+    """The value of a finished play-out to the seat deciding, by the rules in force.
+
+    Tokens (R8): 1 when it does not lose the round, else 0 (0.5: undecided); losing a token is
+    the only thing a round does to a player. Points (R9): the points it adds (its cards left,
+    15 per missing card, the loser's penalty; R9.1) against the mean the others add, in units of
+    the bust penalty, plus what the round does to the game: ``GAME_STAKE`` lost for reaching the
+    limit under elimination (R9.2) and a share of it won for each other player put out; under
+    first-to-limit (R9.3) or a tie-break (R9.4), won when the game ends with this seat lowest
+    alone, lost when it ends otherwise.
+    """
+    rules = view.rules
+    me, loser = view.seat, sim.loser
+    if rules.scoring_mode == "tokens":
+        if loser is None:
+            return 0.5
+        return 0.0 if loser == me else 1.0
+    gained = {s: round_points(rules, sim.hands[s], s == loser) for s in sim.order}
+    others = [s for s in sim.order if s != me]
+    unit = max(10, rules.scoring_bust_penalty)
+    value = (sum(gained[o] for o in others) / len(others) - gained[me]) / unit
+    new = {s: view.points[s] + gained[s] for s in sim.order}
+    limit = rules.scoring_limit
     if loser is None:
-        return 0.5
-    return 0.0 if loser == view.seat else 1.0
+        return value
+    if view.tie_break or (rules.scoring_end == "first-to-limit" and max(new.values()) >= limit):
+        low = min(new.values())
+        alone = [s for s in sim.order if new[s] == low] == [me]
+        if view.tie_break and not alone and new[me] == low:
+            return value  # a tie among the lowest plays on (R9.4)
+        return value + (GAME_STAKE if alone else -GAME_STAKE)
+    if rules.scoring_end == "elimination":
+        if new[me] >= limit:
+            value -= GAME_STAKE
+        value += GAME_STAKE * sum(new[o] >= limit for o in others) / len(others)
+    return value
 
 
 def worth_searching(view: PlayerView) -> bool:
@@ -64,9 +113,11 @@ def worth_searching(view: PlayerView) -> bool:
 
 
 def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                deadline: float | None = None, k: float = 1.0, deal=None) -> str:
+                deadline: float | None = None, k: float = 1.0, deal=None, memo: dict | None = None) -> str:
     """``deal()``: one deal of the hidden cards (hands, draw pile top first); by default read
-    from the view (``_determinize``). The hands oracle, a yardstick, passes the real hands."""
+    from the view (``_determinize``). The hands oracle, a yardstick, passes the real hands.
+    ``memo``: the reading's cache, kept by the bot between decisions (``belief.Reader``); a pure
+    cache, so the decision is the same with it or without it."""
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]
@@ -76,15 +127,16 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
         return choose_medium(view, rng)
     diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
     if deal is None:
-        reader = Reader(view) if INFERENCE else None
-        deal = lambda: _determinize(view, rng, reader)  # noqa: E731
+        reader = Reader(view, memo=memo) if INFERENCE else None
+        deal = lambda: _determinize_with_models(view, rng, reader)  # noqa: E731
     stop = None if deadline is None else time.perf_counter() + deadline
     for _ in range(iterations):
-        hands, draw = deal()
+        hands, draw, *models = deal()
+        policies = models[0] if models else None
         seed = rng.getrandbits(32)
-        base = _outcome(view, hands, draw, default, seed)
+        base = _outcome(view, hands, draw, default, seed, policies)
         for card in diffs:
-            diffs[card].append(_outcome(view, hands, draw, card, seed) - base)
+            diffs[card].append(_outcome(view, hands, draw, card, seed, policies) - base)
         if stop is not None and time.perf_counter() > stop:
             break
     best, gain = default, 0.0

@@ -47,6 +47,9 @@ class GameResult:
     deciders: Counter = field(default_factory=Counter)  # card played just before each round's loss
     ninety_nines: int = 0  # 99 cards played (the 99-card option)
     record_toml: str | None = None
+    rounds_in: Counter = field(default_factory=Counter)  # level -> rounds its seats played in
+    rounds_lost: Counter = field(default_factory=Counter)  # level -> rounds its seats lost
+    rounds_fair: Counter = field(default_factory=Counter)  # level -> sum of 1/players over those rounds
 
 
 #: Who deals first under dealer.first = "agree", where no table is there to agree: the first
@@ -74,13 +77,22 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     first_lost = 0
     round_first = first_of_game = game.current
     round_no = game.round_no
+    round_order = list(game.order)
+    rounds_in: Counter = Counter()
+    rounds_lost: Counter = Counter()
+    rounds_fair: Counter = Counter()
 
     def after_play(_events) -> None:
-        nonlocal first_lost, round_no, round_first
+        nonlocal first_lost, round_no, round_first, round_order
         if game.round_no != round_no or game.over:
             if game.last_loser == round_first:
                 first_lost += 1
-            round_no, round_first = game.round_no, game.current
+            for s in round_order:  # round-level rates: who played this round, who lost it
+                rounds_in[seated[s]] += 1
+                rounds_fair[seated[s]] += 1 / len(round_order)
+            if game.last_loser is not None:
+                rounds_lost[seated[game.last_loser]] += 1
+            round_no, round_first, round_order = game.round_no, game.current, list(game.order)
 
     table.play_bots(after_play)
     result = GameResult(
@@ -88,6 +100,7 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
         plays=len(game.plays), round_ends=Counter(r["reason"] for r in game.round_log),
         first_player_lost=first_lost, first_seat_won=game.winner == first_of_game,
         deciders=deciders(game), ninety_nines=sum(1 for _, c in game.plays if c == "99"),
+        rounds_in=rounds_in, rounds_lost=rounds_lost, rounds_fair=rounds_fair,
     )
     if keep_record:
         from ..engine.record import Record
@@ -136,15 +149,17 @@ def _chunk(games: int, jobs: int) -> int:
 
 
 def run_games(levels: list[str], rules: Rules, seed: int, games: int, jobs: int = 1,
-              keep_records: bool = False, chunk: int = 0) -> Iterator[GameResult]:
+              keep_records: bool = False, chunk: int = 0, start: int = 0) -> Iterator[GameResult]:
     """Yield results as games finish (in any order when jobs > 1).
 
     The batches are made as they are handed out, never all at once, and at most a few per
     process are out at a time: memory stays flat however many games are asked for
-    (``--games 100000000000`` runs until stopped instead of filling the memory first)."""
+    (``--games 100000000000`` runs until stopped instead of filling the memory first).
+    ``start``: the index of the first game, so a long run can be played in parts (seed ranges)."""
     chunk = chunk or _chunk(games, jobs)
-    batches = ((levels, rules, seed, range(i, min(i + chunk, games)), keep_records)
-               for i in range(0, games, chunk))
+    end = start + games
+    batches = ((levels, rules, seed, range(i, min(i + chunk, end)), keep_records)
+               for i in range(start, end, chunk))
     if jobs <= 1:
         for batch in batches:
             yield from _run_chunk(batch)
@@ -180,6 +195,9 @@ class Tally:
     first_seat_wins: int = 0
     deciders: Counter = field(default_factory=Counter)
     ninety_nines: int = 0
+    rounds_in: Counter = field(default_factory=Counter)
+    rounds_lost: Counter = field(default_factory=Counter)
+    rounds_fair: Counter = field(default_factory=Counter)
 
     def add(self, r: GameResult) -> None:
         self.games += 1
@@ -192,6 +210,9 @@ class Tally:
         self.first_seat_wins += r.first_seat_won
         self.deciders.update(r.deciders)
         self.ninety_nines += r.ninety_nines
+        self.rounds_in.update(r.rounds_in)
+        self.rounds_lost.update(r.rounds_lost)
+        self.rounds_fair.update(r.rounds_fair)
 
     def summary(self) -> dict:
         from .stats import wilson
@@ -206,6 +227,7 @@ class Tally:
                 "level": level, "seats": count[level], "wins": wins,
                 "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
                 "fair_share": count[level] / len(self.levels),
+                **round_rates(self.rounds_in[level], self.rounds_lost[level], self.rounds_fair[level]),
             })
         seats = []
         for s in range(len(self.levels)):
@@ -227,6 +249,18 @@ class Tally:
         }
         summary["cannot_tell_apart"] = [list(pair) for pair in indistinct(summary)]
         return summary
+
+
+def round_rates(played: int, lost: int, fair: float) -> dict:
+    """Round-level figures for one level: rounds its seats played and lost, the share lost
+    (95% Wilson interval; rounds of one game are not independent, so it is a little narrow),
+    and the share an equal player would lose (1/players in each of those rounds)."""
+    from .stats import wilson
+
+    lo, hi = wilson(lost, played)
+    return {"rounds_played": played, "rounds_lost": lost,
+            "round_loss_rate": lost / played if played else 0.0, "round_loss_ci95": [lo, hi],
+            "round_loss_fair": fair / played if played else 0.0, "rounds_fair_sum": fair}
 
 
 def indistinct(summary: dict) -> list[tuple[str, str]]:
