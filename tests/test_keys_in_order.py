@@ -165,30 +165,6 @@ async def test_the_footer_names_the_outlined_card_without_a_rebuild():
         assert {id(k) for k in footer.query(FooterKey)} == keys  # relabelled in place, never rebuilt
 
 
-async def test_play_is_dimmed_in_the_footer_while_it_is_someone_elses_turn_without_a_rebuild():
-    """Issue 25: the table snapshot offered "Play" while a bot was to move. It stays in its place
-    (no footer jumping at every turn) but is drawn dimmed until the turn comes back."""
-    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
-    app = Ono99App(bot_delay=600, seed=7)  # Bo thinks for 10 minutes: the bot's turn stays on screen
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = table(game)
-        await open_table(pilot, screen)
-        footer = screen.query_one(StableFooter)
-        await footer_keys(pilot, screen)
-
-        def play_key():
-            return next(k for k in footer.query(FooterKey) if k.action == "play_outlined")
-
-        assert not play_key().has_class("-disabled")  # your turn
-        await press(pilot, "press", "1")
-        assert screen.table.current == 1 and not screen._human_may_play()
-        assert play_key().has_class("-disabled")  # Bo's turn: dimmed (also in the keys a rebuild makes:
-        # Undo has just come, so the footer was rebuilt)
-        screen.table.submit(1, screen.table.view_for(1).hand[0])  # Bo plays: your turn again
-        await settle(pilot)
-        assert screen._human_may_play() and not play_key().has_class("-disabled")
-
-
 async def test_out_of_the_game_the_footer_offers_no_play_and_no_undo():
     rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
     game = game_with([["10", "10", "10", "10"], ["2", "3", "4", "5"], ["6", "7", "8", "9"]],

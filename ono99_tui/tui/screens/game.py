@@ -381,9 +381,7 @@ class GameScreen(Screen):
                 text = self._armed_text
         put(self.query_one("#hint", Static), text)
         # Enter's key in the footer names the card it plays (changed in place: no footer rebuild)
-        footer = self.query_one(StableFooter)
-        footer.relabel("play_outlined", f"Play {widget.index}" if widget else "Play")
-        footer.dim("play_outlined", not self._human_may_play())  # someone else's turn: offered, not now
+        self.query_one(StableFooter).relabel("play_outlined", f"Play {widget.index}" if widget else "Play")
 
     def on_descendant_focus(self, event) -> None:
         """A card focused by a click or Tab is outlined: the cursor goes there. (A focus event

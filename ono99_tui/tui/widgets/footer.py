@@ -5,8 +5,8 @@ between cards all game long, which rebuilt the footer per play, and the old
 FooterKey widgets stayed referenced (memory grew every round).
 
 A key's label that follows the play (Enter's "Play 3": the outlined card) is
-changed in place with ``relabel``, never by a rebuild; so is its dimming (``dim``: Play while it is
-someone else's turn).
+changed in place with ``relabel``, never by a rebuild. (Dimming Play during others' turns was tried:
+restyling the key at every turn cost 0.4x of the bare app per play in benchmarks/table_screen.py.)
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ class StableFooter(Footer):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self._labels: dict[str, str] = {}  # action -> the label shown instead of the binding's
-        self._dimmed: set[str] = set()  # actions shown dimmed (offered, but not now)
 
     def bindings_changed(self, screen) -> None:
         # only the keys it shows: a focus change that brings hidden keys (a scrollable's) is no rebuild
@@ -34,21 +33,9 @@ class StableFooter(Footer):
 
     def compose(self):
         for widget in super().compose():
-            if isinstance(widget, FooterKey):
-                if widget.action in self._labels:
-                    widget.description = self._labels[widget.action]
-                if widget.action in self._dimmed:
-                    widget.add_class("-disabled")
+            if isinstance(widget, FooterKey) and widget.action in self._labels:
+                widget.description = self._labels[widget.action]
             yield widget
-
-    def dim(self, action: str, dimmed: bool) -> None:
-        """Show the key bound to ``action`` dimmed (or not), now and after any rebuild."""
-        if (action in self._dimmed) == dimmed:
-            return
-        (self._dimmed.add if dimmed else self._dimmed.discard)(action)
-        for key in self.query(FooterKey):
-            if key.action == action:
-                key.set_class(dimmed, "-disabled")
 
     def relabel(self, action: str, label: str) -> None:
         """Show ``label`` for the key bound to ``action``, now and after any rebuild."""
