@@ -35,7 +35,9 @@ import multiprocessing
 import os
 import re
 import statistics
+import sys
 import time
+from pathlib import Path
 
 from ono99_tui.bots.levels import Bot
 from ono99_tui.engine.record import SeatSpec
@@ -196,8 +198,9 @@ async def ssh_sessions(n: int, plain: bool = False, zygote: bool = True, hold=No
 # -- --game: a 4-player game played from the screens, every key timed until its screen changes ---------
 SYNC_QUERY, SYNC_SUPPORTED = b"\x1b[?2026$p", b"\x1b[?2026;2$y"
 SYNC_START, SYNC_END = b"\x1b[?2026h", b"\x1b[?2026l"
-# a card's top edge with its number key, in whichever border its marks give it (as tests/test_net_e2e.py)
-CARD_TITLE = re.compile(r"[╭┏╔┌](\S) (\d) \1+[╮┓╗┐]")
+# reading a hand, whose turn it is and which notice is up from the screen: as the end-to-end test does
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # (tests/, as the other benchmarks)
+from tests.test_net_e2e import choose as _choose, my_turn as _my_turn, notice as _notice  # noqa: E402
 
 
 class SSHScreen:
@@ -277,35 +280,6 @@ class SSHScreen:
 
     def close(self) -> None:
         self._task.cancel()
-
-
-def _hand_cards(lines: list[str]) -> list[tuple[int, str, str]]:
-    cards = []
-    for row, line in enumerate(lines[:-2]):
-        for m in CARD_TITLE.finditer(line):
-            face, note = (lines[row + k][m.start() + 1:m.end() - 1].strip() for k in (1, 2))
-            cards.append((int(m.group(2)), face, note))
-    return cards
-
-
-def _my_turn(name: str, text: str) -> bool:
-    return re.search(rf"▶ {name} .* you ", text) is not None and "Waiting for" not in text
-
-
-def _choose(lines: list[str]) -> str | None:
-    """A card that can be played and does not bust, else any card that can be played."""
-    cards = [c for c in _hand_cards(lines) if "can't play" not in c[2]]
-    safe = [c for c in cards if "BUST" not in c[2]]
-    pick = (safe or cards or [None])[0]
-    return None if pick is None else str(pick[0])
-
-
-def _notice(text: str) -> str | None:
-    if "wins!" in text and "Play again" in text:
-        return "over"
-    if (re.search(r"Round \d+ lost", text) and "Continue" in text) or ("Out of the game" in text and "Watch" in text):
-        return "continue"
-    return None
 
 
 async def _play(term: SSHScreen, deadline: float, latencies: list, stats: dict) -> None:
