@@ -8,6 +8,7 @@ a baseline the same number of games played straight through TableSession in one 
 (no network), measured in the same run. Target: p99 <= 50 ms on a 2-core machine.
 
     python benchmarks/server.py [--tables 100] [--clients 4] [--rules standard]
+    python benchmarks/server.py --profile /tmp/server.prof   # where the server's time goes (pstats)
     python benchmarks/server.py --ssh 50     # 50 concurrent SSH sessions (serve-ssh)
     python benchmarks/server.py --ssh 50 --plain   # 50 plain ones (`ssh HOST plain`), and 50 PTY ones
     python benchmarks/server.py --ssh 300 --game   # then a 4-player game: key -> screen, alone and among 300
@@ -49,12 +50,23 @@ from ono99_tui.table import TableSession
 HOST = "127.0.0.1"
 
 
-def serve(queue) -> None:
+def serve(queue, profile: str | None = None) -> None:
     config = ServerConfig(host=HOST, port=0, turn_timer=3600, bot_delay=0, rate=1e9, burst=10**9, seed=1,
                           max_tables=10_000, max_connections=100_000,
                           # every client is on 127.0.0.1: the per-address caps are for strangers
                           per_address=100_000, tables_per_address=10_000)
-    asyncio.run(run(config, queue.put))
+    if not profile:
+        asyncio.run(run(config, queue.put))
+        return
+    # `--profile FILE`: where the server's time per move goes. The server ends cleanly on the
+    # SIGTERM the benchmark sends it, so the profile is written when run() returns.
+    import cProfile
+
+    prof = cProfile.Profile()
+    try:
+        prof.runcall(asyncio.run, run(config, queue.put))
+    finally:
+        prof.dump_stats(profile)
 
 
 def baseline(n_games: int, clients: int, rules) -> tuple[int, float]:
@@ -445,6 +457,7 @@ def main() -> None:
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--clients", type=int, default=4, help="bot clients per table (2-8)")
     parser.add_argument("--rules", default="standard", help="a rules preset name")
+    parser.add_argument("--profile", metavar="FILE", help="write a cProfile of the server process to FILE")
     parser.add_argument("--ssh", type=int, default=0, metavar="N", help="measure N concurrent SSH sessions instead")
     parser.add_argument("--plain", action="store_true", help="with --ssh: plain sessions, then PTY ones")
     parser.add_argument("--fresh", action="store_true", help="with --ssh: a fresh process per session (no zygote)")
@@ -458,7 +471,7 @@ def main() -> None:
     print(f"server benchmark: {args.tables} tables x {args.clients} bot clients, rules {label}, "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} before the run")
     queue = multiprocessing.get_context("spawn").Queue()
-    proc = multiprocessing.get_context("spawn").Process(target=serve, args=(queue,), daemon=True)
+    proc = multiprocessing.get_context("spawn").Process(target=serve, args=(queue, args.profile), daemon=True)
     proc.start()
     try:
         port = queue.get(timeout=60)
@@ -467,7 +480,7 @@ def main() -> None:
         server_cpu = cpu_seconds(proc.pid) - cpu0
     finally:
         proc.terminate()
-        proc.join(10)
+        proc.join(30 if args.profile else 10)
     base_moves, base_elapsed = baseline(args.tables, args.clients, rules)
     rtts.sort()
     q = lambda p: rtts[min(len(rtts) - 1, int(p * len(rtts)))] * 1000  # noqa: E731

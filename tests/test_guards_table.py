@@ -246,4 +246,9 @@ def test_a_spectators_view_is_the_same_whichever_seat_it_is_built_from():
         while not g.over:
             views = {dataclasses.replace(PlayerView.of(g, k), seat=-1, hand=()) for k in range(g.n)}
             assert views == {view_for(g, SPECTATOR)}
+            # a table telling every seat of one change reuses one view's public fields for the others
+            for k in range(g.n):
+                like = PlayerView.of(g, k)
+                for seat in (*range(g.n), SPECTATOR):
+                    assert view_for(g, seat, like) == view_for(g, seat)
             g.play(rng.choice(g.legal_plays()))

@@ -13,8 +13,8 @@ import pytest
 
 from ono99_tui.engine.record import SeatSpec
 from ono99_tui.net.client import Client, split_address
-from ono99_tui.net.protocol import (MAX_LINE, LineBuffer, ProtocolError, encode, parse, view_from_dict,
-                                    view_to_dict)
+from ono99_tui.net.protocol import (MAX_LINE, LineBuffer, ProtocolError, encode, encode_state, parse,
+                                    view_from_dict, view_public_json, view_to_dict)
 from ono99_tui.table import TableSession
 
 from .cli import ono99
@@ -67,6 +67,40 @@ def test_a_view_survives_the_round_trip():
     assert "rules" not in lean and view_from_dict(lean, view.rules) == view
     with pytest.raises(ProtocolError, match="without rules"):
         view_from_dict(lean)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_state_encoded_with_a_shared_public_part_is_the_state_itself(seed):
+    """The server encodes a change's public view once and splices each seat's own part in
+    (net/server.py). Every update of a whole game, to every seat and a spectator, must read
+    back as exactly that seat's own state: nothing of the seat whose view
+    the public part was taken from can reach another (SEAT_FIELDS are all that differ)."""
+    from ono99_tui.table import BotTurn
+
+    table = TableSession([SeatSpec("Zo\u00eb [b]\u7532"), SeatSpec("B", "bot:easy"), SeatSpec("C", "bot:medium"),
+                          SeatSpec("D", "bot:easy")], seed=seed)
+    changes: dict[int, list] = {}
+    for seat in (None, 3, 0, 2, 1):  # the first told (here a spectator) gives the public part
+        table.subscribe(lambda u: changes.setdefault(u.change, []).append(u), seat)
+    checked = 0
+    while not table.over:
+        step = table.next_step()
+        if isinstance(step, BotTurn):
+            table.submit(step.seat, step.decide(), step.seq)
+        else:
+            table.submit(step.seat, table.view_for(step.seat).legal_plays()[0], step.seq)
+    assert len(changes) > 50 and all(len(us) == 5 for us in changes.values())  # one number per change
+    for number, updates in changes.items():
+        public = view_public_json(updates[0].view)
+        for u in updates:
+            wire = encode_state(7, u.seat, number, u.view, public, u.events)
+            assert json.loads(wire) == json.loads(encode({"type": "state", "table": 7, "seat": u.seat, "seq": number,
+                                   "view": view_to_dict(u.view, with_rules=False), "events": u.events,
+                                   "full": False}))
+            assert wire.endswith(b"\n") and wire.count(b"\n") == 1 and wire.isascii() and b"\x1b" not in wire
+            assert view_from_dict(json.loads(wire)["view"], table.rules) == u.view
+            checked += 1
+    assert checked == 5 * len(changes)
 
 
 @pytest.mark.parametrize("text, expected", [("example.org", ("example.org", 7099)), ("h:1234", ("h", 1234)),

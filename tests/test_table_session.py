@@ -13,6 +13,7 @@ from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import DEFAULT, rules_from_dict
 from ono99_tui.engine.view import PlayerView
 from ono99_tui.lab import simulate as sim
+from ono99_tui.table import redact
 from ono99_tui.table import (SPECTATOR, BotTurn, HumanTurn, IllegalMove, NotYourTurn, SeatError, StalePlay,
                              TableError, TableOver, TableSession)
 
@@ -402,6 +403,9 @@ def check_update(update, game: Game, dealt: dict) -> None:
         assert view.hand == () and view.seat == -1
     else:
         assert view.hand == tuple(game.hands[seat]) and view.seat == seat
+    # the table builds a change's public fields once for every seat (seen_by): each view must be
+    # the one built afresh for its seat, field by field
+    assert view == redact.view_for(game, seat)
     for event in update.events:
         check_event(event, seat, dealt)
 
@@ -548,3 +552,31 @@ def test_autosave_in_a_linked_saves_folder_says_not_saving(private_dirs, tmp_pat
     notice = table.autosave("standard")
     assert notice.startswith("Not saving:") and "is a link" in notice and table.save is None
     assert list(elsewhere.iterdir()) == []
+
+
+def test_a_subscriber_that_plays_at_once_leaves_every_other_view_true():
+    """Each change's public fields are built once for all its subscribers (_view_of_change). A
+    subscriber that plays from inside its callback changes the game before the others are told
+    of the first change: they must get views of the game as it now is, never the kept one."""
+    table = TableSession([SeatSpec("Ann"), SeatSpec("Bo"), SeatSpec("Cy")], seed=5)
+    told: list = []
+
+    def eager(update):  # Ann's front end plays her card the moment it is her turn
+        if table.current == 0 and not table.over and len(told) < 200:
+            table.submit(0, table.game.legal_plays()[0], table.seq)
+
+    def check(update):
+        told.append(update)
+        assert update.view == redact.view_for(table.game, update.seat)
+
+    table.subscribe(check, 1)
+    table.subscribe(eager, 0)
+    table.subscribe(check, 2)
+    table.subscribe(check, SPECTATOR)
+    for _ in range(60):
+        if table.over:
+            break
+        step = table.next_step()
+        if step.seat != 0:
+            table.submit(step.seat, table.game.legal_plays()[-1], step.seq)
+    assert len(told) > 60 and len({u.change for u in told}) > 20

@@ -8,7 +8,7 @@ Bots and UIs are only ever given views.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from .legal import legal_plays, why_not
 from .rules import Rules
@@ -70,6 +70,17 @@ class PlayerView:
             round_plays=tuple(game.round_plays[-1]),
         )
 
+    def seen_by(self, seat: int, hand: tuple[str, ...]) -> "PlayerView":
+        """This state as ``seat``, holding ``hand``, sees it: every other field of a view is public,
+        so a table telling each seat of one change builds them once. (Copied, not passed through
+        dataclasses.replace, which costs as much as building the view.)"""
+        view = object.__new__(PlayerView)
+        fields_ = view.__dict__
+        for name in _NAMES:
+            fields_[name] = self.__dict__[name]
+        fields_["seat"], fields_["hand"] = seat, hand
+        return view
+
     @property
     def my_turn(self) -> bool:
         return self.current == self.seat
@@ -98,3 +109,6 @@ class PlayerView:
         left.subtract(self.hand)
         left.subtract(self.discard)
         return +left
+
+
+_NAMES = tuple(f.name for f in fields(PlayerView))

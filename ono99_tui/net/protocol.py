@@ -49,9 +49,12 @@ CLIENT_MESSAGES: dict[str, dict[str, tuple[tuple[type, ...], bool]]] = {
 }
 
 
+_dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True).encode
+
+
 def encode(message: dict) -> bytes:
     """One line of compact JSON. ensure_ascii: no raw control or escape bytes on anyone's wire."""
-    return json.dumps(message, separators=(",", ":"), ensure_ascii=True).encode("ascii") + b"\n"
+    return _dumps(message).encode("ascii") + b"\n"
 
 
 def decode(line: bytes) -> dict:
@@ -144,6 +147,31 @@ def view_to_dict(view: PlayerView, with_rules: bool = True) -> dict:
             value = list(value)
         out[name] = value
     return out
+
+
+# The only fields of a view that differ between the seats (and a spectator) looking at one
+# state of the game: everything else in a PlayerView is public (engine/view.py).
+SEAT_FIELDS = ("seat", "hand")
+
+
+def view_public_json(view: PlayerView) -> str:
+    """The view's public fields (all but SEAT_FIELDS and the rules) as the members of a JSON
+    object, without its braces: the same for every seat in one state, so a server telling four
+    seats of one change encodes this part once (``encode_state``)."""
+    out = view_to_dict(view, with_rules=False)
+    for name in SEAT_FIELDS:
+        del out[name]
+    return _dumps(out)[1:-1]
+
+
+def encode_state(table: int, seat: int | None, seq: int, view: PlayerView, public: str, events: list) -> bytes:
+    """``encode`` of a state message without the rules ("full": false) whose view is ``view``,
+    given ``view_public_json(view)`` (or that of any view of the same state)."""
+    # (numbers formatted directly: the head is most of what is left per seat once the public part is shared)
+    who = "null" if seat is None else int(seat)
+    own = _dumps({name: getattr(view, name) for name in SEAT_FIELDS})[:-1]
+    return (f'{{"type":"state","table":{int(table)},"seat":{who},"seq":{int(seq)},"view":{own},{public}}},'
+            f'"events":{_dumps(events)},"full":false}}\n').encode("ascii")
 
 
 def view_from_dict(data: dict, rules: Rules | None = None) -> PlayerView:

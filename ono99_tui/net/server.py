@@ -25,7 +25,8 @@ from ..engine.game import GameSetupError, check_names
 from ..engine.rules import RulesError, rules_from_dict
 from ..table import BotTurn, IllegalMove, NotYourTurn, SeatError, StalePlay, TableError, TableOver
 from ..table.seats import bot_seed
-from .protocol import CLIENT_MESSAGES, MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, parse, view_to_dict
+from .protocol import (CLIENT_MESSAGES, MAX_LINE, VERSION, LineBuffer, ProtocolError, encode, encode_state, parse,
+                       view_public_json, view_to_dict)
 from .manifest import SeatEntry, TableEntry, manifest_path, read_manifest, write_manifest
 from .tables import HostedTable, LobbyError, Seat
 
@@ -92,6 +93,11 @@ class Connection:
         self._flood_told = False
 
     def send(self, message: dict) -> None:
+        if not self.closed:
+            self.send_bytes(encode(message))
+
+    def send_bytes(self, line: bytes) -> None:
+        """An encoded message (``encode``, ``encode_state``)."""
         if self.closed:
             return
         transport = self.writer.transport
@@ -100,7 +106,7 @@ class Connection:
         if transport.get_write_buffer_size() > MAX_WRITE_BUFFER:
             self.close()
             return
-        self.writer.write(encode(message))
+        self.writer.write(line)
 
     def error(self, code: str, message: str, re=None) -> None:
         out = {"type": "error", "code": code, "message": message}
@@ -666,8 +672,11 @@ class Server:
             if update.undone:
                 self._send_full(conn, table)
                 return
-            conn.send({"type": "state", "table": table.id, "seat": update.seat, "seq": session.seq,
-                       "view": view_to_dict(update.view, with_rules=False), "events": update.events, "full": False})
+            public = table.public_view
+            if public[0] is not session or public[1] != update.change:
+                # the first seat told of this change: the view's public part is encoded once for all
+                public = table.public_view = (session, update.change, view_public_json(update.view))
+            conn.send_bytes(encode_state(table.id, update.seat, session.seq, update.view, public[2], update.events))
             for notice in update.notices:
                 conn.send({"type": "notice", "message": notice})
 

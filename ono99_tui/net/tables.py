@@ -60,6 +60,9 @@ class HostedTable:
     # until their player comes back (then the timer applies again)
     stood_in: set[int] = field(default_factory=set)
     timeouts: int = 0  # how often a turn timer ran out (for the tests and the log)
+    # (session, SeatUpdate.change, view_public_json): the public part of the last change's views,
+    # encoded by the first connection told of it and shared by the others (net/server.py)
+    public_view: tuple = (None, 0, "")
 
     @property
     def started(self) -> bool:

@@ -9,8 +9,6 @@ a new kind of event has to be looked at before anyone sees it.
 
 from __future__ import annotations
 
-import dataclasses
-
 from ..engine.view import PlayerView
 
 SPECTATOR = None  # the "seat" of someone who watches: public information only
@@ -54,8 +52,14 @@ def events_for(events, seat: int | None) -> list[dict]:
     return out
 
 
-def view_for(game, seat: int | None) -> PlayerView:
-    """The seat's view; a spectator's view is a seat's with no hand and no seat."""
-    if seat is not None:
-        return PlayerView.of(game, seat)
-    return dataclasses.replace(PlayerView.of(game, 0), seat=-1, hand=())
+def view_for(game, seat: int | None, like: PlayerView | None = None) -> PlayerView:
+    """The seat's view; a spectator's view is a seat's with no hand and no seat.
+    ``like``: a view of this same state for any seat, whose public fields are taken as they are
+    (a table telling every seat of one change builds them once)."""
+    if like is None:
+        like = PlayerView.of(game, 0 if seat is None else seat)
+        if seat is not None:
+            return like
+    if seat is None:
+        return like.seen_by(-1, ())
+    return like.seen_by(seat, tuple(game.hands[seat]))

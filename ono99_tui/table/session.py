@@ -76,6 +76,10 @@ class SeatUpdate:
     notices: list[str] = field(default_factory=list)
     undone: bool = False  # the game was rewound: redraw everything, the old log no longer holds
     changed: bool = True  # False: notices only (tell), nothing at the table changed: nothing to redraw
+    # which change of the table this tells of: every subscriber's update of one change has the
+    # same number, and no other change has it (the server encodes a view's public part once per
+    # change, not once per seat). 0: not numbered (a remote table's updates).
+    change: int = 0
 
 
 @dataclass
@@ -83,9 +87,10 @@ class Subscription:
     callback: Callable[[SeatUpdate], None]
     seat: int | None  # may change: a hot-seat table hands the keyboard on
 
-    def update(self, session: "TableSession", events: list[dict], notices: list[str], undone: bool) -> None:
-        self.callback(SeatUpdate(self.seat, session.view_for(self.seat), redact.events_for(events, self.seat),
-                                 list(notices), undone))
+    def update(self, session: "TableSession", events: list[dict], notices: list[str], undone: bool,
+               change: int) -> None:
+        self.callback(SeatUpdate(self.seat, session._view_of_change(self.seat, change),
+                                 redact.events_for(events, self.seat), list(notices), undone, change=change))
 
 
 class TableSession:
@@ -123,6 +128,8 @@ class TableSession:
         self._finished_at_start = self.game.over  # opening a finished game counts nothing again
         self._stats_done = False
         self._subs: list[Subscription] = []
+        self._change = 0  # SeatUpdate.change: counts the changes told to subscribers
+        self._change_view: tuple[int, PlayerView | None] = (0, None)  # (change, its first view)
 
     # -- questions -----------------------------------------------------------------
     @property
@@ -167,6 +174,17 @@ class TableSession:
 
     def view_for(self, seat: int | None) -> PlayerView:
         return redact.view_for(self.game, seat)
+
+    def _view_of_change(self, seat: int | None, change: int) -> PlayerView:
+        """view_for, for the subscribers told of change ``change``: the public fields are built once
+        per change (the first view of it is kept), unless the game has changed again meanwhile
+        (a subscriber that played at once: then the view is built afresh)."""
+        memo = self._change_view
+        if memo[0] == change == self._change:
+            return redact.view_for(self.game, seat, memo[1])
+        view = redact.view_for(self.game, seat)
+        self._change_view = (self._change, view) if change == self._change else (0, None)
+        return view
 
     def events_for(self, seat: int | None, since: int = 0) -> list[dict]:
         """The game's events from index ``since`` on, as ``seat`` may see them."""
@@ -353,8 +371,9 @@ class TableSession:
             notice = self._record_stats()
             if notice:
                 notices.append(notice)
+        self._change += 1
         for sub in list(self._subs):
-            sub.update(self, events, notices, undone)
+            sub.update(self, events, notices, undone, self._change)
 
     def tell(self, notices: list[str]) -> None:
         """Notices for every front end at this table (a save that failed, or works again) by the one
@@ -363,8 +382,10 @@ class TableSession:
         notices = [n for n in notices if n]
         if not notices:
             return
+        self._change += 1
         for sub in list(self._subs):
-            sub.callback(SeatUpdate(sub.seat, self.view_for(sub.seat), [], list(notices), changed=False))
+            sub.callback(SeatUpdate(sub.seat, self._view_of_change(sub.seat, self._change), [], list(notices),
+                                    changed=False, change=self._change))
 
     def _record_stats(self) -> str | None:
         if not self.record_stats or self._stats_done or self._finished_at_start:
