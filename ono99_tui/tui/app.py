@@ -62,17 +62,31 @@ class Ono99App(App):
         self.notices.extend(f"Theme skipped: {p}" for p in problems)
         if self.wanted_theme in themes:
             try:
-                self.theme = self.wanted_theme
+                self._first_theme(self.wanted_theme)
             except Exception as exc:  # noqa: BLE001 - a theme the checks missed never stops the app
                 self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
-                self.theme = DEFAULT_THEME
+                self._first_theme(DEFAULT_THEME)
         elif theme:  # asked for on the command line: an error there, as an unknown --rules is
             why = "".join(f"; {p}" for p in problems if f"{theme}.toml" in p)  # its file is broken
             raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){why}")
         else:
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
-            self.theme = DEFAULT_THEME
+            self._first_theme(DEFAULT_THEME)
+
+    def _first_theme(self, name: str) -> None:
+        """Set the theme before the app runs. ``self.theme = name`` would also queue Textual's
+        restyle of the whole app (every stylesheet parsed again, ~10% of a bare app's start)
+        right after the first styling, which can use this theme from the start: the rest of what
+        the watcher and that restyle do is done here instead (tests/test_textual_private.py
+        fails if what it uses moves)."""
+        self.set_reactive(Ono99App.theme, name)
+        theme = self.current_theme
+        classes = dict.fromkeys((c for c in self.classes if c.startswith("-theme-")), False)
+        classes.update({f"-theme-{theme.name}": True, "-dark-mode": theme.dark, "-light-mode": not theme.dark})
+        self.update_classes(classes, update=False)
+        self._refresh_truecolor_filter(self.ansi_theme)
+        self.stylesheet.set_variables(self.get_css_variables())  # made in App.__init__, before the theme
 
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
                markup: bool = True) -> None:

@@ -1,0 +1,41 @@
+"""The app sets its first theme without Textual's theme watcher (Ono99App._first_theme): the
+watcher would restyle the whole app right after its first styling. What the watcher does
+besides is done by hand, with two private names of Textual's (Textual is pinned exactly): these
+tests fail the day an upgrade changes what the watcher does or moves those names, instead of
+the app quietly starting in the wrong colours."""
+
+import inspect
+import re
+
+import pytest
+from textual.app import App
+from textual.filter import ANSIToTruecolor
+
+from ono99_tui.store.settings import Settings
+from ono99_tui.tui.app import Ono99App
+from ono99_tui.tui.themes import load_themes
+
+
+def test_the_theme_watcher_does_what_first_theme_does_by_hand_and_no_more():
+    body = inspect.getsource(App._watch_theme)
+    calls = re.findall(r"self\.(\w+)\(", body)
+    assert calls == ["update_classes", "_refresh_truecolor_filter", "_invalidate_css", "call_next", "call_next"], calls
+    assert "refresh_css" in body and "theme_changed_signal.publish" in body
+    assert list(inspect.signature(App._refresh_truecolor_filter).parameters) == ["self", "theme"]
+    assert "ANSIToTruecolor" in inspect.getsource(App._refresh_truecolor_filter)
+
+
+@pytest.mark.parametrize("name", list(load_themes()[0]))
+def test_an_app_started_on_a_theme_is_as_one_given_it_by_assignment(private_dirs, name):
+    themes = load_themes()[0]
+    app = Ono99App(settings=Settings(theme=name))
+    assert app.theme == name and not app.notices, app.notices
+    # the same app's theme set the way Textual documents, from another theme and back
+    other = Ono99App(settings=Settings(theme=next(t for t in themes if t != name)))
+    other.theme = name
+    assert app.classes == other.classes
+    assert app.get_css_variables() == other.get_css_variables() == app.stylesheet._variables
+    assert "self.stylesheet = Stylesheet(variables=self.get_css_variables())" in inspect.getsource(App.__init__)
+    mine = [f._terminal_theme for f in app._filters if isinstance(f, ANSIToTruecolor)]
+    theirs = [f._terminal_theme for f in other._filters if isinstance(f, ANSIToTruecolor)]
+    assert mine == theirs == [app.ansi_theme]
