@@ -41,7 +41,9 @@ def test_saves_cli_list_delete_export_import(private_dirs):
     assert refused.returncode == 2 and "bad.toml" in refused.stderr
     assert ono99("saves", "delete", "broken").returncode == 0
     missing = ono99("saves", "delete", "broken")
-    assert missing.returncode == 2 and "no save named 'broken'" in missing.stderr
+    # which folder it looked in: a stranger with ONO99_DATA_DIR set elsewhere sees why
+    folder = private_dirs / "data" / "saves"
+    assert missing.returncode == 2 and f"no save named 'broken' in {folder}" in missing.stderr
     traversal = ono99("saves", "delete", "../config")
     assert traversal.returncode == 2 and "save name" in traversal.stderr
 

@@ -629,7 +629,7 @@ class SaveStore:
         try:
             os.lstat(path)  # the entry itself: a link that loops cannot be stat()ed through
         except FileNotFoundError:
-            raise SaveError(f"no save named {name!r}") from None
+            raise SaveError(f"no save named {name!r} in {self.folder}") from None
         except OSError as exc:
             raise SaveError(f"cannot look for {path}: {exc.strerror or exc}") from None
         with self._locked(name, path, "delete"):
@@ -688,7 +688,7 @@ class SaveStore:
     def rename(self, old: str, new: str) -> None:
         src, dst = self.path(old), self.path(new)
         if not self._exists(src):
-            raise SaveError(f"no save named {old!r}")
+            raise SaveError(f"no save named {old!r} in {self.folder}")
         if self._exists(dst):
             raise SaveError(f"a save named {check_name(new)!r} already exists; choose another name")
         with self._locked(old, src, "rename"), self._locked(new, dst, "rename to"):
