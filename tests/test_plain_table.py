@@ -15,7 +15,7 @@ from ono99_tui.plain import words as W
 from ono99_tui.plain.console import Console, EndOfInput, clean_input
 from ono99_tui.plain.table import PlainTable
 from ono99_tui.store.settings import Settings
-from ono99_tui.table import TableSession
+from ono99_tui.table import TableSession, redact
 from ono99_tui.tui.setup import TableSetup
 from tests.stacked import game_with, set_total
 
@@ -56,7 +56,7 @@ def test_a_card_may_be_named_instead_of_numbered():
     table, setup = table_for([["9", "hold", "99", "10"], ["2", "3", "4", "5"]], total=29)
     lines, _ = run(table, setup, "ninety-nine\nnine\n")
     assert "Ninety-nine can't be played: a 99 card cannot be played; it stays in your hand (R7.1)." in lines
-    assert "Ana: Nine, total 38." in lines
+    assert "Ana: Nine, total 38; drew Two." in lines  # her own draw is named (one person at the table)
 
 
 def test_a_busting_card_asks_again_while_a_safe_card_exists():
@@ -65,15 +65,16 @@ def test_a_busting_card_asks_again_while_a_safe_card_exists():
     assert "3: Ten, busts at 100." in hand_after(lines)
     warn = "Ten takes the total to 100 and loses the round. Type 3 again to play it anyway, or choose another card."
     assert warn in lines
-    assert "Ana: Two, total 92." in lines  # another card played: the Ten was never played
+    assert "Ana: Two, total 92; drew Two." in lines  # another card played: the Ten was never played
     table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
     lines, _ = run(table, setup, "3\n3\n")
-    assert lines.count(warn) == 1 and "Ana: Ten, total 100." in lines
+    # R5.1: the loser still draws (under points rules that card counts against them)
+    assert lines.count(warn) == 1 and "Ana: Ten, total 100; drew Two." in lines
     assert "Ana goes bust at 100 and loses round 1." in lines
     # the setting off: it plays at once
     table, setup = table_for([["2", "3", "10", "hold"], ["2", "3", "4", "5"]], total=90)
     lines, _ = run(table, setup, "3\n", settings=Settings(confirm_bust=False))
-    assert warn not in lines and "Ana: Ten, total 100." in lines
+    assert warn not in lines and "Ana: Ten, total 100; drew Two." in lines
 
 
 def test_when_every_card_busts_the_lowest_is_the_only_one_and_asks_nothing():
@@ -85,7 +86,7 @@ def test_when_every_card_busts_the_lowest_is_the_only_one_and_asks_nothing():
                                  "4: Eight, can't be played: you must play Five (R5.3)."]
     refused = "Six can't be played: every card you can play busts, so you must play your lowest, 5 (R5.3)."
     assert refused in lines
-    assert "Ana: Five, total 100." in lines and not any("Type 1 again" in line for line in lines)
+    assert "Ana: Five, total 100; drew Two." in lines and not any("Type 1 again" in line for line in lines)
 
 
 def test_a_round_lost_is_a_notice_before_the_next_deal():
@@ -101,7 +102,7 @@ def test_a_round_lost_is_a_notice_before_the_next_deal():
 def test_undo_against_bots_takes_the_play_back():
     table, setup = table_for([["2", "3", "4", "5"], ["2", "3", "4", "5"]])
     lines, _ = run(table, setup, "4\nu\n")
-    assert "Ana: Five, total 5." in lines
+    assert "Ana: Five, total 5; drew Two." in lines
     at = lines.index("Your last play is taken back; this save is marked: undo used.")
     assert table.undo_used and table.seq == 0  # back before the Five
     assert lines[at + 1:at + 7] == ["Your turn, total 0.", "1: Two, total 2.", "2: Three, total 3.",
@@ -163,6 +164,14 @@ def test_words_for_every_card_kind():
         "You: Reverse, total stays 20, direction flips."
     assert W.event_lines([{"type": "round_lost", "seat": 0, "reason": "bust", "total": 101, "round": 2}],
                          names, 0) == ["You go bust at 101 and lose round 2."]
+    # a drawn card is named to the one who drew it, never to anyone else or to a hot seat (viewer None)
+    play = {"type": "play", "seat": 1, "card": "10", "total": 20}
+    own = {"type": "draw", "seat": 1, "card": "7"}
+    assert W.event_lines([play, own], names, 1) == ["Bo: Ten, total 20; drew Seven."]
+    for viewer in (0, 2, None):
+        shown = redact.events_for([play, own], viewer)
+        assert W.event_lines(shown, names, viewer) == ["Bo: Ten, total 20."]
+        assert W.event_lines([play, own], names, viewer) == ["Bo: Ten, total 20."]  # even unredacted
 
 
 def test_bots_wait_only_when_the_environment_asks(monkeypatch):

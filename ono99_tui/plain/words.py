@@ -36,9 +36,11 @@ def direction_word(direction: int) -> str:
 
 # -- what happened ---------------------------------------------------------------------
 
-def play_sentence(event: dict, names, drew_nothing: bool = False, players: int = 3) -> str:
+def play_sentence(event: dict, names, drew_nothing: bool = False, players: int = 3, drew: str | None = None) -> str:
     """"Bo: Ten, total 20." -- the name, the card, the total: a listener hears a play per line,
-    so no word more (benchmarks/plain_words.py)."""
+    so no word more (benchmarks/plain_words.py). ``drew``: the card the viewer drew after their
+    own play ("Ann: Ten, total 20; drew Seven."), which the next hand line would only hide among
+    the others."""
     who = _who(names, event["seat"])
     c, total = event["card"], event["total"]
     text = f"{who}: {card(c)}"
@@ -50,6 +52,8 @@ def play_sentence(event: dict, names, drew_nothing: bool = False, players: int =
             text += ", direction flips"
     if drew_nothing:
         text += f"; {agree(who, 'has')} nothing to draw"
+    elif drew is not None:
+        text += f"; drew {card(drew)}"
     return text + "."
 
 
@@ -65,12 +69,13 @@ def event_lines(events: list[dict], names, viewer: int | None, players: int = 3)
         e = events[i]
         kind = e["type"]
         if kind == "play":
-            drew = False
+            drew, got = False, None
             nxt = events[i + 1] if i + 1 < len(events) else None
             if nxt is not None and nxt["type"] == "draw" and nxt["seat"] == e["seat"]:
-                i += 1  # the card drawn is heard in the hand; only "nothing to draw" is said
+                i += 1  # another's draw is never said (only that the pile was empty); one's own is
                 drew = not nxt.get("hidden") and nxt.get("card") is None
-            lines.append(play_sentence(e, names, drew, players))
+                got = nxt.get("card") if viewer == e["seat"] and not nxt.get("hidden") else None
+            lines.append(play_sentence(e, names, drew, players, got))
         elif kind == "draw":
             pass  # a draw without its play: never in a table's events
         elif kind == "double":
