@@ -14,7 +14,8 @@ import pytest
 from ono99_tui.engine.record import Record
 from ono99_tui.store import lock as lock_module
 from ono99_tui.store.files import load_record
-from ono99_tui.store.journal import JournalWriter, chain_start, journal_path, new_id, play_line, read_journal
+from ono99_tui.store.journal import (MAX_BYTES, JournalRead, JournalWriter, chain, chain_start, journal_path, new_id,
+                                     play_line, read_journal)
 from ono99_tui.store.lock import Lock
 from ono99_tui.store.saves import SaveStore
 from tests.test_journal_check import JOURNAL_PLAYS, killed_mid_round
@@ -154,3 +155,132 @@ def test_a_damaged_first_line_sets_every_play_aside_with_its_reason(store, heade
     assert read.plays == []
     assert read.set_aside == JOURNAL_PLAYS + (1 if cut else 0)
     assert read.problem == "its first line is not an ono99 journal header (damaged)"
+
+
+def write_payloads(store, journal_id: str, payloads: list[str], header: str | None = None, tail: bytes = b"",
+                   name="crash") -> None:
+    """A journal whose lines are these payloads, each chained as ono99 chains them: every check
+    value matches, so what the reader finds is the content itself."""
+    previous = chain_start(journal_id)
+    out = [(header or f"ono99-journal 2 {journal_id} {previous}") + "\n"]
+    for payload in payloads:
+        previous = chain(previous, payload)
+        out.append(f"{previous} {payload}\n")
+    journal_path(store.path(name)).write_bytes("".join(out).encode() + tail)
+
+
+def _case(kind: str, plays: list, count: int, journal_id: str):
+    """(payloads, header, tail, plays read, set aside, the reason) for one kind of bad journal."""
+    p = [json.dumps(list(x)) for x in plays]
+    n4, r4, who4, card4 = plays[3]
+    if kind == "not a play":
+        return p[:3] + ["[1, 2"] + p[4:], None, b"", 3, 9, "line 5: not a play"
+    if kind == "a stranger's play":
+        return p[:3] + [json.dumps([n4, r4, "Nobody", card4])] + p[4:], None, b"", 3, 9, \
+            "line 5: not a play of this game"
+    if kind == "numbers jump":
+        return p[:3] + p[4:], None, b"", 3, 8, f"line 5: play numbers jump from {count + 3} to {count + 5}"
+    if kind == "does not follow the record":
+        return p[1:], None, b"", 0, 11, f"line 2: play {count + 2} does not follow play {count}"
+    if kind == "back a round":
+        return p[:3] + [json.dumps([n4, r4 - 1, who4, card4])] + p[4:], None, b"", 3, 9, \
+            f"line 5: play {n4} goes back to round {r4 - 1}"
+    if kind == "cut short":
+        return p, None, p[0].encode()[:7], 12, 1, \
+            "line 14 is cut short (the play being saved when ono99 stopped, or damage)"
+    if kind == "no start value":
+        return p, f"ono99-journal 2 {journal_id}", b"", 0, 12, "its first line is damaged"
+    if kind == "a short start value":
+        return p, f"ono99-journal 2 {journal_id} {chain_start(journal_id)[:15]}", b"", 0, 12, \
+            "its first line is damaged"
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize("kind", ["not a play", "a stranger's play", "numbers jump", "does not follow the record",
+                                  "back a round", "cut short", "no start value", "a short start value"])
+def test_each_reason_a_journal_is_set_aside_is_found_and_said_exactly(store, kind):
+    """Every line here verifies (its check value is right): the reader must still refuse what
+    does not continue this game, keep the plays before it, count exactly the plays set aside
+    and give the reason `saves check` and the table's notice repeat to the player."""
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    journal_id, plays = journal_plays_of(store)
+    payloads, header, tail, verified, aside, problem = _case(kind, plays, record.play_count, journal_id)
+    write_payloads(store, journal_id, payloads, header, tail)
+    read = read_journal(record, store.path("crash"))
+    assert read.plays == [(r, n, c) for _, r, n, c in plays[:verified]]
+    assert (read.set_aside, read.problem, read.present, read.not_a_file, read.linked) == \
+        (aside, problem, True, False, False)
+    assert read.describe() == f"{aside} play{'' if aside == 1 else 's'} in the journal set aside: {problem}"
+    # a control: the same lines, well formed, read whole
+    write_payloads(store, journal_id, [json.dumps(list(x)) for x in plays])
+    whole = read_journal(record, store.path("crash"))
+    assert (len(whole.plays), whole.set_aside, whole.problem) == (JOURNAL_PLAYS, 0, None)
+
+
+def test_a_journal_naming_another_record_says_both_ids(store):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    journal_id, plays = journal_plays_of(store)
+    other = new_id()
+    rewrite_journal(store, other, plays)
+    read = read_journal(record, store.path("crash"))
+    assert (read.plays, read.set_aside, read.present) == ([], JOURNAL_PLAYS, True)
+    assert read.problem == f"it continues another record (journal id {other!r}, the save names {journal_id!r})"
+    # with no play the record lacks, the same journal is a fold's leftover: nothing to report
+    rewrite_journal(store, other, [])
+    assert read_journal(record, store.path("crash")) == JournalRead([], 0, None, present=True)
+
+
+def test_a_journal_that_is_a_link_a_folder_or_unreadable_is_never_read_and_says_why(store, tmp_path, monkeypatch):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    elsewhere = tmp_path / "elsewhere.journal"
+    elsewhere.write_bytes(path.read_bytes())
+    path.unlink()
+    assert read_journal(record, store.path("crash")) == JournalRead([])  # none: nothing to say
+    path.symlink_to(elsewhere)
+    read = read_journal(record, store.path("crash"))
+    problem = (f"crash.toml.journal is a link (to {elsewhere}); ono99 follows no link in the saves folder, "
+               "so plays in what it points at were not read")
+    assert read == JournalRead([], 0, problem, present=True, not_a_file=True, linked=True)
+    assert read.describe() == f"the journal is not read: {problem}"
+    path.unlink()
+    path.mkdir()
+    assert read_journal(record, store.path("crash")) == JournalRead([], not_a_file=True)
+    path.rmdir()
+    path.write_bytes(elsewhere.read_bytes())
+    assert len(read_journal(record, store.path("crash")).plays) == JOURNAL_PLAYS  # (the control)
+    from ono99_tui.store import journal as journal_module
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    for where in ("open", "lstat"):
+        with monkeypatch.context() as m:
+            m.setattr(journal_module.os, where, refused)
+            read = read_journal(record, store.path("crash"))
+        assert read == JournalRead([], 0, "cannot read crash.toml.journal: Permission denied", present=True), where
+
+
+def test_an_oversized_journal_keeps_its_whole_lines_and_counts_the_rest(store):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    whole = path.read_bytes()
+    # every play whole, then bytes past the limit with no line end: only the size is wrong
+    path.write_bytes(whole + b"x" * (MAX_BYTES + 10))
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside) == (JOURNAL_PLAYS, 1)
+    assert read.problem == "the journal is larger than 4 MiB; the lines past that were not read"
+    # lines of junk on both sides of the limit: the first bad line is the reason; those read
+    # and those past the limit (counted, never held) are all set aside
+    junk = b"x" * 100 + b"\n"
+    path.write_bytes(whole + junk * ((MAX_BYTES - len(whole)) // len(junk) + 5000))
+    read = read_journal(record, store.path("crash"))
+    data = path.read_bytes()
+    past = data[:MAX_BYTES].rfind(b"\n") + 1
+    assert len(read.plays) == JOURNAL_PLAYS and read.problem.startswith(f"line {JOURNAL_PLAYS + 2}: damaged")
+    assert read.set_aside == data.count(b"\n") - JOURNAL_PLAYS - 1 == data[past:].count(b"\n") + data[
+        len(whole):past].count(b"\n")

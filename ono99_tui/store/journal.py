@@ -184,10 +184,12 @@ def read_journal(record: "Record", save_path: Path) -> JournalRead:
             over = 0
             if len(raw) > MAX_BYTES:  # past the limit: lines counted, never held
                 cut = raw.rfind(b"\n", 0, MAX_BYTES) + 1
-                over = raw[cut:].count(b"\n") + 1
+                over, last = raw[cut:].count(b"\n"), raw[-1:]
                 raw = raw[:cut]
                 while chunk := fh.read(1 << 20):
                     over += chunk.count(b"\n")
+                    last = chunk[-1:]
+                over += last != b"\n"  # a last line without its line end is a line too (once)
     except OSError as exc:
         return JournalRead([], 0, f"cannot read {path.name}: {exc.strerror or exc}", present=True)
     read = _parse(raw, record)
