@@ -7,6 +7,7 @@ Each test builds the exact state, with no clock and no random kill moment.
 """
 
 import json
+import os
 import types
 
 import pytest
@@ -284,3 +285,104 @@ def test_an_oversized_journal_keeps_its_whole_lines_and_counts_the_rest(store):
     assert len(read.plays) == JOURNAL_PLAYS and read.problem.startswith(f"line {JOURNAL_PLAYS + 2}: damaged")
     assert read.set_aside == data.count(b"\n") - JOURNAL_PLAYS - 1 == data[past:].count(b"\n") + data[
         len(whole):past].count(b"\n")
+
+
+def test_the_chain_is_the_documented_one(store):
+    """docs/record-format.md, "The journal": a line's check value is the first 16 hex digits of
+    SHA-256 of the previous value, a line end and the play's JSON (UTF-8, not escaped), and the
+    first line's start value is that of "ono99-journal" and the journal's id. Journals written by
+    any version read by any other: the formula is the format, so it is pinned here."""
+    import hashlib
+
+    def sha(text):
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+    start = chain_start("0123456789abcdef")
+    assert start == sha("ono99-journal\n0123456789abcdef")
+    line, check = play_line((5, 2, "Zoë", "10"), start)
+    assert line == f'{check} [5, 2, "Zoë", "10"]\n'.encode("utf-8")
+    assert check == sha(f'{start}\n[5, 2, "Zoë", "10"]')
+
+
+def test_a_journal_writer_appends_whole_lines_and_refuses_a_link_in_its_way(store, monkeypatch):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    journal_id, plays = journal_plays_of(store)
+    path = journal_path(store.path("crash"))
+    old = os.umask(0o022)
+    try:
+        writer = JournalWriter(path, journal_id)
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o644
+    # several plays in one append, then one: every line verifies and the count follows
+    writer.append(plays[:3])
+    writer.append(plays[3:4])
+    assert writer.lines == 4
+    # the disk takes one byte per write: every byte still goes down
+    from ono99_tui.store import journal as journal_module
+    real_write = os.write
+    monkeypatch.setattr(journal_module.os, "write", lambda fd, data: real_write(fd, bytes(data[:1])))
+    writer.append(plays[4:6])
+    monkeypatch.setattr(journal_module.os, "write", lambda fd, data: 0)  # a disk that takes nothing
+    with pytest.raises(OSError, match="the journal took no more bytes"):
+        writer.append(plays[6:7])
+    monkeypatch.undo()
+    assert writer.lines == 6
+    read = read_journal(record, store.path("crash"))
+    assert (read.plays, read.problem) == ([(r, n, c) for _, r, n, c in plays[:6]], None)
+    # started again after nothing was folded: every line kept, chained from the same start
+    rest, start = writer.restarted(record.play_count)
+    assert [n for n, _, _ in rest] == [p[0] for p in plays[:6]] and start == chain_start(journal_id)
+    fd = writer.fd
+    writer.close()
+    writer.close()  # twice: nothing more to do
+    assert writer.fd is None
+    with pytest.raises(OSError):
+        os.fstat(fd)  # closed, not leaked
+    # a link where the writer makes its temp file: never written through
+    target = store.folder / "elsewhere"
+    target.write_text("theirs")
+    other = new_id()
+    (store.folder / f".{path.name}.{other}.tmp").symlink_to(target)
+    with pytest.raises(OSError):
+        JournalWriter(path, other)
+    assert target.read_text() == "theirs"
+
+
+def test_plays_set_aside_are_counted_without_the_ones_the_record_holds(store):
+    """The count `saves check` reports: lines the record already holds (a fold's leftover, up to
+    and including its last play) are not plays lost; a damaged line counts even when its number
+    says it is old (it may have been a new one); a blank line is not a play; a journal of
+    version 1 (no check values) is counted the same way."""
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    journal_id, plays = journal_plays_of(store)
+    count = record.play_count
+    old = [(count - 2 + i, plays[0][1], plays[0][2], plays[0][3]) for i in range(3)]  # numbered count-2..count
+    # another record's journal holding three old plays and the twelve new ones: twelve set aside
+    rewrite_journal(store, new_id(), old + plays)
+    assert read_journal(record, store.path("crash")).set_aside == JOURNAL_PLAYS
+    # this record's: a blank line after the fourth play is damage; the eight after it are set aside
+    p = [json.dumps(list(x)) for x in old + plays]
+    path = journal_path(store.path("crash"))
+    write_payloads(store, journal_id, p)
+    lines = path.read_bytes().split(b"\n")
+    path.write_bytes(b"\n".join(lines[:8] + [b""] + lines[8:]))
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside, read.problem) == (
+        4, 8, "line 9: damaged or edited (its check value does not match)")
+    # the second old line damaged: it counts (1), the third (the record's last play) does not,
+    # the twelve new plays do
+    write_payloads(store, journal_id, p)
+    lines = path.read_bytes().split(b"\n")
+    lines[2] = lines[2][:20] + (b"0" if lines[2][20:21] != b"0" else b"1") + lines[2][21:]
+    path.write_bytes(b"\n".join(lines))
+    read = read_journal(record, store.path("crash"))
+    assert (read.plays, read.set_aside) == ([], 1 + JOURNAL_PLAYS)
+    # version 1: bare JSON lines; one that does not follow sets aside itself and the rest
+    v1 = [f"ono99-journal 1 {journal_id}"] + p[:5] + p[6:]
+    path.write_text("\n".join(v1) + "\n")
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside) == (2, JOURNAL_PLAYS - 3)
+    assert read.problem == f"line 7: play numbers jump from {count + 2} to {count + 4}"
