@@ -58,3 +58,37 @@ async def test_two_keys_bunched_on_a_remote_table_make_one_play_and_no_stale_ref
         assert not notices, notices  # no "that play was for move ..." from the server
         assert not screen.query_one(HandPane).pending.get(app.seat)  # no slot freed for a play never made
         await guest.aclose()
+
+
+async def test_the_lobby_lines_up_wide_names_by_columns(private_dirs):
+    """A name of emoji or CJK characters takes two columns a character: the lobby pads by
+    display width, so every seat's state starts in the same column."""
+    import types
+
+    from textual.widgets import Static
+
+    from ono99_tui.text import display_width
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.join import LobbyScreen
+
+    class Lobby(Ono99App):
+        plan = types.SimpleNamespace(watch=False)
+        remote = None
+
+        def start_connecting(self):
+            pass
+
+        def on_mount(self):
+            self.push_screen(LobbyScreen())
+
+    seats = [{"name": n, "player": "human", "connected": True} for n in ("Ann", "\U0001f642\U0001f642 Zo\u00eb", "\u7532\u4e59")]
+    app = Lobby()
+    async with app.run_test(size=(80, 24)) as pilot:
+        while not (isinstance(app.screen, LobbyScreen) and app.screen.query("#lobby")):
+            await pilot.pause()
+        app.screen.show({"name": "t", "rules": "standard", "seats": seats}, 0, "")
+        await pilot.pause()
+        text = str(app.screen.query_one("#lobby", Static).render())
+        rows = [line for line in text.splitlines() if "connected" in line]
+        assert len(rows) == 3
+        assert {display_width(line[:line.index("connected")]) for line in rows} == {len("  1. ") + 24 + 1}

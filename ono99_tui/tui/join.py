@@ -17,7 +17,7 @@ from textual.widgets import Footer, Header, Static
 from ..net.client import Client, ServerError
 from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, open_tables
 from ..net.remote import RemoteTable
-from ..text import visible
+from ..text import display_width, visible
 from .app import Ono99App
 
 
@@ -55,7 +55,8 @@ class LobbyScreen(Screen):
             else:
                 who, state = visible(s["name"]), "connected" if s["connected"] else "away"
             you = "  <- you" if i == seat else ""
-            text.append(f"  {i + 1}. {who:<24} {state}{you}\n")
+            pad = " " * max(0, 24 - display_width(who))  # by columns: a wide name (emoji, CJK) lines up too
+            text.append(f"  {i + 1}. {who}{pad} {state}{you}\n")
         watching = table.get("watching") or []
         if watching:  # names are text (Text.append never reads markup)
             more = (table.get("watchers") or 0) - len(watching)
