@@ -413,8 +413,13 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     server.close()
     assert b'"ping"' in b"".join(heard)
     assert dialled[0].startswith("Reconnecting... (the server stopped answering")
+    # a stranger whose host was killed saw only the first reason for minutes: each try now says
+    # what it met, after why the connection was lost
+    assert dialled[1].startswith("Reconnecting, try 2... (the server stopped answering") and \
+        dialled[1].endswith("; now refused)"), dialled
     why, kind = dialled[-1]
     assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None
+    assert why.startswith("the server stopped answering") and why.endswith("(the last try: refused)"), why
 
 
 async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():

@@ -232,9 +232,12 @@ class RemoteTable:
         loop = asyncio.get_running_loop()
         start, tries = loop.time(), 0
         why = why.rstrip(".")
+        last = None  # what the last try met, when not what ended the connection (a host killed: refused)
         for delay in backoff():
             # the word first: the hint line may show only its start
-            self._set_status(f"Reconnecting... ({why})" if tries == 0 else f"Reconnecting, try {tries + 1}... ({why})")
+            now = f"; now {last}" if last and last != why else ""
+            self._set_status(f"Reconnecting... ({why}{now})" if tries == 0
+                             else f"Reconnecting, try {tries + 1}... ({why}{now})")
             await asyncio.sleep(delay)
             tries += 1
             try:
@@ -242,8 +245,13 @@ class RemoteTable:
             except ServerError as exc:
                 if exc.code in ("auth", "version", "bad_name", "no_table", "gone"):
                     return f"{exc}", "gone"
-            except (OSError, TimeoutError, Disconnected, ProtocolError):
-                pass
+                last = str(exc).rstrip(".") or last
+            except TimeoutError:
+                last = "no answer"
+            except OSError as exc:
+                last = (exc.strerror or str(exc) or "").lower() or last  # e.g. "connection refused"
+            except (Disconnected, ProtocolError) as exc:
+                last = str(exc).rstrip(".") or last
             else:
                 if self.my_seat is not None and not client.welcome.get("resumed"):
                     client.close()
@@ -255,7 +263,9 @@ class RemoteTable:
                 return "", "back"
             if loop.time() - start >= self.give_up_after:
                 minutes = max(1, round((loop.time() - start) / 60))
-                return (f"{why}; gave up reconnecting after {minutes} minute{'s' if minutes != 1 else ''}", "gave_up")
+                now = f" (the last try: {last})" if last and last != why else ""
+                return (f"{why}; gave up reconnecting after {minutes} minute{'s' if minutes != 1 else ''}{now}",
+                        "gave_up")
         return why, "gave_up"  # (never: backoff() has no end)
 
     def _set_status(self, status: str | None) -> None:
