@@ -515,7 +515,7 @@ def _server_config(args):
                         resume=not args.no_save and args.func is not cmd_host,
                         max_tables=args.max_tables, max_connections=args.max_connections,
                         per_address=args.per_address, hello_timeout=args.hello_timeout,
-                        tables_per_connection=args.tables_per_connection,
+                        lobby_timeout=args.lobby_timeout, tables_per_connection=args.tables_per_connection,
                         tables_per_address=args.tables_per_address, abandoned_after=args.abandoned_after)
 
 
@@ -523,6 +523,7 @@ def _limit_checks(args):
     """(flag, value, least allowed) for each of the server's limits."""
     return [("max-tables", args.max_tables, 1), ("max-connections", args.max_connections, 1),
             ("per-address", args.per_address, 1), ("hello-timeout", args.hello_timeout, 0.1),
+            ("lobby-timeout", args.lobby_timeout, 0),
             ("tables-per-connection", args.tables_per_connection, 1),
             ("tables-per-address", args.tables_per_address, 1), ("abandoned-after", args.abandoned_after, 0)]
 
@@ -824,6 +825,9 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
                         help="connections at once from one address, counted from the TCP accept (default 8)")
     limits.add_argument("--hello-timeout", type=float, default=10.0, metavar="S",
                         help="close a connection that has not said hello within S seconds (default 10)")
+    limits.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
+                        help="close a connection at no table (no seat, not watching) that has said nothing for S "
+                        "seconds; 0: never (default 600)")
     limits.add_argument("--tables-per-connection", type=int, default=2, metavar="N",
                         help="tables that are not over one connection may have made (default 2)")
     limits.add_argument("--tables-per-address", type=int, default=6, metavar="N",

@@ -271,6 +271,34 @@ def test_sockets_that_never_say_hello_are_closed_and_cannot_lock_out_a_real_play
     run(main())
 
 
+def test_a_connection_silent_at_no_table_is_closed_after_the_lobby_timeout_and_no_other():
+    """Sockets that say hello and then nothing would hold --max-connections for good (the hello
+    timeout ends only those that never say hello). One at no table goes after --lobby-timeout;
+    one seated at a table waiting for friends, one watching and one that keeps talking stay."""
+    async def main():
+        async with serving(lobby_timeout=0.5, max_connections=5) as server:
+            idle = await connect_from(server, "127.0.0.2", "Idle")
+            ann = await connect_from(server, "127.0.0.3", "Ann")
+            table = (await ann.request({"type": "create", "seats": 2}))["table"]
+            await ann.request({"type": "sit", "table": table})
+            eve = await connect_from(server, "127.0.0.4", "Eve")
+            await eve.request({"type": "watch", "table": table})
+            chatty = await connect_from(server, "127.0.0.5", "Chatty")
+            started = time.monotonic()
+            closed = asyncio.ensure_future(ended(idle.reader))
+            while not closed.done():  # Chatty asks for the lobby all the while
+                await chatty.request({"type": "tables"})
+                await asyncio.sleep(0.05)
+            (told,) = [m for m in closed.result() if m.get("type") == "error"]
+            assert told["code"] == "lobby_timeout" and "0.5 s" in told["message"]
+            assert time.monotonic() - started >= 0.5
+            # the sweep that closed it passed over the others: each is still served
+            for client in (ann, eve, chatty):
+                assert (await client.request({"type": "ping"}))["type"] == "pong"
+            await soon(lambda: "127.0.0.2" not in server.addresses, "the idle connection uncounted")
+    run(main())
+
+
 def test_a_connection_cap_per_address_holds_for_players_who_said_hello_too():
     async def main():
         async with serving(per_address=2) as server:

@@ -143,7 +143,8 @@ def test_serve_listens_on_loopback_and_a_sigterm_tells_players_and_stops(tmp_pat
 
 def test_serve_refuses_bad_options_in_one_line():
     for args, words in [(["--port", "70000"], "--port must be 0 to 65535"),
-                        (["--turn-timer", "-1"], "--turn-timer must be 0 or more")]:
+                        (["--turn-timer", "-1"], "--turn-timer must be 0 or more"),
+                        (["--lobby-timeout", "-1"], "--lobby-timeout must be 0 or more, got -1")]:
         proc = ono99("serve", *args)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 

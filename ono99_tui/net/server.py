@@ -51,6 +51,10 @@ class ServerConfig:
     # the limits on strangers (docs/deploy.md names each with its flag)
     per_address: int = 8  # connections open at once from one address, counted from the TCP accept
     hello_timeout: float = 10.0  # seconds from the accept to a hello; then the socket is closed
+    # seconds a connection that said hello but is at no table (no seat, not watching) may stay
+    # silent; then it is closed (0: never). Idle connections after a hello would otherwise hold
+    # --max-connections for good.
+    lobby_timeout: float = 600.0
     tables_per_connection: int = 2  # tables one connection may have made that are not over
     tables_per_address: int = 6  # ...and all the connections from one address together
     abandoned_after: float = 600.0  # seconds a started table waits with no person at it; then it is closed
@@ -91,6 +95,7 @@ class Connection:
         self._tokens = float(server.config.burst)
         self._last = time.monotonic()
         self._flood_told = False
+        self.heard = time.monotonic()  # when it last sent anything (the lobby timeout)
 
     def send(self, message: dict) -> None:
         if not self.closed:
@@ -154,6 +159,7 @@ class Server:
         self._stopping = False  # close() has begun: the tables' clocks stop
         self._resuming = False  # the manifest is written once, after every table is resumed
         self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
+        self._sweeper: asyncio.Task | None = None  # closes connections idle at no table (lobby_timeout)
         # every client message type, to the method that handles it (none by name lookup)
         self._dispatch = {"hello": self._on_hello, "ping": self._on_ping, "tables": self._on_tables,
                           "create": self._on_create, "sit": self._on_sit, "watch": self._on_watch,
@@ -169,7 +175,21 @@ class Server:
         if self.config.save and self.config.resume:
             # listening (the port was free), but no connection is served before this returns
             self._resume_tables()
+        if self.config.lobby_timeout > 0:
+            self._sweeper = asyncio.get_running_loop().create_task(self._sweep_lobby())
         return self.port
+
+    async def _sweep_lobby(self) -> None:
+        """Close the connections that said hello, sit at no table and have said nothing for
+        --lobby-timeout (checked a few times per timeout: one pass over the connections)."""
+        limit = self.config.lobby_timeout
+        while not self._stopping:
+            await asyncio.sleep(min(limit / 4, 30.0))
+            cutoff = time.monotonic() - limit
+            for conn in list(self.connections):
+                if conn.name is not None and conn.table is None and conn.heard < cutoff and not conn.closed:
+                    conn.error("lobby_timeout", f"nothing heard for {limit:g} s while at no table: closed")
+                    conn.close()
 
     async def serve_forever(self) -> None:
         assert self._server is not None
@@ -190,6 +210,8 @@ class Server:
         # each clock stops at its next step even if a cancel is lost (Python 3.11's wait_for can
         # swallow one that comes as its wait ends)
         self._stopping = True
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         for table in list(self.tables.values()):
             self._wake_table(table)
         for task in self._drivers.values():
@@ -234,6 +256,7 @@ class Server:
                 data = await reader.read(65536)
                 if not data:
                     break
+                conn.heard = time.monotonic()
                 for line in lines.feed(data):
                     if conn.closed:
                         break
