@@ -6,6 +6,7 @@ second time; the lock taken on a file its last holder had already removed (the r
 Each test builds the exact state, with no clock and no random kill moment.
 """
 
+import errno
 import json
 import os
 import types
@@ -189,6 +190,8 @@ def _case(kind: str, plays: list, count: int, journal_id: str):
     if kind == "cut short":
         return p, None, p[0].encode()[:7], 12, 1, \
             "line 14 is cut short (the play being saved when ono99 stopped, or damage)"
+    if kind == "not a play, then cut short":
+        return p[:3] + ["[1, 2"] + p[4:], None, p[0].encode()[:7], 3, 10, "line 5: not a play"
     if kind == "no start value":
         return p, f"ono99-journal 2 {journal_id}", b"", 0, 12, "its first line is damaged"
     if kind == "a short start value":
@@ -197,7 +200,7 @@ def _case(kind: str, plays: list, count: int, journal_id: str):
     raise AssertionError(kind)
 
 
-@pytest.mark.parametrize("kind", ["not a play", "a stranger's play", "numbers jump", "does not follow the record",
+@pytest.mark.parametrize("kind", ["not a play", "not a play, then cut short", "a stranger's play", "numbers jump", "does not follow the record",
                                   "back a round", "cut short", "no start value", "a short start value"])
 def test_each_reason_a_journal_is_set_aside_is_found_and_said_exactly(store, kind):
     """Every line here verifies (its check value is right): the reader must still refuse what
@@ -228,6 +231,11 @@ def test_a_journal_naming_another_record_says_both_ids(store):
     read = read_journal(record, store.path("crash"))
     assert (read.plays, read.set_aside, read.present) == ([], JOURNAL_PLAYS, True)
     assert read.problem == f"it continues another record (journal id {other!r}, the save names {journal_id!r})"
+    # a damaged id (any length) is shown cut to the 16 characters an id has
+    long_id = "f" * 40
+    rewrite_journal(store, long_id, plays)
+    assert read_journal(record, store.path("crash")).problem == (
+        f"it continues another record (journal id {'f' * 16!r}, the save names {journal_id!r})")
     # with no play the record lacks, the same journal is a fold's leftover: nothing to report
     rewrite_journal(store, other, [])
     assert read_journal(record, store.path("crash")) == JournalRead([], 0, None, present=True)
@@ -325,8 +333,9 @@ def test_a_journal_writer_appends_whole_lines_and_refuses_a_link_in_its_way(stor
     monkeypatch.setattr(journal_module.os, "write", lambda fd, data: real_write(fd, bytes(data[:1])))
     writer.append(plays[4:6])
     monkeypatch.setattr(journal_module.os, "write", lambda fd, data: 0)  # a disk that takes nothing
-    with pytest.raises(OSError, match="the journal took no more bytes"):
+    with pytest.raises(OSError) as err:
         writer.append(plays[6:7])
+    assert (err.value.errno, err.value.strerror) == (errno.EIO, "the journal took no more bytes")
     monkeypatch.undo()
     assert writer.lines == 6
     read = read_journal(record, store.path("crash"))
@@ -359,7 +368,10 @@ def test_plays_set_aside_are_counted_without_the_ones_the_record_holds(store):
     record = load_record(store.path("crash"))
     journal_id, plays = journal_plays_of(store)
     count = record.play_count
-    old = [(count - 2 + i, plays[0][1], plays[0][2], plays[0][3]) for i in range(3)]  # numbered count-2..count
+    # numbered count-2..count, of the round before (a fold at the round's end, killed before the
+    # journal was started again): skipped, never "going back" a round
+    old = [(count - 2 + i, plays[0][1] - 1, plays[0][2], plays[0][3]) for i in range(3)]
+    assert plays[0][1] - 1 == len(record.rounds)  # the record's last round
     # another record's journal holding three old plays and the twelve new ones: twelve set aside
     rewrite_journal(store, new_id(), old + plays)
     assert read_journal(record, store.path("crash")).set_aside == JOURNAL_PLAYS
@@ -376,13 +388,111 @@ def test_plays_set_aside_are_counted_without_the_ones_the_record_holds(store):
     # the twelve new plays do
     write_payloads(store, journal_id, p)
     lines = path.read_bytes().split(b"\n")
-    lines[2] = lines[2][:20] + (b"0" if lines[2][20:21] != b"0" else b"1") + lines[2][21:]
+    lines[2] = lines[2][:5] + (b"0" if lines[2][5:6] != b"0" else b"1") + lines[2][6:]  # its check value
     path.write_bytes(b"\n".join(lines))
     read = read_journal(record, store.path("crash"))
     assert (read.plays, read.set_aside) == ([], 1 + JOURNAL_PLAYS)
+    # a damaged line, then a copy of a play already read (a sync tool): the copy is not a play lost
+    write_payloads(store, journal_id, p)
+    lines = path.read_bytes().split(b"\n")  # header, 3 old, 12 new
+    lines[7] = lines[7][:5] + (b"0" if lines[7][5:6] != b"0" else b"1") + lines[7][6:]  # the 4th new play
+    path.write_bytes(b"\n".join(lines[:8] + [lines[5]] + lines[8:]))  # then the 2nd new play again
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside) == (3, 1 + JOURNAL_PLAYS - 4)
     # version 1: bare JSON lines; one that does not follow sets aside itself and the rest
     v1 = [f"ono99-journal 1 {journal_id}"] + p[:5] + p[6:]
     path.write_text("\n".join(v1) + "\n")
     read = read_journal(record, store.path("crash"))
     assert (len(read.plays), read.set_aside) == (2, JOURNAL_PLAYS - 3)
     assert read.problem == f"line 7: play numbers jump from {count + 2} to {count + 4}"
+    # version 1, a line that is not a play, then old lines: only the bad line and the new plays count
+    v1 = [f"ono99-journal 1 {journal_id}", "garbage"] + p
+    path.write_text("\n".join(v1) + "\n")
+    read = read_journal(record, store.path("crash"))
+    assert (read.plays, read.set_aside, read.problem) == ([], 1 + JOURNAL_PLAYS, "line 2: not a play")
+
+
+def test_the_size_limit_counts_exactly_at_its_edges_and_holds_no_more_than_the_limit(store):
+    """A journal is read up to MAX_BYTES in whole lines; past that its lines are counted as set
+    aside, a chunk at a time, never held: exact at the edges, bounded in memory."""
+    import tracemalloc
+
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    whole = path.read_bytes()
+
+    def journal(size: int, last: bytes) -> bytes:
+        """``whole``, then lines of x up to exactly ``size`` bytes, ``last`` the final byte."""
+        fill = size - len(whole) - 1
+        body = (b"x" * 99 + b"\n") * (fill // 100) + b"x" * (fill % 100)
+        return whole + body + last
+
+    # exactly at the limit, its last line cut short: read whole, and that line is what is wrong
+    path.write_bytes(journal(MAX_BYTES, b"x"))
+    read = read_journal(record, store.path("crash"))
+    assert read.problem == f"line {JOURNAL_PLAYS + 2}: damaged or edited (its check value does not match)"
+    lines = path.read_bytes().count(b"\n")
+    assert read.set_aside == lines - JOURNAL_PLAYS - 1 + 1  # every junk line, the cut one too
+    # one byte past it, that byte ending a line: the one line across the limit is set aside, once
+    data = journal(MAX_BYTES + 1, b"\n")
+    path.write_bytes(data)
+    read = read_journal(record, store.path("crash"))
+    assert read.set_aside == data.count(b"\n") - JOURNAL_PLAYS - 1
+    # far past it (60 MiB, counted in chunks): the count is exact and the memory bounded
+    big = journal(MAX_BYTES + 60 * 1024 * 1024, b"\n")
+    path.write_bytes(big)
+    tracemalloc.start()
+    try:
+        read = read_journal(record, store.path("crash"))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert read.set_aside == big.count(b"\n") - JOURNAL_PLAYS - 1 and len(read.plays) == JOURNAL_PLAYS
+    assert peak < 40 * 1024 * 1024, f"read_journal held {peak / 2**20:.0f} MiB of a 64 MiB journal"
+
+
+def test_journals_with_nothing_to_read_say_nothing(store):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    journal_id, plays = journal_plays_of(store)
+    count = record.play_count
+    # not even a whole first line (a kill during the journal's first write)
+    path.write_bytes(b"ono99-jour")
+    assert read_journal(record, store.path("crash")) == JournalRead([], present=True)
+    # a damaged first line and only plays the record holds: nothing is lost, so nothing to say
+    old = [json.dumps([count - 1, 1, plays[0][2], "5"]), json.dumps([count, 1, plays[0][2], "5"])]
+    write_payloads(store, journal_id, old, header=f"ono99-journal 2 {journal_id}")
+    assert read_journal(record, store.path("crash")) == JournalRead([], present=True)
+    # a CRLF journal cut just before its last line end: that line is cut short like any other
+    write_payloads(store, journal_id, [json.dumps(list(x)) for x in plays])
+    crlf = path.read_bytes().replace(b"\n", b"\r\n")
+    path.write_bytes(crlf[:-1])
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside) == (JOURNAL_PLAYS - 1, 1)
+    assert read.problem.startswith(f"line {JOURNAL_PLAYS + 1} is cut short")
+
+
+def test_a_journal_swapped_for_a_link_after_the_look_is_still_not_followed(store, tmp_path, monkeypatch):
+    """read_journal looks (lstat) before it opens: a link put in place between the two must
+    still not be followed (O_NOFOLLOW), and a link whose target cannot be read is named plainly."""
+    from ono99_tui.store import journal as journal_module
+
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_bytes(path.read_bytes())
+    regular = os.lstat(path)
+    path.unlink()
+    path.symlink_to(elsewhere)
+    with monkeypatch.context() as m:
+        m.setattr(journal_module.os, "lstat", lambda p: regular)  # the look saw the regular file
+        read = read_journal(record, store.path("crash"))
+    assert read.plays == [] and read.present and read.problem.startswith("cannot read crash.toml.journal: ")
+    with monkeypatch.context() as m:
+        m.setattr(journal_module.os, "readlink", lambda p: (_ for _ in ()).throw(OSError(2, "gone")))
+        read = read_journal(record, store.path("crash"))
+    assert read.problem == ("crash.toml.journal is a link; ono99 follows no link in the saves folder, "
+                            "so plays in what it points at were not read")

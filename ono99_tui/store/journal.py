@@ -207,7 +207,6 @@ def _parse(raw: bytes, record: "Record") -> JournalRead:
     lines = text.split("\n")
     tail = lines.pop()  # the last piece has no newline: empty, or a line cut short
     lines = [line[:-1] if line.endswith("\r") else line for line in lines]  # CRLF conversion
-    tail = tail.removesuffix("\r")
     count = record.play_count
     if not lines:
         return JournalRead([])  # not even its first line whole: no play in it can be known
@@ -241,7 +240,6 @@ def _parse(raw: bytes, record: "Record") -> JournalRead:
             check, _, payload = line.partition(" ")
             if chain(previous, payload) != check:
                 problem = "damaged or edited (its check value does not match)"
-        parsed = None
         if problem is None:
             try:
                 parsed = json.loads(payload)
@@ -255,7 +253,8 @@ def _parse(raw: bytes, record: "Record") -> JournalRead:
                 elif last_n is not None and n != last_n + 1:
                     problem = f"play numbers jump from {last_n} to {n}"
                 elif n > count and n != count + 1 + len(plays):
-                    problem = f"play {n} does not follow play {count + len(plays)}"
+                    # (only a first line: after one, a number out of step is a jump, above)
+                    problem = f"play {n} does not follow play {count}"
                 elif n > count and round_no < last_round:
                     problem = f"play {n} goes back to round {round_no}"
         if problem is not None:
