@@ -7,6 +7,8 @@ the warned-about ("armed") card never forgotten, so a later press of that key pl
 Each press here is its own pilot.press and the play (or the warning) is read right after it.
 """
 
+import pytest
+
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.test_table_screen import setup
@@ -135,3 +137,29 @@ async def test_pressing_a_card_that_cannot_be_played_says_why_and_plays_nothing(
         await pilot.press(str(cards["99"].index))
         assert hint(screen) == f"99: {cards['99'].reason}" and "cannot be played" in hint(screen)
         assert bells and len(g.plays) == before
+
+
+@pytest.mark.parametrize("key", ["enter", "escape"])
+async def test_a_notice_answered_by_two_keys_at_once_answers_once_and_the_app_goes_on(key):
+    """A play-tester's two Enters on "Round lost" (bunched over SSH, or a double press) stopped
+    the app: the second dismissed a notice that was already leaving ("Can't pop screen")."""
+    from textual import events
+
+    from ono99_tui.tui.screens.notice import _Notice
+
+    app = Ono99App(bot_delay=0, seed=3)
+    answers = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        below = app.screen
+        notice = _Notice("Round 1 lost", "Ann loses a token.", (("ok", "Continue"), ("menu", "Menu")))
+        app.push_screen(notice, answers.append)
+        while not notice.query("Button"):
+            await pilot.pause()
+        await pilot.pause()
+        char = "\r" if key == "enter" else "\x1b"
+        for _ in range(3):  # in one read: every key queued before the first is handled
+            app.post_message(events.Key(key, char))
+        for _ in range(5):
+            await pilot.pause()
+        assert answers == ["ok"] and app.screen is below and app.is_running

@@ -78,7 +78,7 @@ async def test_a_host_and_a_guest_play_a_whole_game_on_the_table_screen():
 
 def test_join_says_in_one_line_why_it_cannot_sit_down():
     proc = ono99("join", "127.0.0.1:1", "--name", "Ann")
-    assert proc.returncode == 2 and "cannot connect to 127.0.0.1:1" in proc.stderr
+    assert proc.returncode == 2 and "cannot connect to 127.0.0.1:1: connection refused" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     for args, words in [(["127.0.0.1:x", "--name", "A"], "port must be a number"),
                         (["127.0.0.1", "--name", "\x1b[2J"], "--name must be 1 to 23 printable")]:
@@ -405,8 +405,9 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
 
     async def redial():
         dialled.append(remote.status)
-        raise ConnectionRefusedError("refused")
+        raise ConnectionRefusedError(111, "Connect call failed ('127.0.0.1', 7099)")
     remote.redial, remote.give_up_after = redial, 0.5
+    # (refused as asyncio refuses: its words name the address, the player needs the reason)
     remote.on_lost = lambda why, kind: (lost.set(), dialled.append((why, kind)))
     remote.start()
     await asyncio.wait_for(lost.wait(), 20)
@@ -416,10 +417,10 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     # a stranger whose host was killed saw only the first reason for minutes: each try now says
     # what it met, after why the connection was lost
     assert dialled[1].startswith("Reconnecting, try 2... (the server stopped answering") and \
-        dialled[1].endswith("; now refused)"), dialled
+        dialled[1].endswith("; now connection refused)"), dialled
     why, kind = dialled[-1]
     assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None
-    assert why.startswith("the server stopped answering") and why.endswith("(the last try: refused)"), why
+    assert why.startswith("the server stopped answering") and why.endswith("(the last try: connection refused)"), why
 
 
 async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():
@@ -462,3 +463,33 @@ async def test_host_on_port_0_names_the_port_it_got_in_the_lobby():
         want = f"ono99 join localhost:{plan.port} --name NAME"
         assert plan.port > 0
         await until(pilot, lambda: want in str(app.screen.query_one("#lobby").render()), "the real port in the hint")
+
+
+async def test_a_guest_is_asked_before_escape_leaves_the_table_and_its_seat_is_kept():
+    """A play-tester's find: a guest's Escape (the footer says "Menu") quit at once, no question."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    from .netplay import connect, serving
+
+    async with serving(turn_timer=60, bot_delay=600) as server:
+        ann = await connect(server, "Ann")
+        table = (await ann.request({"type": "create", "rules": SHORT, "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, server.port, "Bob", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.table_id == table and app.seat is not None, "seated")
+            ann.send({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            screen = app.screen
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
+            assert "Your seat is kept" in str(app.screen.query_one(".dialog-body").render())
+            await pilot.press("escape")  # Stay
+            await until(pilot, lambda: app.screen is screen, "back at the table")
+            assert app.is_running
+            await pilot.press("escape")
+            await until(pilot, lambda: isinstance(app.screen, _Notice), "the question again")
+            await pilot.press("right", "enter")  # Leave
+            await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
+        assert not server.tables[table].session.over  # the game goes on without Bob
+        ann.close()

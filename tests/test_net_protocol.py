@@ -162,3 +162,34 @@ def test_the_password_can_come_from_a_file_and_a_bad_one_is_one_line(tmp_path):
                          (["--password", "x", "--password-file", str(pw)], "not both")]:
         proc = ono99("serve", *extra)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("answer, words", [(b"HTTP/1.0 400 Bad Request\r\n\r\n", "does not answer as an ono99 table server"),
+                                           (b"SSH-2.0-OpenSSH_9.6\r\n", "does not answer as an ono99 table server"),
+                                           (b"", "cannot connect to 127.0.0.1:")])
+@pytest.mark.parametrize("command", [["join", "--name", "Zed"], ["watch"], ["join", "--plain", "--name", "Zed"]])
+def test_join_and_watch_at_something_that_is_not_an_ono99_server_say_so_in_one_line(answer, words, command):
+    """A play-tester pointed `ono99 join` at a web server: a ProtocolError traceback, exit 1."""
+    import socket
+    import threading
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(4096)
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        proc = ono99(command[0], f"127.0.0.1:{port}", *command[1:])
+    finally:
+        listener.close()
+    assert proc.returncode == 2, proc.stderr
+    assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr

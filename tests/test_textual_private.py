@@ -39,3 +39,17 @@ def test_an_app_started_on_a_theme_is_as_one_given_it_by_assignment(private_dirs
     mine = [f._terminal_theme for f in app._filters if isinstance(f, ANSIToTruecolor)]
     theirs = [f._terminal_theme for f in other._filters if isinstance(f, ANSIToTruecolor)]
     assert mine == theirs == [app.ansi_theme]
+
+
+async def test_ctrl_c_says_how_to_quit_in_plain_words(private_dirs):
+    """Textual answers Ctrl+C with a notice in markup; notices here are text (they carry names):
+    a play-tester saw "Press [b]ctrl+q[/b] to quit the app"."""
+    app = Ono99App(bot_delay=600)
+    told = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        real = app.notify
+        app.notify = lambda message, **kw: (told.append(message), real(message, **kw))
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert told == ["Press ctrl+q to quit the app."]

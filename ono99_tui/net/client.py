@@ -22,6 +22,19 @@ class ServerError(Exception):
         self.code = code
 
 
+def why_not(exc: BaseException) -> str:
+    """What a failed dial met, in words: "connection refused", not asyncio's "Connect call failed
+    ('127.0.0.1', 7099)"."""
+    import os
+
+    errno_ = getattr(exc, "errno", None)
+    if isinstance(exc, OSError) and errno_:
+        return os.strerror(errno_).lower()
+    if isinstance(exc, TimeoutError):
+        return "no answer"
+    return str(exc).rstrip(".") or type(exc).__name__
+
+
 class Disconnected(ConnectionError):
     pass
 
@@ -75,6 +88,10 @@ class Client:
             hello["address"] = address
         try:
             reply = await asyncio.wait_for(client.request(hello), timeout)
+        except ProtocolError as exc:  # a web server, an SSH server, the wrong port: one clear line
+            client.close()
+            raise ServerError("not_ono99", f"{host}:{port} does not answer as an ono99 table server "
+                              f"({exc}): check the address and port") from None
         except BaseException:
             client.close()
             raise

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..text import visible
-from .client import Client, ServerError
+from .client import Client, ServerError, why_not
 
 
 @dataclass
@@ -101,6 +101,5 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         asyncio.run(asyncio.wait_for(check(), timeout))
     except ServerError as exc:
         raise UserError(str(exc)) from None
-    except (OSError, TimeoutError) as exc:
-        why = getattr(exc, "strerror", None) or str(exc) or "no answer"
-        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why}") from None
+    except (OSError, TimeoutError) as exc:  # (Disconnected is a ConnectionError)
+        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}") from None

@@ -15,7 +15,7 @@ from typing import Awaitable, Callable
 
 from ..engine.record import SeatSpec
 from ..table import HumanTurn, SeatUpdate, TableError, TableOver
-from .client import Client, Disconnected, ServerError
+from .client import Client, Disconnected, ServerError, why_not
 from .protocol import ProtocolError, view_from_dict
 
 
@@ -246,12 +246,8 @@ class RemoteTable:
                 if exc.code in ("auth", "version", "bad_name", "no_table", "gone"):
                     return f"{exc}", "gone"
                 last = str(exc).rstrip(".") or last
-            except TimeoutError:
-                last = "no answer"
-            except OSError as exc:
-                last = (exc.strerror or str(exc) or "").lower() or last  # e.g. "connection refused"
-            except (Disconnected, ProtocolError) as exc:
-                last = str(exc).rstrip(".") or last
+            except (OSError, TimeoutError, Disconnected, ProtocolError) as exc:
+                last = why_not(exc)  # e.g. "connection refused"
             else:
                 if self.my_seat is not None and not client.welcome.get("resumed"):
                     client.close()

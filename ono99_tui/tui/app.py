@@ -88,6 +88,14 @@ class Ono99App(App):
         self._refresh_truecolor_filter(self.ansi_theme)
         self.stylesheet.set_variables(self.get_css_variables())  # made in App.__init__, before the theme
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C: how to quit, said as text. (Textual's own notice is written in markup, which
+        every notice here shows as it is: a play-tester saw "Press [b]ctrl+q[/b]".)"""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app.", title="Do you want to quit?")
+                return
+
     def notify(self, message: str, *, title: str = "", severity="information", timeout=None,
                markup: bool = True) -> None:
         """Every notice is plain text: they carry names, file names and messages from files,

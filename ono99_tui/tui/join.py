@@ -325,17 +325,23 @@ class JoinApp(Ono99App):
             screen.pace = "skip"  # a live view: each round's end is in the log, no notice waits for a key
         self.push_screen(screen)
 
-    def leaving_question(self) -> tuple[str, str] | None:
-        """(title, body) to ask before the table screen is left, or None to leave at once: the
-        host's leaving closes the server, and with it the game of everyone else at the table."""
+    def leaving_question(self) -> tuple[str, str, str] | None:
+        """(title, body, the leave button) to ask before the table screen is left, or None to leave at once: the
+        host's leaving closes the server, and with it the game of everyone else at the table; a
+        guest's Escape (the footer says "Menu") must not end their own game without a word."""
         remote = self.remote
-        if self.plan.serve is None or remote is None or remote.over or self._table is None:
+        if remote is None or remote.over or self._table is None:
             return None
+        if self.plan.serve is None:  # a guest: a seat in a game others are playing
+            if self.seat is None:
+                return None  # watching: nobody waits for a watcher
+            return ("Leave the table?", "Your seat is kept: the others go on, and your turns are played for "
+                    "you until you join this table again.", "Leave")
         others = [s for i, s in enumerate(self._table["seats"]) if i != self.seat and s["player"] == "human"]
         if not others and not remote.watching:
             return None
         return ("Close the table?", "You are the host: leaving closes this table, and the game ends for "
-                "everyone at it.")
+                "everyone at it.", "Leave and close the table")
 
     def _turn_alert(self, update) -> None:
         """The bell (and a desktop notification where the terminal shows them) as our turn comes."""

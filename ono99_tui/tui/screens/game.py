@@ -700,5 +700,5 @@ class GameScreen(Screen):
                 self.app.pop_screen()
 
         # Stay first: Escape (and an Enter meant for something else) keeps the table
-        self.app.push_screen(_Notice(*question, (("stay", "Stay"), ("leave", "Leave and close the table"))),
-                             answered)
+        title, body, leave = question
+        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))), answered)

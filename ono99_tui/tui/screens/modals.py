@@ -132,6 +132,9 @@ class PassScreen(_Notice):
     def action_close(self) -> None:
         """Escape leaves the table for the menu (it is saved after every play) and never shows the
         hand: the table's "ready" answer is not given, so nobody is seated."""
+        if self._answered:  # a second Escape bunched with the first: the table is already left
+            return
+        self._answered = True
         stack = self.app.screen_stack
         table = stack[-2] if len(stack) > 1 else None
         self.app.pop_screen()  # not dismiss(): that would seat the next player

@@ -83,7 +83,7 @@ class _Notice(ModalScreen[str]):
             if event.key == "enter":
                 buttons = list(self.query(Button))
                 if buttons:
-                    self.dismiss(buttons[self._at % len(buttons)].id.removeprefix("btn-"))
+                    self._answer(buttons[self._at % len(buttons)].id.removeprefix("btn-"))
             else:
                 self.action_move(*self._MOVES[event.key])
 
@@ -94,10 +94,20 @@ class _Notice(ModalScreen[str]):
             self._at = buttons.index(event.widget)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id.removeprefix("btn-"))
+        self._answer(event.button.id.removeprefix("btn-"))
 
     def action_close(self) -> None:
-        self.dismiss(self.escape)
+        self._answer(self.escape)
+
+    _answered = False
+
+    def _answer(self, choice: str) -> None:
+        """Answer once. The screen leaves a step after dismiss: a second Enter bunched with the
+        first (over SSH, or a double press) arrived while it was still here and dismissed it again,
+        and Textual stopped the app ("Can't pop screen")."""
+        if not self._answered:
+            self._answered = True
+            self.dismiss(choice)
 
     def action_move(self, step: int, vertical: bool = False) -> None:
         buttons = list(self.query(Button))

@@ -46,7 +46,15 @@ class NameScreen(ModalScreen[str | None]):
         if problem:
             self.query_one("#name-error", Static).update(problem)
             return
-        self.dismiss(check_name(value))
+        self._answer(check_name(value))
+
+    _answered = False
+
+    def _answer(self, choice: str | None) -> None:
+        """Once: a second Enter bunched with the first would dismiss it again (as _Notice._answer)."""
+        if not self._answered:
+            self._answered = True
+            self.dismiss(choice)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self._accept()
@@ -55,7 +63,7 @@ class NameScreen(ModalScreen[str | None]):
         self._accept()
 
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        self._answer(None)
 
 
 class SaveAsScreen(NameScreen):
