@@ -77,6 +77,33 @@ def fit(text: str, width: int) -> str:
     return text + " " * (width - display_width(text))
 
 
+def wrap(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` columns (display width: a wide character takes two),
+    broken at spaces; a word wider than a line is cut. Lines after the first start with ``indent``."""
+    lines: list[str] = []
+    line, used = "", 0
+    for word in text.split(" "):
+        w = display_width(word)
+        gap = 1 if line.strip() else 0
+        if line.strip() and used + gap + w > width:
+            lines.append(line)
+            line, used, gap = indent, display_width(indent), 0
+        if used + gap + w <= width:
+            line += " " * gap + word
+            used += gap + w
+            continue
+        for ch in word:  # a word wider than a whole line
+            cw = display_width(ch)
+            if used + cw > width and line.strip():
+                lines.append(line)
+                line, used = indent, display_width(indent)
+            line += ch
+            used += cw
+    if line.strip() or not lines:
+        lines.append(line)
+    return lines
+
+
 def same_name(name: str) -> str:
     """The form two names are compared in: NFC, so "Zoë" typed either way is one player."""
     return unicodedata.normalize("NFC", name)

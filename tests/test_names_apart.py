@@ -4,6 +4,8 @@ scoreboard, wide names measured by display width."""
 import unicodedata
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ono99_tui.engine.game import GameSetupError, check_names
 from ono99_tui.text import display_width, fit, short_names
@@ -71,3 +73,18 @@ def test_a_network_table_refuses_a_name_that_looks_like_one_already_seated():
     table.sit("Bo", None)
     table.fill_bots("easy", None)
     assert table.start(1).names[:2] == (unicodedata.normalize("NFC", "Zoë"), "Bo")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=st.sampled_from(list("ab Zoë") + ["\U0001f642", "\u7532", "\u4e59"]), max_size=30),
+                max_size=8), st.integers(4, 40))
+def test_a_wrapped_line_never_passes_its_width_and_loses_no_word(words, width):
+    """The table's log wraps by display width (a play-tester saw "乙丙" vanish past the pane's edge
+    and "Medium 2" lose a letter): no line wider than the log, every word kept in order."""
+    from ono99_tui.text import display_width, wrap
+
+    text = " ".join(words)
+    lines = wrap(text, width, "  ")
+    assert all(display_width(line) <= width for line in lines), lines
+    # the words come back in order, only cut where one is wider than a line
+    assert "".join("".join(line.split(" ")) for line in lines) == "".join(text.split(" "))

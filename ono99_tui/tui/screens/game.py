@@ -9,7 +9,6 @@ updated in place after every play.
 from __future__ import annotations
 
 import dataclasses
-import textwrap
 
 from rich.text import Text
 from textual import work
@@ -26,6 +25,7 @@ from ...engine.describe import agree, describe
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
+from ...text import display_width, wrap
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -284,17 +284,19 @@ class GameScreen(Screen):
 
     def _write_log(self, events) -> None:
         log = self.query_one("#log", Log)
-        width = max(20, log.content_size.width or MIN_W - 2)
+        # the columns a line may take, less the scrollbar's, which comes once the log is full (a
+        # play-tester's "Medium 2" lost its last letter under it) and measured by display width
+        width = max(20, (log.content_size.width or MIN_W - 2) - log.styles.scrollbar_size_vertical)
         compact = self._log_compact
         sep = " | " if self.app.ascii else " · "
         text = ""
         for line, short in self._log_entries(events):
             if compact and short and self._log_joinable is not None \
-                    and len(self._log_joinable) + len(sep) + len(short) <= width:
+                    and display_width(self._log_joinable + sep + short) <= width:
                 self._log_joinable += sep + short
                 text += sep + short  # onto the line already there
                 continue
-            wrapped = [short] if compact and short else textwrap.wrap(line, width, subsequent_indent="  ") or [""]
+            wrapped = [short] if compact and short and display_width(short) <= width else wrap(line, width, "  ")
             # wrapped here: a line wider than the log would bring a scrollbar over the last row
             text += ("\n" if log.line_count or text else "") + "\n".join(wrapped)
             self._log_joinable = short if compact and short else None
