@@ -70,6 +70,9 @@ async def test_exactly_the_target_is_a_bust_one_below_is_not():
         before = len(g.plays)
         await pilot.press(str(cards["10"].index))
         assert len(g.plays) == before and "takes the total to 99" in hint(screen) and bells
+        # the key to press again is the card's own number, said as a number
+        assert (f"10 takes the total to 99, a bust. Press {cards['10'].index} or Enter again to play it "
+                "anyway.") in hint(screen)
 
         bells.clear()
         cards = await at_total(pilot, screen, 88, ["10", "5", "-10", "hold"])
