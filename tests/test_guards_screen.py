@@ -166,3 +166,23 @@ async def test_a_notice_answered_by_two_keys_at_once_answers_once_and_the_app_go
         for _ in range(5):
             await pilot.pause()
         assert answers == ["ok"] and app.screen is below and app.is_running
+
+
+async def test_the_tenth_card_is_warned_about_under_its_key_0():
+    """hand_size 10 (R3.1 allows up to 10): the tenth card's key is 0, and its bust warning says
+    "Press 0", the key that plays it, not "10"."""
+    app = Ono99App(bot_delay=0, seed=3)
+    async with app.run_test(size=(100, 30)) as pilot:
+        app.start_game(setup([("You", "human"), ("Bo", "bot:easy")], rules="hand_size = 10"))
+        screen = app.screen_stack[-1]
+        await until_my_turn(pilot, screen)
+        bells = []
+        app.bell = lambda: bells.append(True)
+        hand = ["hold"] + ["10"] * 9  # every card busts at 90 but the Hold: a safe card exists
+        await at_total(pilot, screen, 90, hand)
+        tenth = next(w for w in screen.query(CardWidget) if w.index == 10)
+        assert tenth.card is not None and tenth.busts, (tenth.card, [w.card for w in screen.query(CardWidget)])
+        before = len(screen.table.game.plays)
+        await pilot.press("0")
+        assert len(screen.table.game.plays) == before and bells
+        assert "10 takes the total to 100, a bust. Press 0 or Enter again to play it anyway." in hint(screen)
