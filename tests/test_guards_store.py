@@ -496,3 +496,44 @@ def test_a_journal_swapped_for_a_link_after_the_look_is_still_not_followed(store
         read = read_journal(record, store.path("crash"))
     assert read.problem == ("crash.toml.journal is a link; ono99 follows no link in the saves folder, "
                             "so plays in what it points at were not read")
+
+
+def test_bytes_that_are_not_utf_8_or_a_bad_header_with_nothing_to_lose_are_read_calmly(store):
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    lines = path.read_bytes().split(b"\n")
+    # a byte no UTF-8 text holds, in the 5th play's card: that line is damage, not a crash
+    lines[5] = lines[5][:-3] + b"\xff" + lines[5][-2:]
+    path.write_bytes(b"\n".join(lines))
+    read = read_journal(record, store.path("crash"))
+    assert (len(read.plays), read.set_aside) == (4, JOURNAL_PLAYS - 4)
+    assert read.problem == "line 6: damaged or edited (its check value does not match)"
+    # a first line that is no header, and nothing the record lacks: nothing lost, nothing said
+    path.write_bytes(b"not a journal\n")
+    assert read_journal(record, store.path("crash")) == JournalRead([], present=True)
+
+
+def test_a_fifo_put_in_the_journals_place_after_the_look_never_blocks_the_open(store, monkeypatch):
+    """Opened without O_NONBLOCK, a FIFO that takes the journal's place between the look and the
+    open would block the app (or the server) until something writes to it."""
+    import threading
+
+    from ono99_tui.store import journal as journal_module
+
+    killed_mid_round(store)
+    record = load_record(store.path("crash"))
+    path = journal_path(store.path("crash"))
+    regular = os.lstat(path)
+    path.unlink()
+    os.mkfifo(path)
+    result = []
+    monkeypatch.setattr(journal_module.os, "lstat", lambda p: regular)  # the look saw the regular file
+    reader = threading.Thread(target=lambda: result.append(read_journal(record, store.path("crash"))), daemon=True)
+    reader.start()
+    reader.join(10)
+    if reader.is_alive():  # blocked in open(): a writer lets it go, and the test fails
+        os.close(os.open(path, os.O_WRONLY))
+        reader.join(10)
+        raise AssertionError("read_journal blocked on a FIFO")
+    assert result == [JournalRead([], present=True)]
