@@ -1028,7 +1028,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
     p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
-    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT})")
+    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port, named in the join line)")
     _add_plain(p)
     p.set_defaults(func=cmd_host)
 

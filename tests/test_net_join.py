@@ -98,7 +98,7 @@ async def test_join_finds_the_one_waiting_table_or_asks_which():
         try:
             await choose_table(a, plan)
         except ServerError as exc:
-            assert "no table" in str(exc) and "ono99 host" in str(exc)
+            assert "no table" in str(exc) and "--or-create" in str(exc) and "ono99 watch" in str(exc)
         else:
             raise AssertionError("no table to choose")
         first = (await a.request({"type": "create", "seats": 2}))["table"]

@@ -110,7 +110,8 @@ def test_addresses(text, expected):
 
 
 @pytest.mark.parametrize("text, words", [("h:x", "must be a number"), ("h:70000", "1 to 65535"), (":5", "no host"),
-                                         ("[::1", "brackets")])
+                                         ("[::1", "brackets"), ("http://example.org", "not a web address"),
+                                         ("https://h:8000/", "not a web address")])
 def test_bad_addresses_say_what_is_wrong(text, words):
     with pytest.raises(ValueError, match=words):
         split_address(text, 7099)

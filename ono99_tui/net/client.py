@@ -42,6 +42,9 @@ class Disconnected(ConnectionError):
 def split_address(text: str, default_port: int) -> tuple[str, int]:
     """'host', 'host:port', '[::1]:port' -> (host, port); ValueError says what is wrong."""
     host, port = text, default_port
+    if "://" in text:  # a web address: `ono99 web` is for a browser; join and watch take the table server's
+        raise ValueError(f"{text!r}: give HOST or HOST:PORT of the table server, not a web address "
+                         "(a game served by ono99 web is played in a browser)")
     if text.startswith("["):
         end = text.find("]")
         if end < 0:

@@ -69,8 +69,8 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
         return open_[0]["id"] if open_ else NEW_TABLE
     if not open_:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
-                          "(ask the host to start one with: ono99 host)")
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one "
+                          "with --or-create, watch a game with ono99 watch, or ask the host to start one")
     listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({sum(s['player'] is None for s in t['seats'])} "
                        "seats free)" for t in open_)
     raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
