@@ -423,10 +423,27 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     assert why.startswith("the server stopped answering") and why.endswith("(the last try: connection refused)"), why
 
 
+async def escape_asks_then_stays_then_leaves(pilot, app, words: str, still=lambda: True) -> None:
+    """At the table screen: Escape asks (the question holds ``words``), Escape again stays (and
+    ``still()`` holds), then Escape and the second button leave."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    screen = app.screen
+    await pilot.press("escape")
+    await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
+    assert words in str(app.screen.query_one(".dialog-body").render())
+    await pilot.press("escape")  # Stay
+    await until(pilot, lambda: app.screen is screen, "back at the table")
+    assert app.is_running and still()
+    await pilot.press("escape")
+    await until(pilot, lambda: isinstance(app.screen, _Notice), "the question again")
+    await pilot.press("right", "enter")  # Leave
+    await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
+
+
 async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():
     """A play-tester's host pressed Escape ("esc Menu") mid-game: the program quit at once and the
     guest's game ended. Now the host is asked; Stay is first (Escape keeps the table)."""
-    from ono99_tui.tui.screens.notice import _Notice
 
     config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=600, rate=1e9, burst=10**9)
     plan = JoinPlan(HOST, 0, "Ann", create={"rules": SHORT, "seats": 2}, serve=config, address_hint="join me")
@@ -438,17 +455,8 @@ async def test_the_host_is_asked_before_escape_closes_the_table_for_everyone():
         await until(pilot, lambda: sum(s["player"] == "human" for s in app._table["seats"]) == 2, "Bob seated")
         await pilot.press("s")
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
-        screen = app.screen
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
-        assert "game ends for everyone" in str(app.screen.query_one(".dialog-body").render())
-        await pilot.press("escape")  # Stay
-        await until(pilot, lambda: app.screen is screen, "back at the table")
-        assert app.is_running and not app.server.tables[app.table_id].session.over
-        await pilot.press("escape")
-        await until(pilot, lambda: isinstance(app.screen, _Notice), "the question again")
-        await pilot.press("right", "enter")  # Leave and close the table
-        await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
+        await escape_asks_then_stays_then_leaves(pilot, app, "game ends for everyone",
+                                                 lambda: not app.server.tables[app.table_id].session.over)
         guest.close()
 
 
@@ -467,7 +475,6 @@ async def test_host_on_port_0_names_the_port_it_got_in_the_lobby():
 
 async def test_a_guest_is_asked_before_escape_leaves_the_table_and_its_seat_is_kept():
     """A play-tester's find: a guest's Escape (the footer says "Menu") quit at once, no question."""
-    from ono99_tui.tui.screens.notice import _Notice
 
     from .netplay import connect, serving
 
@@ -480,16 +487,6 @@ async def test_a_guest_is_asked_before_escape_leaves_the_table_and_its_seat_is_k
             await until(pilot, lambda: app.table_id == table and app.seat is not None, "seated")
             ann.send({"type": "start"})
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
-            screen = app.screen
-            await pilot.press("escape")
-            await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
-            assert "Your seat is kept" in str(app.screen.query_one(".dialog-body").render())
-            await pilot.press("escape")  # Stay
-            await until(pilot, lambda: app.screen is screen, "back at the table")
-            assert app.is_running
-            await pilot.press("escape")
-            await until(pilot, lambda: isinstance(app.screen, _Notice), "the question again")
-            await pilot.press("right", "enter")  # Leave
-            await until(pilot, lambda: not app.is_running or app.screen is not screen, "leaving")
+            await escape_asks_then_stays_then_leaves(pilot, app, "Your seat is kept")
         assert not server.tables[table].session.over  # the game goes on without Bob
         ann.close()
