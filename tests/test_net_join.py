@@ -490,3 +490,49 @@ async def test_a_guest_is_asked_before_escape_leaves_the_table_and_its_seat_is_k
             await escape_asks_then_stays_then_leaves(pilot, app, "Your seat is kept")
         assert not server.tables[table].session.over  # the game goes on without Bob
         ann.close()
+
+
+async def test_a_watcher_whose_game_the_restarted_server_no_longer_has_is_told_so():
+    """A play-tester's find: after `ono99 host` was restarted, a watcher dialled back to table 1,
+    now another game, and showed the old one (then the new one's bots as people). A watcher comes
+    back only to the same game (a table resumed from its save); otherwise it is told and leaves."""
+    from ono99_tui.net.server import Server, ServerConfig
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=7, turn_timer=60, bot_delay=600, rate=1e9, burst=10**9)
+
+    first = Server(config(0))
+    port = await first.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    table = (await ann.request({"type": "create", "rules": SHORT, "seats": 2}))["table"]
+    await ann.request({"type": "sit", "table": table})
+    await ann.request({"type": "bots"})
+    await ann.request({"type": "start"})
+    app = JoinApp(JoinPlan(HOST, port, "Wes", table=table, watch=True))
+    second = None
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen) and app.remote.lobby is not None,
+                        "watching the game")
+            old_game = app.remote.lobby["game"]
+            # killed (kill -9: no "closing" said), and not saved: table 1 will be another game
+            first._server.close()
+            for conn in list(first.connections):
+                conn.writer.transport.abort()
+            await first._server.wait_closed()
+            second = Server(config(port))
+            assert await second.start() == port
+            bo = await Client.connect(HOST, port, "Bo")
+            again = (await bo.request({"type": "create", "rules": SHORT, "seats": 2}))["table"]
+            assert again == table and second.tables[again].game != old_game  # the same number, another game
+            await bo.request({"type": "sit", "table": again})
+            await bo.request({"type": "bots"})
+            await bo.request({"type": "start"})
+            await until(pilot, lambda: app.failure is not None or not app.is_running, "the watcher told")
+            assert "no longer on the server" in (app.failure or ""), app.failure
+            bo.close()
+    finally:
+        ann.close()
+        await first.close()
+        if second is not None:
+            await second.close()

@@ -477,7 +477,7 @@ class Server:
         table = self._table(msg["table"])
         conn.table, conn.seat = table, None
         table.watchers.add(conn)
-        out = {"type": "ok", "table": table.id}
+        out = {"type": "ok", "table": table.id, "game": table.game}
         if "id" in msg:
             out["re"] = msg["id"]
         conn.send(out)

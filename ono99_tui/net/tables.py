@@ -63,6 +63,13 @@ class HostedTable:
     # (session, SeatUpdate.change, view_public_json): the public part of the last change's views,
     # encoded by the first connection told of it and shared by the others (net/server.py)
     public_view: tuple = (None, 0, "")
+    # which game this is, for a watcher dialling back after a restart: a table resumed from its
+    # save is the same game (its save's name); any other table is a new one, even at the same id
+    uid: str = field(default_factory=lambda: secrets.token_hex(6))
+
+    @property
+    def game(self) -> str:
+        return self.save_name or self.uid
 
     @property
     def started(self) -> bool:
@@ -97,7 +104,8 @@ class HostedTable:
                "over": self.over, "watchers": len(self.watchers), "state": self.state,
                # who watches: players see their names (a name someone chose to show, like a seat's);
                # the first few only, so a crowd of watchers cannot make every table message huge
-               "watching": sorted(c.name for c in self.watchers if c.name)[:WATCHERS_NAMED]}
+               "watching": sorted(c.name for c in self.watchers if c.name)[:WATCHERS_NAMED],
+               "game": self.game}
         if self.state == "away" and self.closes_at is not None and now is not None:
             out["closes_in"] = max(0, round(self.closes_at - now))
         return out

@@ -193,10 +193,16 @@ class JoinApp(Ono99App):
                                       token=None if plan.watch else self.token, address=plan.address)
         if plan.watch:
             try:
-                await client.request({"type": "watch", "table": self.table_id})
+                reply = await client.request({"type": "watch", "table": self.table_id})
             except BaseException:
                 client.close()
                 raise
+            watched = (self.remote.lobby or {}).get("game") if self.remote is not None else None
+            if watched is not None and reply.get("game") not in (None, watched):
+                # the server restarted without that game: the same table number is another game now
+                client.close()
+                raise ServerError("gone", f"the game you watched at table {self.table_id} is no longer on "
+                                  "the server (it restarted without it)")
         return client
 
     def _seat_kept(self, why: str, kind: str) -> str:
