@@ -468,6 +468,12 @@ def one(kind: str, data: Path, save: str = "long") -> tuple[float, float]:
     """Seconds from process start to the first frame, and (resume) from resume() to the table's
     or (menu) reading the saves for the menu."""
     env = {**os.environ, "ONO99_DATA_DIR": str(data), "ONO99_CONFIG_DIR": str(data / "cfg")}
+    # Time what a user's second start costs: modules come from compiled bytecode, as they do once
+    # Python has written it. With PYTHONDONTWRITEBYTECODE set (as on some CI and dev shells) every
+    # edited ono99 module was compiled afresh in each process while Textual's came from pip's .pyc,
+    # which charged ono99 some 30 ms of compiling. The bytecode goes to a folder of the run's own.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = str(data.parent / "pycache")
     if save == "crash":
         restore_crash(data / "saves")
     start = time.time()

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..engine.record import Record, RecordError
+from typing import TYPE_CHECKING
+
 from ..engine.rules import Problem, Rules, RulesError, load_rules_text
 from ..text import visible
 from .readfile import RECORD_LIMIT, ReadError, read_text
+
+if TYPE_CHECKING:
+    from ..engine.record import Record
 
 
 def load_rules_file(path: str | Path) -> Rules:
@@ -23,6 +27,10 @@ def load_rules_file(path: str | Path) -> Rules:
 
 def load_record(path: str | Path) -> Record:
     """A game record from a file, or RecordError naming the file and what is wrong."""
+    # imported here: the rules presets load this module before the main menu's first frame,
+    # and the record's module (with its writers and hashes) is not needed until a record is read
+    from ..engine.record import Record, RecordError
+
     try:
         text = read_text(path, "record", RECORD_LIMIT)
     except ReadError as exc:
