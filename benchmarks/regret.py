@@ -1,0 +1,191 @@
+"""What each bot's decision is worth, judged with the hidden hands known: a quick yardstick
+for changes to the hard bot, thousands of decisions a minute instead of games an hour.
+
+Collects positions with a choice from games between medium bots (the tables the strength
+targets are set at), then values every legal card of each position by many play-outs from
+the *real* hands, the real draw-pile contents reshuffled (nobody knows its order) and every
+player playing as medium afterwards (they are medium bots): ``truth``. Each variant then
+decides every position as it would in play, from the player view only, and is scored by the
+truth of the card it chose. Variants are compared on the same positions and the same truth
+(paired), so a difference of a few hundredths of a point of round survival shows; the
+report gives the mean value given up against the best card ("regret"), the difference to
+medium with its standard error, how often the variant leaves medium's card, and its time.
+
+A decision's value here is one round's survival (R8, tokens) with the decider playing medium
+from the next turn on: the hard bot's own objective. It says nothing about game-level play
+(who is close to out) or points rules; the strength tables in ``strength.py`` do.
+
+    python benchmarks/regret.py [--players 4] [--positions 600] [--truth 400] [--variants v3,medium,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import random
+import statistics
+import time
+from collections import Counter
+
+from ono99_tui.bots import search
+from ono99_tui.bots.heuristics import choose_medium
+from ono99_tui.bots.levels import Bot
+from ono99_tui.bots.rollout import play_out_sim
+from ono99_tui.engine import Game
+from ono99_tui.engine.rules import DEFAULT
+
+
+def positions(players: int, count: int, seed: int = 11) -> list:
+    """(view, the others' real hands, the real draw pile's cards) where the mover has a choice."""
+    rng = random.Random(seed)
+    found, game_no = [], 0
+    while len(found) < count:
+        g = Game([f"P{i}" for i in range(players)], DEFAULT, seed * 10_000 + game_no, record_events=False)
+        bots = [Bot("medium", game_no * 10 + i) for i in range(players)]
+        game_no += 1
+        while not g.over:
+            view = g.view(g.current)
+            if len(set(view.legal_plays())) > 1 and rng.random() < 0.2:
+                hands = {s: list(g.hands[s]) for s in view.in_round if s != view.seat}
+                found.append((view, hands, list(g.draw)))
+            g.play(bots[g.current].choose(view))
+    return found[:count]
+
+
+def truth(view, hands, pile, n: int, rng: random.Random) -> dict[str, float]:
+    """Each legal card's round survival, from the real hands, the pile reshuffled, medium for all."""
+    legal = list(dict.fromkeys(view.legal_plays()))
+    won = dict.fromkeys(legal, 0.0)
+    policies = {s: "medium" for s in hands}
+    for _ in range(n):
+        draw = pile[:]
+        rng.shuffle(draw)
+        seed = rng.getrandbits(32)
+        for card in legal:
+            sim = play_out_sim(view, hands, draw, card, seed, search.MAX_ROLLOUT_PLAYS, policies)
+            won[card] += 0.5 if sim.loser is None else float(sim.loser != view.seat)
+    return {c: w / n for c, w in won.items()}
+
+
+def _with(settings: dict):
+    """Set module constants of bots.search / bots.belief for a variant; returns an undo."""
+    from ono99_tui.bots import belief
+    old = []
+    for key, value in settings.items():
+        mod = belief if key in ("PRIOR", "NOISE", "TRIES") else search
+        old.append((mod, key, getattr(mod, key)))
+        setattr(mod, key, value)
+
+    def undo():
+        for mod, key, value in old:
+            setattr(mod, key, value)
+    return undo
+
+
+def decide(name: str, view, hands, pile, seed: int) -> str:
+    rng = random.Random(seed)
+    spec = VARIANTS[name]
+    if spec == "medium":
+        return choose_medium(view, rng)
+    settings, kwargs = spec[0], dict(spec[1])
+    undo = _with(settings)
+    try:
+        reuse = kwargs.pop("reuse", 0)
+        if reuse:  # each deal of hands read from the plays is played with ``reuse`` draw piles
+            from ono99_tui.bots.belief import Reader
+            reader = Reader(view)
+            kept: list = []
+
+            def deal():
+                if not kept or kept[1] == reuse:
+                    kept[:] = [search._determinize_with_models(view, rng, reader), 0]
+                (hands_, draw_, models_), n = kept
+                kept[1] = n + 1
+                draw_ = draw_[:]
+                rng.shuffle(draw_)
+                return hands_, draw_, models_
+            return search.choose_hard(view, rng, deal=deal, **kwargs)
+        if kwargs.pop("real_hands", False):
+            def deal():
+                draw = pile[:]
+                rng.shuffle(draw)
+                return hands, draw
+            return search.choose_hard(view, rng, deal=deal, **kwargs)
+        return search.choose_hard(view, rng, **kwargs)
+    finally:
+        undo()
+
+
+#: name -> "medium" or (module constants to set, choose_hard keyword arguments)
+VARIANTS = {
+    "medium": "medium",
+    "v3": ({}, {}),
+    "hands-known": ({}, {"real_hands": True}),  # oracle-hands: the honest ceiling of reading
+    "no-reading": ({"INFERENCE": False}, {}),
+    "search-everywhere": ({"SEARCH_ROOM": 200}, {}),
+    "k0.5": ({}, {"k": 0.5}),
+    "k0": ({}, {"k": 0.0}),
+    "iter192": ({}, {"iterations": 192}),
+    "iter400-k0": ({}, {"iterations": 400, "k": 0.0}),
+    "helpers-1x": ({"HELPER_WEIGHT": 1.0}, {}),
+    "tries96": ({"TRIES": 96}, {}),
+    "medium-prior": ({"PRIOR": {"medium": 1.0}}, {}),
+    "v3-k0": ({}, {"k": 0.0}),
+    "nr-384-k0": ({"INFERENCE": False}, {"iterations": 384, "k": 0.0}),
+    "nr-384-k0.5": ({"INFERENCE": False}, {"iterations": 384, "k": 0.5}),
+    "nr-256-k0": ({"INFERENCE": False}, {"iterations": 256, "k": 0.0}),
+    "v3-384-reuse4-k0": ({}, {"iterations": 384, "k": 0.0, "reuse": 4}),
+    "v3-384-reuse4-k0.5": ({}, {"iterations": 384, "k": 0.5, "reuse": 4}),
+    "nr-768-k0": ({"INFERENCE": False}, {"iterations": 768, "k": 0.0}),
+}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--positions", type=int, default=600)
+    ap.add_argument("--truth", type=int, default=400, help="play-outs per legal card for the truth")
+    ap.add_argument("--variants", default="medium,v3,hands-known")
+    args = ap.parse_args()
+    names = args.variants.split(",")
+    unknown = [n for n in names if n not in VARIANTS]
+    if unknown:
+        raise SystemExit(f"--variants: unknown {', '.join(unknown)} (known: {', '.join(VARIANTS)})")
+    t0 = time.perf_counter()
+    found = positions(args.players, args.positions)
+    rng = random.Random(5)
+    truths = [truth(v, h, p, args.truth, rng) for v, h, p in found]
+    print(f"{len(found)} positions with a choice, {args.players} players (medium table); truth: "
+          f"{args.truth} play-outs per card ({time.perf_counter() - t0:.0f} s); load average "
+          f"{os.getloadavg()[0]:.1f}")
+    best = [max(t.values()) for t in truths]
+    med_cards = [choose_medium(v, random.Random(i)) for i, (v, _, _) in enumerate(found)]
+    med = [t[c] for c, t in zip(med_cards, truths)]
+    print(f"{'variant':<18} {'regret':>8} {'vs medium':>10} {'(se)':>7} {'leaves medium':>14} {'ms/decision':>12}")
+    values: dict[str, list[float]] = {}
+    for name in names:
+        got, times, left = [], [], 0
+        for i, ((view, hands, pile), t) in enumerate(zip(found, truths)):
+            start = time.perf_counter()
+            card = decide(name, view, hands, pile, seed=i)
+            times.append(time.perf_counter() - start)
+            got.append(t[card])
+            left += card != med_cards[i]
+        diffs = [g - m for g, m in zip(got, med)]
+        se = statistics.stdev(diffs) / math.sqrt(len(diffs)) if len(diffs) > 1 else 0.0
+        regret = statistics.mean(b - g for b, g in zip(best, got))
+        print(f"{name:<18} {100 * regret:>7.2f}p {100 * statistics.mean(diffs):>+9.2f}p {100 * se:>6.2f}p "
+              f"{100 * left / len(found):>13.1f}% {1000 * statistics.median(times):>11.1f}", flush=True)
+        values[name] = got
+    if "v3" in values:
+        print("paired against v3 (mean difference, its standard error):")
+        for name, got in values.items():
+            d = [g - b for g, b in zip(got, values["v3"])]
+            if name != "v3" and len(d) > 1:
+                print(f"  {name:<18} {100 * statistics.mean(d):+.2f}p ({100 * statistics.stdev(d) / math.sqrt(len(d)):.2f}p)")
+    print("(points of round survival per decision; 'vs medium': mean value over medium's card, paired)")
+
+
+if __name__ == "__main__":
+    main()
