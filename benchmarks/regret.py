@@ -15,7 +15,7 @@ A decision's value here is one round's survival (R8, tokens) with the decider pl
 from the next turn on: the hard bot's own objective. It says nothing about game-level play
 (who is close to out) or points rules; the strength tables in ``strength.py`` do.
 
-    python benchmarks/regret.py [--players 4] [--positions 600] [--truth 400] [--variants v3,medium,...]
+    python benchmarks/regret.py [--players 4] [--positions 600] [--truth 400] [--variants medium,hard,v3,...]
 """
 
 from __future__ import annotations
@@ -91,21 +91,6 @@ def decide(name: str, view, hands, pile, seed: int) -> str:
     settings, kwargs = spec[0], dict(spec[1])
     undo = _with(settings)
     try:
-        reuse = kwargs.pop("reuse", 0)
-        if reuse:  # each deal of hands read from the plays is played with ``reuse`` draw piles
-            from ono99_tui.bots.belief import Reader
-            reader = Reader(view)
-            kept: list = []
-
-            def deal():
-                if not kept or kept[1] == reuse:
-                    kept[:] = [search._determinize_with_models(view, rng, reader), 0]
-                (hands_, draw_, models_), n = kept
-                kept[1] = n + 1
-                draw_ = draw_[:]
-                rng.shuffle(draw_)
-                return hands_, draw_, models_
-            return search.choose_hard(view, rng, deal=deal, **kwargs)
         if kwargs.pop("real_hands", False):
             def deal():
                 draw = pile[:]
@@ -117,27 +102,25 @@ def decide(name: str, view, hands, pile, seed: int) -> str:
         undo()
 
 
+V3 = {"iterations": 96, "k": 1.0}  # hard before v4: 96 deals, each read and played once, k = 1
+
 #: name -> "medium" or (module constants to set, choose_hard keyword arguments)
 VARIANTS = {
     "medium": "medium",
-    "v3": ({}, {}),
-    "hands-known": ({}, {"real_hands": True}),  # oracle-hands: the honest ceiling of reading
-    "no-reading": ({"INFERENCE": False}, {}),
-    "search-everywhere": ({"SEARCH_ROOM": 200}, {}),
-    "k0.5": ({}, {"k": 0.5}),
-    "k0": ({}, {"k": 0.0}),
-    "iter192": ({}, {"iterations": 192}),
-    "iter400-k0": ({}, {"iterations": 400, "k": 0.0}),
-    "helpers-1x": ({"HELPER_WEIGHT": 1.0}, {}),
-    "tries96": ({"TRIES": 96}, {}),
-    "medium-prior": ({"PRIOR": {"medium": 1.0}}, {}),
-    "v3-k0": ({}, {"k": 0.0}),
-    "nr-384-k0": ({"INFERENCE": False}, {"iterations": 384, "k": 0.0}),
-    "nr-384-k0.5": ({"INFERENCE": False}, {"iterations": 384, "k": 0.5}),
-    "nr-256-k0": ({"INFERENCE": False}, {"iterations": 256, "k": 0.0}),
-    "v3-384-reuse4-k0": ({}, {"iterations": 384, "k": 0.0, "reuse": 4}),
-    "v3-384-reuse4-k0.5": ({}, {"iterations": 384, "k": 0.5, "reuse": 4}),
-    "nr-768-k0": ({"INFERENCE": False}, {"iterations": 768, "k": 0.0}),
+    "hard": ({}, {}),  # the hard bot as it is
+    "v3": ({"PILES_PER_DEAL": 1}, V3),
+    "hands-known": ({}, {**V3, "real_hands": True}),  # oracle-hands: the honest ceiling of reading
+    "v3-no-reading": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, V3),
+    "v3-k0": ({"PILES_PER_DEAL": 1}, {**V3, "k": 0.0}),
+    "v3-search-everywhere": ({"PILES_PER_DEAL": 1, "SEARCH_ROOM": 200}, V3),
+    "v3-helpers-1x": ({"PILES_PER_DEAL": 1, "HELPER_WEIGHT": 1.0}, V3),
+    "v3-tries96": ({"PILES_PER_DEAL": 1, "TRIES": 96}, V3),
+    "v3-medium-prior": ({"PILES_PER_DEAL": 1, "PRIOR": {"medium": 1.0}}, V3),
+    "no-reading-384-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 384, "k": 0.0}),
+    "no-reading-768-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 768, "k": 0.0}),
+    "hard-k0.5": ({}, {"k": 0.5}),
+    "hard-piles2": ({"PILES_PER_DEAL": 2}, {}),
+    "hard-piles8": ({"PILES_PER_DEAL": 8}, {}),
 }
 
 
@@ -146,7 +129,7 @@ def main() -> None:
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--positions", type=int, default=600)
     ap.add_argument("--truth", type=int, default=400, help="play-outs per legal card for the truth")
-    ap.add_argument("--variants", default="medium,v3,hands-known")
+    ap.add_argument("--variants", default="medium,v3,hard,hands-known")
     args = ap.parse_args()
     names = args.variants.split(",")
     unknown = [n for n in names if n not in VARIANTS]

@@ -155,12 +155,13 @@ def test_hands_oracle_searches_with_the_real_hands():
     seen = []
     real_choose = search.choose_hard
 
-    def spy(view, rng, iterations, deal):
+    def spy(view, rng, iterations, deal, k):
+        assert (iterations, k) == (4, HandsOracle.K)  # the budget its yardstick rows were measured with
         def checked():
             hands, draw = deal()
             seen.append(all(hands[s] == g.hands[s] for s in hands) and sorted(draw) == sorted(g.draw))
             return hands, draw
-        return real_choose(view, rng, iterations=iterations, deal=checked)
+        return real_choose(view, rng, iterations=iterations, deal=checked, k=k)
 
     search.choose_hard = spy
     try:
