@@ -73,7 +73,7 @@ def _with(settings: dict):
     from ono99_tui.bots import belief
     old = []
     for key, value in settings.items():
-        mod = belief if key in ("PRIOR", "NOISE", "TRIES") else search
+        mod = belief if key in ("PRIOR", "NOISE", "TRIES", "DEPTH") else search
         old.append((mod, key, getattr(mod, key)))
         setattr(mod, key, value)
 
@@ -119,6 +119,11 @@ VARIANTS = {
     "no-reading-384-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 384, "k": 0.0}),
     "no-reading-768-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 768, "k": 0.0}),
     "hard-k0.5": ({}, {"k": 0.5}),
+    "hard-medium-prior": ({"PRIOR": {"medium": 1.0}}, {}),
+    "hard-depth6": ({"DEPTH": 6}, {}),
+    "hard-depth3": ({"DEPTH": 3}, {}),
+    "hard-tries96": ({"TRIES": 96}, {}),
+    "hard-no-reading": ({"INFERENCE": False, "PILES_PER_DEAL": 1}, {}),
     "hard-piles2": ({"PILES_PER_DEAL": 2}, {}),
     "hard-piles8": ({"PILES_PER_DEAL": 8}, {}),
 }

@@ -323,11 +323,23 @@ def test_hard_that_watched_the_whole_round_decides_from_public_information_only(
     others' hands and the draw pile shuffled among themselves change nothing, and a bot made
     afresh at that point (a resumed save, an undo, a network stand-in) with the same random state
     makes the same decision, so the state it kept is a pure cache."""
-    from ono99_tui.bots.levels import Bot
-    from ono99_tui.bots.search import worth_searching
+    from unittest import mock
+
+    from ono99_tui.bots import search
     from ono99_tui.store.presets import load_preset
 
-    g = Game([f"P{i}" for i in range(players)], load_preset(rules), seed, record_events=False)
+    # the reading is off by default (bots/search.py says why) and then the bot keeps nothing;
+    # with it on (a switch the benchmarks use) it keeps the memo this test is about
+    for reading in (True, False):
+        with mock.patch.object(search, "INFERENCE", reading):
+            _check_whole_round(load_preset(rules), seed, shuffle_seed, players, keeps_memo=reading)
+
+
+def _check_whole_round(rules, seed, shuffle_seed, players, keeps_memo):
+    from ono99_tui.bots.levels import Bot
+    from ono99_tui.bots.search import worth_searching
+
+    g = Game([f"P{i}" for i in range(players)], rules, seed, record_events=False)
     hard = Bot("hard", 5, iterations=6)
     others = [make_bot("medium", i) for i in range(players)]
     found, searched = None, {}  # round -> searched decisions of seat 0 so far
@@ -344,7 +356,7 @@ def test_hard_that_watched_the_whole_round_decides_from_public_information_only(
             card = others[g.current].choose(view)
         g.play(card)
     assume(found is not None)
-    assert hard.memo  # it did keep something from the round
+    assert bool(hard.memo) == keeps_memo  # with the reading on, it did keep something from the round
     shuffled = shuffle_hidden(g, 0, random.Random(shuffle_seed))
     assert shuffled.view(0) == g.view(0)
     twin = copy.deepcopy(hard)

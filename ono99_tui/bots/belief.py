@@ -109,9 +109,9 @@ class Reader:
     fit depends on the round's plays up to it only, so it holds while the history only grows).
     """
 
-    def __init__(self, view: PlayerView, depth: int | None = DEPTH, memo: dict | None = None):
+    def __init__(self, view: PlayerView, depth: int | None | str = "DEPTH", memo: dict | None = None):
         self.view = view
-        self.depth = depth
+        self.depth = DEPTH if depth == "DEPTH" else depth  # the module's, read now (benchmarks set it)
         self.history = public_history(view)
         self.plays: dict[int, list[int]] = {}
         for i, s in enumerate(self.history):

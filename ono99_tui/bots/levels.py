@@ -17,8 +17,8 @@ DESCRIPTIONS = {
     "easy": "Plays its highest card that stays under 99; uses helper cards only when it must.",
     "medium": "Saves its helper cards for danger, dumps high cards early, counts what has been "
     "played and squeezes the next player.",
-    "hard": "Reads every play of the round for what the others hold, imagines the hidden cards "
-    "many ways, plays each round out in its head, and picks the play that scores best.",
+    "hard": "Imagines the hidden cards hundreds of ways (players keep their helper cards), plays "
+    "the round out in its head after each card it could play, and picks the play that scores best."
 }
 
 _POLICIES: dict[str, Callable[[PlayerView, random.Random], str]] = {
