@@ -145,6 +145,30 @@ def _children(pid: int) -> list[int]:
 
 
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads /proc")
+def test_ctrl_c_as_the_workers_start_neither_hangs_nor_prints_a_traceback():
+    """A Ctrl+C that lands between a worker's fork and the line that makes it ignore Ctrl+C used
+    to kill that worker mid-start (a traceback) or while it held the pool's task-queue lock, and
+    the parent then waited for that lock for ever (10 of 20 tries; CI met it under load). The
+    interrupt is sent the moment the first worker exists, several times."""
+    for _ in range(8):
+        proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "medium,medium",
+                                 "--games", "100000000000", "--jobs", "2"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while not _children(proc.pid):
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
+            os.killpg(proc.pid, signal.SIGINT)
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        text = err.decode("utf-8", "replace")
+        assert proc.returncode == 130 and text.strip() == "ono99: interrupted", text
+
+
+@pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads /proc")
 def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
     """Ctrl+C reaches the whole process group: each worker used to print a KeyboardInterrupt
     traceback of its own under the parent's "interrupted"."""

@@ -133,10 +133,30 @@ def _run_chunk(args) -> list[GameResult]:
 
 def _worker_start() -> None:
     """A worker leaves Ctrl+C to the parent, which ends the pool and says "interrupted" once:
-    otherwise every worker prints a KeyboardInterrupt traceback of its own."""
+    otherwise every worker prints a KeyboardInterrupt traceback of its own. (It was born with
+    SIGINT blocked, ``_pool``: a Ctrl+C that came before this line is dropped with the block.)"""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _pool(ctx, jobs: int):
+    """A pool whose workers cannot be interrupted before they ignore Ctrl+C. A Ctrl+C between a
+    worker's fork and ``_worker_start`` used to kill it mid-start, with a traceback, or while it
+    held the task queue's lock, and then the parent's ``terminate`` waited for that lock for
+    ever (10 of 20 tries interrupted at once). SIGINT is blocked while the workers are forked,
+    which they inherit; the parent's own Ctrl+C waits the few milliseconds and then lands."""
+    import signal
+
+    if not hasattr(signal, "pthread_sigmask"):
+        return ctx.Pool(jobs, initializer=_worker_start)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        return ctx.Pool(jobs, initializer=_worker_start)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def batch_count(games: int, jobs: int = 1, chunk: int = 0) -> int:
@@ -169,7 +189,7 @@ def run_games(levels: list[str], rules: Rules, seed: int, games: int, jobs: int 
 
     # fork where there is one: no re-import of the caller's __main__, and quick to start
     method = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
-    with mp.get_context(method).Pool(jobs, initializer=_worker_start) as pool:
+    with _pool(mp.get_context(method), jobs) as pool:
         pending: deque = deque()
         window = 4 * jobs  # batches out at once: enough to keep every process busy
         for batch in batches:
