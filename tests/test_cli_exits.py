@@ -136,6 +136,22 @@ def test_simulate_says_when_levels_cannot_be_told_apart():
     assert json.loads(proc.stdout)["cannot_tell_apart"] == []  # hard beats random plainly
 
 
+def _like_a_shell() -> None:
+    """In the child: Ctrl+C as an interactive shell starts a command (caught by default, not
+    blocked), whatever the test process inherited or was left with by another test."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _signals_of(pid: int) -> str:
+    """How a process treats signals (/proc), for a failure message."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return " ".join(ln.strip() for ln in fh if ln.startswith(("SigBlk", "SigIgn", "SigCgt")))
+    except OSError:
+        return "(gone)"
+
+
 def _children(pid: int) -> list[int]:
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as fh:
@@ -153,13 +169,16 @@ def test_ctrl_c_as_the_workers_start_neither_hangs_nor_prints_a_traceback():
     for _ in range(8):
         proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "medium,medium",
                                  "--games", "100000000000", "--jobs", "2"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True)
+                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_like_a_shell)
         try:
             deadline = time.monotonic() + 60
             while not _children(proc.pid):
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
             os.killpg(proc.pid, signal.SIGINT)
-            out, err = proc.communicate(timeout=60)
+            try:
+                out, err = proc.communicate(timeout=60)
+            except subprocess.TimeoutExpired:
+                raise AssertionError(f"no exit 60 s after Ctrl+C; {_signals_of(proc.pid)}") from None
         finally:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -174,7 +193,7 @@ def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
     traceback of its own under the parent's "interrupted"."""
     proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "hard,hard", "--games",
                              "100000000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, preexec_fn=_like_a_shell)
     try:
         deadline = time.monotonic() + 60
         while len(_children(proc.pid)) < 2:  # the workers are up (and playing)
@@ -182,7 +201,10 @@ def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
             time.sleep(0.05)
         time.sleep(0.5)  # inside a game, where the interrupt used to land
         os.killpg(proc.pid, signal.SIGINT)
-        out, err = proc.communicate(timeout=60)
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"no exit 60 s after Ctrl+C; {_signals_of(proc.pid)}") from None
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -142,21 +143,30 @@ def _worker_start() -> None:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+@contextmanager
 def _pool(ctx, jobs: int):
-    """A pool whose workers cannot be interrupted before they ignore Ctrl+C. A Ctrl+C between a
-    worker's fork and ``_worker_start`` used to kill it mid-start, with a traceback, or while it
-    held the task queue's lock, and then the parent's ``terminate`` waited for that lock for
-    ever (10 of 20 tries interrupted at once). SIGINT is blocked while the workers are forked,
-    which they inherit; the parent's own Ctrl+C waits the few milliseconds and then lands."""
+    """A pool whose workers cannot be interrupted before they ignore Ctrl+C, ended (terminated)
+    however the caller leaves it. A Ctrl+C between a worker's fork and ``_worker_start`` used to
+    kill it mid-start, with a traceback, or while it held the task queue's lock, and then the
+    parent's ``terminate`` waited for that lock for ever (10 of 20 tries interrupted at once).
+    SIGINT is blocked while the workers are forked, which they inherit; the parent's own Ctrl+C
+    waits the few milliseconds and lands once the pool is in hand, so it is always terminated."""
     import signal
 
-    if not hasattr(signal, "pthread_sigmask"):
-        return ctx.Pool(jobs, initializer=_worker_start)
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    block = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) if block else None
     try:
-        return ctx.Pool(jobs, initializer=_worker_start)
+        pool = ctx.Pool(jobs, initializer=_worker_start)
+    except BaseException:
+        if block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        raise
+    try:
+        if block:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending Ctrl+C lands here, or later
+        yield pool
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        pool.terminate()
 
 
 def batch_count(games: int, jobs: int = 1, chunk: int = 0) -> int:
