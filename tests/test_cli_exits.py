@@ -160,6 +160,29 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _interrupt_simulation(bots: str, workers: int, settle: float) -> tuple[int, str]:
+    """Start ``simulate --jobs 2`` as a user would, send Ctrl+C to its process group once
+    ``workers`` workers exist and ``settle`` seconds more have passed; (exit code, stderr)."""
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", bots, "--games",
+                             "100000000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True, preexec_fn=_like_a_shell)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_children(proc.pid)) < workers:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
+        time.sleep(settle)
+        os.killpg(proc.pid, signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"no exit 60 s after Ctrl+C; {_signals_of(proc.pid)}") from None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    return proc.returncode, err.decode("utf-8", "replace")
+
+
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads /proc")
 def test_ctrl_c_as_the_workers_start_neither_hangs_nor_prints_a_traceback():
     """A Ctrl+C that lands between a worker's fork and the line that makes it ignore Ctrl+C used
@@ -167,48 +190,15 @@ def test_ctrl_c_as_the_workers_start_neither_hangs_nor_prints_a_traceback():
     the parent then waited for that lock for ever (10 of 20 tries; CI met it under load). The
     interrupt is sent the moment the first worker exists, several times."""
     for _ in range(8):
-        proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "medium,medium",
-                                 "--games", "100000000000", "--jobs", "2"], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_like_a_shell)
-        try:
-            deadline = time.monotonic() + 60
-            while not _children(proc.pid):
-                assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
-            os.killpg(proc.pid, signal.SIGINT)
-            try:
-                out, err = proc.communicate(timeout=60)
-            except subprocess.TimeoutExpired:
-                raise AssertionError(f"no exit 60 s after Ctrl+C; {_signals_of(proc.pid)}") from None
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
-        text = err.decode("utf-8", "replace")
-        assert proc.returncode == 130 and text.strip() == "ono99: interrupted", text
+        code, text = _interrupt_simulation("medium,medium", workers=1, settle=0)
+        assert code == 130 and text.strip() == "ono99: interrupted", text
 
 
 @pytest.mark.skipif(not os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children"), reason="reads /proc")
 def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
     """Ctrl+C reaches the whole process group: each worker used to print a KeyboardInterrupt
-    traceback of its own under the parent's "interrupted"."""
-    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "hard,hard", "--games",
-                             "100000000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, preexec_fn=_like_a_shell)
-    try:
-        deadline = time.monotonic() + 60
-        while len(_children(proc.pid)) < 2:  # the workers are up (and playing)
-            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read().decode()
-            time.sleep(0.05)
-        time.sleep(0.5)  # inside a game, where the interrupt used to land
-        os.killpg(proc.pid, signal.SIGINT)
-        try:
-            out, err = proc.communicate(timeout=60)
-        except subprocess.TimeoutExpired:
-            raise AssertionError(f"no exit 60 s after Ctrl+C; {_signals_of(proc.pid)}") from None
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-    text = err.decode("utf-8", "replace")
-    assert proc.returncode == 130 and "Traceback" not in text and "KeyboardInterrupt" not in text, text
+    traceback of its own under the parent's "interrupted". (Sent inside a game, where the
+    interrupt used to land.)"""
+    code, text = _interrupt_simulation("hard,hard", workers=2, settle=0.5)
+    assert code == 130 and "Traceback" not in text and "KeyboardInterrupt" not in text, text
     assert text.strip() == "ono99: interrupted", text
