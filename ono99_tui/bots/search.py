@@ -1,30 +1,32 @@
 """The hard bot: determinized rollouts with paired comparisons.
 
 Each iteration deals the hidden cards at random consistently with what the bot
-has seen (the others' hand sizes, every card played, and what every play each
-player made this round says about their cards, under a kind of player fitted
-from those plays: ``belief.py``), and plays the round out once after each
-candidate card, on that same deal and with the same random future (common
-random numbers), each other player playing as the kind they were read as and
-this seat as medium (``rollout.py``). Reading a deal of hands is the costly
-part, so each one is played with ``PILES_PER_DEAL`` draw piles (the rest of the
-hidden cards shuffled afresh). Each play-out is scored the way the rules in
-force score the round (``round_value``: tokens, R8, or points, R9). The
-candidates are compared on those paired outcomes against the medium policy's
-choice, and the bot departs from it when the mean gain clears ``k`` standard
-errors (default 0: any gain; with 384 play-outs the noise is small enough).
+has seen (the others' hand sizes and every card played, helper cards weighted
+into hands because players keep them: ``belief.deal_hidden``), and plays the
+round out once after each candidate card, on that same deal and with the same
+random future (common random numbers), everyone playing medium afterwards
+(``rollout.py``). Each play-out is scored the way the rules in force score the
+round (``round_value``: tokens, R8, or points, R9). The candidates are compared
+on those paired outcomes against the medium policy's choice, and the bot plays
+the card with the largest mean gain when it clears ``k`` standard errors
+(default 0: any gain; with 384 play-outs the noise is small enough).
+
+Reading the others' hands from every play of the round (``belief.Reader``,
+with each player's kind fitted and used in the play-outs) is built and off
+(``INFERENCE``, below, says why); with it on, each deal it reads is played with
+``PILES_PER_DEAL`` draw piles, since the reading is the costly part.
 
 Far from the target the round is decided many plays later and the rollouts are
 mostly noise, so it searches only when the total is within ``SEARCH_ROOM`` of
 the target or it must play twice.
 
 Measured (docs/bots.md, ``benchmarks/regret.py``: each decision valued with the
-others' real hands): v3 (96 deals each read and played once, k = 1) gained 0.23
-points of round survival per decision over medium at four players; this
-version 0.66; the same search told the real hands 1.47. Earlier: dealing the
-hidden cards uniformly made its departures from medium a net loss (other
-players keep their helper cards); weighting helpers 3x into hands made them a
-small net gain.
+others' real hands, 1,200 positions): over medium, v3 (96 deals read from the
+plays, each played once, k = 1) gained 0.23 points of round survival per
+decision at two and at four players; this version 0.40 and 0.52; the v3 search
+told the real hands 0.73 and 1.47. Earlier: dealing the hidden cards uniformly
+made its departures from medium a net loss (other players keep their helper
+cards); weighting helpers 3x into hands made them a small net gain.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .heuristics import HELPERS, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
 from .rollout import play_out_sim, round_points
 
-DEFAULT_ITERATIONS = 384  # play-outs per candidate per decision (benchmarks/regret.py: 96 gave up 0.4 points more)
+DEFAULT_ITERATIONS = 384  # play-outs per candidate per decision (regret.py: 256 measured weaker, 768 no better)
 PILES_PER_DEAL = 4  # each deal of hands read from the plays is played with this many draw piles
 DEFAULT_K = 0.0  # standard errors a card's gain must clear to leave medium's card (regret.py: 0 best)
 SEARCH_ROOM = 40
@@ -127,8 +129,8 @@ def round_value(view: PlayerView, sim) -> float:
 def _deals(view: PlayerView, rng: random.Random, reader: Reader | None, piles: int | None = None):
     """``deal()`` for the search: hands read from the plays (the costly part: rejection sampling),
     each kept for ``piles`` deals with the rest of the hidden cards shuffled afresh as the draw
-    pile. Measured (benchmarks/regret.py, 1,200 positions at four): 96 readings x 4 piles gains
-    0.43 points of round survival per decision over 96 x 1, and more than 768 unread deals."""
+    pile. Measured (benchmarks/regret.py, 1,200 positions at four): 96 readings x 4 piles gained
+    0.43 and 0.21 points of round survival per decision over v3 in two random streams."""
     piles = piles or PILES_PER_DEAL
     held: list = [None, piles]
 
