@@ -102,30 +102,32 @@ def decide(name: str, view, hands, pile, seed: int) -> str:
         undo()
 
 
-V3 = {"iterations": 96, "k": 1.0}  # hard before v4: 96 deals, each read and played once, k = 1
+V3 = {"iterations": 96, "k": 1.0}  # hard before v4: 96 deals read from the plays, each played once, k = 1
+READ = {"INFERENCE": True}  # the reading of the plays (off in the hard bot since v4)
+V3_SET = {**READ, "PILES_PER_DEAL": 1}
 
 #: name -> "medium" or (module constants to set, choose_hard keyword arguments)
 VARIANTS = {
     "medium": "medium",
-    "hard": ({}, {}),  # the hard bot as it is
-    "v3": ({"PILES_PER_DEAL": 1}, V3),
+    "hard": ({}, {}),  # the hard bot as it is (v4: 384 unread deals, k = 0)
+    "v3": (V3_SET, V3),
     "hands-known": ({}, {**V3, "real_hands": True}),  # oracle-hands: the honest ceiling of reading
-    "v3-no-reading": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, V3),
-    "v3-k0": ({"PILES_PER_DEAL": 1}, {**V3, "k": 0.0}),
-    "v3-search-everywhere": ({"PILES_PER_DEAL": 1, "SEARCH_ROOM": 200}, V3),
-    "v3-helpers-1x": ({"PILES_PER_DEAL": 1, "HELPER_WEIGHT": 1.0}, V3),
-    "v3-tries96": ({"PILES_PER_DEAL": 1, "TRIES": 96}, V3),
-    "v3-medium-prior": ({"PILES_PER_DEAL": 1, "PRIOR": {"medium": 1.0}}, V3),
-    "no-reading-384-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 384, "k": 0.0}),
-    "no-reading-768-k0": ({"PILES_PER_DEAL": 1, "INFERENCE": False}, {"iterations": 768, "k": 0.0}),
+    "v3-no-reading": ({"INFERENCE": False, "PILES_PER_DEAL": 1}, V3),
+    "v3-k0": (V3_SET, {**V3, "k": 0.0}),
+    "v3-search-everywhere": ({**V3_SET, "SEARCH_ROOM": 200}, V3),
+    "v3-helpers-1x": ({**V3_SET, "HELPER_WEIGHT": 1.0}, V3),
+    "v3-tries96": ({**V3_SET, "TRIES": 96}, V3),
+    "v3-medium-prior": ({**V3_SET, "PRIOR": {"medium": 1.0}}, V3),
+    "hard-256": ({}, {"iterations": 256}),
+    "hard-768": ({}, {"iterations": 768}),
     "hard-k0.5": ({}, {"k": 0.5}),
-    "hard-medium-prior": ({"PRIOR": {"medium": 1.0}}, {}),
-    "hard-depth6": ({"DEPTH": 6}, {}),
-    "hard-depth3": ({"DEPTH": 3}, {}),
-    "hard-tries96": ({"TRIES": 96}, {}),
-    "hard-no-reading": ({"INFERENCE": False, "PILES_PER_DEAL": 1}, {}),
-    "hard-piles2": ({"PILES_PER_DEAL": 2}, {}),
-    "hard-piles8": ({"PILES_PER_DEAL": 8}, {}),
+    "read": (READ, {}),  # 96 readings x 4 draw piles
+    "read-medium-prior": ({**READ, "PRIOR": {"medium": 1.0}}, {}),
+    "read-depth6": ({**READ, "DEPTH": 6}, {}),
+    "read-depth3": ({**READ, "DEPTH": 3}, {}),
+    "read-tries96": ({**READ, "TRIES": 96}, {}),
+    "read-piles2": ({**READ, "PILES_PER_DEAL": 2}, {}),
+    "read-piles8": ({**READ, "PILES_PER_DEAL": 8}, {}),
 }
 
 
