@@ -223,7 +223,7 @@ class HotSeatTerm:
 
 def round_over(text: str) -> bool:
     """The notice of a lost round is up."""
-    return re.search(r"Round \d+ lost", text) is not None and "Continue" in text
+    return re.search(r"Round \d+ over", text) is not None and "Continue" in text
 
 
 def played(text: str) -> tuple:

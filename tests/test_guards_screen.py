@@ -155,7 +155,7 @@ async def test_a_notice_answered_by_two_keys_at_once_answers_once_and_the_app_go
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         below = app.screen
-        notice = _Notice("Round 1 lost", "Ann loses a token.", (("ok", "Continue"), ("menu", "Menu")))
+        notice = _Notice("Round 1 over", "Ann loses a token.", (("ok", "Continue"), ("menu", "Menu")))
         app.push_screen(notice, answers.append)
         while not notice.query("Button"):
             await pilot.pause()

@@ -161,15 +161,15 @@ def notice(text: str) -> str | None:
     """The notice on top, if any: "over" (the game-over notice), "continue" (any other)."""
     if "wins!" in text and "Play again" in text:
         return "over"
-    if (re.search(r"Round \d+ lost", text) and "Continue" in text) or ("Out of the game" in text and "Watch" in text):
+    if (re.search(r"Round \d+ over", text) and "Continue" in text) or ("Out of the game" in text and "Watch" in text):
         return "continue"
     return None
 
 
 def notice_title(text: str) -> str:
-    """The words that name the notice on top ("Round 2 lost", "Out of the game"): pressing Enter
+    """The words that name the notice on top ("Round 2 over", "Out of the game"): pressing Enter
     on it is answered once they are gone, not at the first change (the pressed button is one)."""
-    m = re.search(r"Round \d+ lost|Out of the game", text)
+    m = re.search(r"Round \d+ over|Out of the game", text)
     return m.group(0) if m else ""
 
 

@@ -27,7 +27,7 @@ async def test_a_key_typed_before_a_notice_came_up_does_not_answer_it():
         await pilot.pause()
         assert app.answers == [] and isinstance(app.screen, _Notice), "a stale Enter answered the notice"
         stale_escape = events.Key("escape", None)
-        notice = _Notice("Round 1 lost", "Ann busts.")
+        notice = _Notice("Round 1 over", "Ann busts.")
         app.push_screen(notice, app.answers.append)
         await pilot.pause()
         app.post_message(stale_escape)
@@ -46,7 +46,7 @@ async def test_a_notice_dismissed_before_it_was_mounted_does_not_crash_the_app()
     app = Host()
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(5):
-            notice = _Notice("Round 1 lost", "Ann busts.")
+            notice = _Notice("Round 1 over", "Ann busts.")
             app.push_screen(notice, app.answers.append)
             notice.dismiss("gone")  # before its compose and mount have run
             await pilot.pause()

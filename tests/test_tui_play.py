@@ -183,7 +183,7 @@ def test_round_end_notice_speaks_to_you_in_the_second_person():
     from ono99_tui.tui.screens.modals import round_end_text
 
     names = ["You", "Bo"]
-    _, mine = round_end_text(names, [
+    title, mine = round_end_text(names, [
         {"type": "round_lost", "seat": 0, "total": 102, "reason": "bust", "round": 1},
         {"type": "tokens", "seat": 0, "tokens": 0}, {"type": "eliminated", "seat": 0}])
     assert mine.splitlines() == ["You went to 102 and lose round 1.", "",
@@ -194,3 +194,5 @@ def test_round_end_notice_speaks_to_you_in_the_second_person():
         {"type": "tokens", "seat": 1, "tokens": 2}])
     assert theirs.splitlines()[0] == "Bo had no card that could be played and loses round 2."
     assert theirs.splitlines()[2] == "Bo gives up a token: 2 left."
+    # every seat sees this notice: its title does not tell the winners they lost
+    assert title == "Round 1 over"

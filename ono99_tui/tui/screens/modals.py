@@ -101,7 +101,8 @@ def round_end_text(names, events) -> tuple[str, str]:
             lines.append(f"{names[e['seat']]} {agree(names[e['seat']], 'is')} out of the game.")
         elif e["type"] == "tie":
             lines.append("Tie for the win: " + ", ".join(names[s] for s in e["seats"]) + " play on.")
-    return f"Round {lost['round']} lost", "\n".join(lines)
+    # "over", not "lost": the notice goes to every seat, and only one of them lost
+    return f"Round {lost['round']} over", "\n".join(lines)
 
 
 class RoundEndScreen(_Notice):

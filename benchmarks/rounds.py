@@ -1,0 +1,121 @@
+"""Paired rounds: does a bot lose fewer rounds than medium in the same seat of the same deal?
+
+Between ``regret.py`` (decisions, valued with the hidden hands known) and ``strength.py``
+(whole games, thousands of CPU-seconds a table) sits the round. Each deal's first round is
+played twice with the same seeds: once with the tested bot in one seat, once with medium
+there, the same bots in every other seat (medium, or ``--others``). The two rounds are the same until the tested bot first
+leaves medium's card, so the difference in "this seat lost the round" is paired and its noise
+is only that of the rounds where it differed. Every seat of every deal is played.
+
+By the performance-difference identity, the round-level gain is the sum over the bot's own
+decisions of what each gains over medium's card with medium playing afterwards: what
+``regret.py`` measures one decision at a time. So this checks that the decision-level gains add
+up in play, on positions the bot itself reaches.
+
+    python benchmarks/rounds.py [--bot hard] [--players 4] [--deals 200] [--jobs 2] [--rules standard]
+                                [--others medium|easy,random|...] [--start 0] [--seed 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from ono99_tui.bots.levels import Bot  # noqa: E402
+from ono99_tui.engine import Game  # noqa: E402
+from ono99_tui.store.rule_presets import resolve  # noqa: E402
+
+
+def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules,
+                others=("medium",)) -> tuple[int, float, int, int]:
+    """Play deal ``deal``'s first round with ``level`` in ``seat`` and ``others`` (cycled) in the
+    other seats: (loser, the points the others added on average less this seat's (R9.1; 0 under
+    tokens), decisions by ``seat``, decisions where it left medium's card)."""
+    g = Game([f"P{i}" for i in range(players)], rules, seed * 100_000 + deal, record_events=False)
+    rest = [others[(deal + i) % len(others)] for i in range(players - 1)]
+    levels = rest[:seat] + [level] + rest[seat:]
+    bots = [Bot(lv, deal * 10 + s) for s, lv in enumerate(levels)]
+    shadow = Bot("medium", deal * 10 + seat) if level != "medium" else None
+    decisions = departures = 0
+    while g.round_no == 1 and not g.over:
+        view = g.view(g.current)
+        card = bots[g.current].choose(view)
+        if g.current == seat and len(set(view.legal_plays())) > 1:
+            decisions += 1
+            if shadow is not None and card != shadow.choose(view):
+                departures += 1
+        g.play(card)
+    margin = sum(g.points[s] for s in range(players) if s != seat) / (players - 1) - g.points[seat]
+    return g.last_loser, margin, decisions, departures
+
+
+def _pair(args) -> tuple[int, int, int, int, float, float, float]:
+    players, deal, seed, seat, level, rules_spec, others = args
+    rules = resolve(rules_spec)[0]
+    t0 = time.process_time()
+    lost_bot, margin_bot, decisions, departures = first_round(players, deal, seed, seat, level, rules, others)
+    spent = time.process_time() - t0
+    lost_med, margin_med, _, _ = first_round(players, deal, seed, seat, "medium", rules, others)
+    return (int(lost_bot == seat), int(lost_med == seat), decisions, departures, spent,
+            margin_bot, margin_med)
+
+
+def _mean_se(xs: list[float]) -> tuple[float, float]:
+    n = len(xs)
+    mean = sum(xs) / n
+    return mean, math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--bot", default="hard")
+    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--deals", type=int, default=200)
+    ap.add_argument("--start", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--rules", default="standard")
+    ap.add_argument("--others", default="medium", help="the other seats' levels, cycled (e.g. easy,random)")
+    args = ap.parse_args()
+    others = tuple(args.others.split(","))
+    tasks = [(args.players, d, args.seed, s, args.bot, args.rules, others)
+             for d in range(args.start, args.start + args.deals) for s in range(args.players)]
+    t0 = time.perf_counter()
+    with ProcessPoolExecutor(args.jobs) as pool:
+        rows = list(pool.map(_pair, tasks, chunksize=4))
+    wall = time.perf_counter() - t0
+    n = len(rows)
+    bot = sum(r[0] for r in rows) / n
+    med = sum(r[1] for r in rows) / n
+    mean, se = _mean_se([r[1] - r[0] for r in rows])  # rounds medium lost that the bot did not
+    decisions = sum(r[2] for r in rows)
+    departures = sum(r[3] for r in rows)
+    differ = sum(1 for r in rows if r[0] != r[1])
+    load = os.getloadavg()[0]
+    print(f"{args.bot} vs medium in the same seat, {args.players} players, deals {args.start}-"
+          f"{args.start + args.deals - 1} (seed {args.seed}), every seat: {n} paired rounds, "
+          f"rules {args.rules}, others {args.others}")
+    print(f"  rounds lost: {args.bot} {100 * bot:.1f}%, medium {100 * med:.1f}% "
+          f"(fair {100 / args.players:.1f}%)")
+    print(f"  gain: {100 * mean:+.2f} points of round survival (se {100 * se:.2f}); "
+          f"outcomes differ in {differ} rounds")
+    if any(r[5] or r[6] for r in rows):
+        pts, pts_se = _mean_se([r[5] - r[6] for r in rows])
+        print(f"  points (R9.1), the others' mean less this seat's: {args.bot} "
+              f"{sum(r[5] for r in rows) / n:+.2f}, medium {sum(r[6] for r in rows) / n:+.2f}; "
+              f"gain {pts:+.2f} a round (se {pts_se:.2f})")
+    print(f"  decisions with a choice {decisions} ({decisions / n:.1f} a round), left medium's card "
+          f"in {departures} ({100 * departures / max(1, decisions):.1f}%); per decision "
+          f"{100 * mean * n / max(1, decisions):+.2f} points")
+    print(f"  {args.bot} CPU {sum(r[4] for r in rows):.0f} s; wall {wall:.0f} s with {args.jobs} jobs; "
+          f"load average {load:.2f}")
+
+
+if __name__ == "__main__":
+    main()
