@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import pickle
 import random
 import statistics
 import time
@@ -53,8 +54,9 @@ def positions(players: int, count: int, seed: int = 11) -> list:
     return found[:count]
 
 
-def truth(view, hands, pile, n: int, rng: random.Random) -> dict[str, float]:
-    """Each legal card's round survival, from the real hands, the pile reshuffled, medium for all."""
+def truth(view, hands, pile, n: int, rng: random.Random, game: bool = False) -> dict[str, float]:
+    """Each legal card's round survival, from the real hands, the pile reshuffled, medium for all;
+    ``game``: instead, the chance of winning the game the round leaves (bots/stakes.py)."""
     legal = list(dict.fromkeys(view.legal_plays()))
     won = dict.fromkeys(legal, 0.0)
     policies = {s: "medium" for s in hands}
@@ -64,7 +66,10 @@ def truth(view, hands, pile, n: int, rng: random.Random) -> dict[str, float]:
         seed = rng.getrandbits(32)
         for card in legal:
             sim = play_out_sim(view, hands, draw, card, seed, search.MAX_ROLLOUT_PLAYS, policies)
-            won[card] += 0.5 if sim.loser is None else float(sim.loser != view.seat)
+            if game:
+                won[card] += search.round_value(view, sim)
+            else:
+                won[card] += 0.5 if sim.loser is None else float(sim.loser != view.seat)
     return {c: w / n for c, w in won.items()}
 
 
@@ -118,6 +123,11 @@ VARIANTS = {
     "v3-helpers-1x": ({**V3_SET, "HELPER_WEIGHT": 1.0}, V3),
     "v3-tries96": ({**V3_SET, "TRIES": 96}, V3),
     "v3-medium-prior": ({**V3_SET, "PRIOR": {"medium": 1.0}}, V3),
+    "v4": ({"GAME_VALUE": False}, {}),  # valuing a round by its survival only (at any table size)
+    "room20": ({"SEARCH_ROOM": 20}, {}),  # search only within 20 of the target (or under a Double Play)
+    "room30": ({"SEARCH_ROOM": 30}, {}),
+    "hard-helpers2": ({"HELPER_WEIGHT": 2.0}, {}),
+    "hard-helpers5": ({"HELPER_WEIGHT": 5.0}, {}),
     "hard-256": ({}, {"iterations": 256}),
     "hard-768": ({}, {"iterations": 768}),
     "hard-k0.5": ({}, {"k": 0.5}),
@@ -137,17 +147,37 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=600)
     ap.add_argument("--truth", type=int, default=400, help="play-outs per legal card for the truth")
     ap.add_argument("--variants", default="medium,v3,hard,hands-known")
+    ap.add_argument("--objective", choices=("round", "game"), default="round",
+                    help="value a card by the round's survival, or by the chance of winning the game")
+    ap.add_argument("--against", default="v3", help="the variant the others are paired against")
+    ap.add_argument("--cache", default="", help="keep the positions and their truth in this file "
+                    "(a benchmark's own scratch file: pickle) and reuse them while the settings match")
     args = ap.parse_args()
     names = args.variants.split(",")
     unknown = [n for n in names if n not in VARIANTS]
     if unknown:
         raise SystemExit(f"--variants: unknown {', '.join(unknown)} (known: {', '.join(VARIANTS)})")
     t0 = time.perf_counter()
-    found = positions(args.players, args.positions)
-    rng = random.Random(5)
-    truths = [truth(v, h, p, args.truth, rng) for v, h, p in found]
+    key = (args.players, args.positions, args.truth, args.objective)
+    cached = None
+    if args.cache and os.path.exists(args.cache):
+        with open(args.cache, "rb") as f:
+            cached = pickle.load(f)
+    if cached and cached[0] == key:
+        found, truths = cached[1], cached[2]
+    else:
+        found = positions(args.players, args.positions)
+        rng = random.Random(5)
+        undo = _with({"GAME_VALUE": True})
+        try:
+            truths = [truth(v, h, p, args.truth, rng, args.objective == "game") for v, h, p in found]
+        finally:
+            undo()
+        if args.cache:
+            with open(args.cache, "wb") as f:
+                pickle.dump((key, found, truths), f)
     print(f"{len(found)} positions with a choice, {args.players} players (medium table); truth: "
-          f"{args.truth} play-outs per card ({time.perf_counter() - t0:.0f} s); load average "
+          f"{args.truth} play-outs per card, objective {args.objective} ({time.perf_counter() - t0:.0f} s); load average "
           f"{os.getloadavg()[0]:.1f}")
     best = [max(t.values()) for t in truths]
     med_cards = [choose_medium(v, random.Random(i)) for i, (v, _, _) in enumerate(found)]
@@ -168,13 +198,15 @@ def main() -> None:
         print(f"{name:<18} {100 * regret:>7.2f}p {100 * statistics.mean(diffs):>+9.2f}p {100 * se:>6.2f}p "
               f"{100 * left / len(found):>13.1f}% {1000 * statistics.median(times):>11.1f}", flush=True)
         values[name] = got
-    if "v3" in values:
-        print("paired against v3 (mean difference, its standard error):")
+    base = args.against if args.against in values else None
+    if base:
+        print(f"paired against {base} (mean difference, its standard error):")
         for name, got in values.items():
-            d = [g - b for g, b in zip(got, values["v3"])]
-            if name != "v3" and len(d) > 1:
+            d = [g - b for g, b in zip(got, values[base])]
+            if name != base and len(d) > 1:
                 print(f"  {name:<18} {100 * statistics.mean(d):+.2f}p ({100 * statistics.stdev(d) / math.sqrt(len(d)):.2f}p)")
-    print("(points of round survival per decision; 'vs medium': mean value over medium's card, paired)")
+    unit = "round survival" if args.objective == "round" else "the chance of winning the game"
+    print(f"(points of {unit} per decision; 'vs medium': mean value over medium's card, paired)")
 
 
 if __name__ == "__main__":

@@ -280,16 +280,14 @@ def test_a_hold_played_with_room_to_spare_says_the_hand_had_no_safe_number():
     assert reader.likelihood(0, ["9", "9", "10", "2"]) == pytest.approx(NOISE)  # she would have played a 10
 
 
-def test_reading_the_plays_guesses_the_hidden_hands_better_than_dealing_blind():
-    """The hard bot's deals, read from the others' plays, hold more of their real cards than
-    uniform deals do, on positions from real four-player games (benchmarks/belief.py measures it)."""
-    from collections import Counter
-
-    from ono99_tui.bots import belief, search
+def _searched_positions(count: int = 150) -> list:
+    """Positions where the hard bot searches, from four-player medium games, with the others'
+    real hands."""
+    from ono99_tui.bots import search
 
     found = []
     game_no = 0
-    while len(found) < 150:
+    while len(found) < count:
         g = Game(["A", "B", "C", "D"], DEFAULT, 900 + game_no, record_events=False)
         game_no += 1
         bots = [make_bot("medium", game_no * 10 + i) for i in range(4)]
@@ -298,20 +296,32 @@ def test_reading_the_plays_guesses_the_hidden_hands_better_than_dealing_blind():
             if search.worth_searching(view) and len(view.legal_plays()) > 1 and len(g.plays) % 3 == 0:
                 found.append((view, {s: list(g.hands[s]) for s in view.in_round if s != view.seat}))
             g.play(bots[g.current].choose(view))
+    return found
 
-    def rate(read: bool) -> float:
-        rng = random.Random(3)
-        hit = total = 0
-        for view, true in found:
-            reader = belief.Reader(view) if read else None
-            for _ in range(8):
-                hands, draw = belief.deal_hidden(view, rng, reader)
-                assert Counter(c for h in hands.values() for c in h) + Counter(draw) == view.unseen()
-                hit += sum(len(list((Counter(h) & Counter(true[s])).elements())) for s, h in hands.items())
-                total += sum(len(h) for h in hands.values())
-        return hit / total
 
-    assert rate(read=True) > rate(read=False) + 0.01
+def _hand_cards_guessed(found, read: bool = False) -> float:
+    """The share of the others' hand cards that deals of the hidden cards get right."""
+    from collections import Counter
+
+    from ono99_tui.bots import belief
+
+    rng = random.Random(3)
+    hit = total = 0
+    for view, true in found:
+        reader = belief.Reader(view) if read else None
+        for _ in range(8):
+            hands, draw = belief.deal_hidden(view, rng, reader)
+            assert Counter(c for h in hands.values() for c in h) + Counter(draw) == view.unseen()
+            hit += sum(len(list((Counter(h) & Counter(true[s])).elements())) for s, h in hands.items())
+            total += sum(len(h) for h in hands.values())
+    return hit / total
+
+
+def test_reading_the_plays_guesses_the_hidden_hands_better_than_dealing_blind():
+    """The hard bot's deals, read from the others' plays, hold more of their real cards than
+    uniform deals do, on positions from real four-player games (benchmarks/belief.py measures it)."""
+    found = _searched_positions()
+    assert _hand_cards_guessed(found, read=True) > _hand_cards_guessed(found) + 0.01
 
 
 @settings(max_examples=8, deadline=None)
@@ -393,3 +403,39 @@ def test_points_play_outs_count_cards_left_and_the_penalty_against_the_others():
     assert round_value(tokens, sim) == 0.0
     sim.loser = 1
     assert round_value(tokens, sim) == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(lives=st.lists(st.integers(0, 5), min_size=2, max_size=8).filter(lambda xs: sum(x > 0 for x in xs) >= 1))
+def test_win_chances_of_everyone_still_in_add_up_to_one(lives):
+    """stakes.win_chance (R8.3: the last player left wins): over the players still in, the chances
+    add up to 1, a player who is out has none, and one more life never lowers a chance."""
+    from ono99_tui.bots.stakes import win_chance
+
+    chances = [win_chance(mine, lives[:i] + lives[i + 1:]) for i, mine in enumerate(lives)]
+    assert sum(chances) == pytest.approx(1.0)
+    assert all(c == 0.0 for c, mine in zip(chances, lives) if mine == 0)
+    assert all(win_chance(mine + 1, lives[:i] + lives[i + 1:]) >= c for i, (mine, c) in enumerate(zip(lives, chances)))
+
+
+def test_tokens_play_outs_at_three_or_more_value_the_game_the_round_leaves():
+    """R8.2, R8.3 in the hard bot's objective: with lives (2; 3, 1, 1) at four, the round is best
+    lost by the player with 3 lives, worse by one with 1, worst by this seat; heads-up only
+    whether this seat lost counts."""
+    from types import SimpleNamespace
+
+    from ono99_tui.bots.search import round_value
+
+    g = Game(["A", "B", "C", "D"], DEFAULT, 5, record_events=False)
+    view = dataclasses.replace(g.view(g.current), tokens=(1, 2, 0, 0))  # extra life: lives 2, 3, 1, 1
+    view = dataclasses.replace(view, seat=0)
+    sim = SimpleNamespace(order=[0, 1, 2, 3], loser=1, hands={})
+    leader = round_value(view, sim)
+    sim.loser = 2
+    short = round_value(view, sim)
+    sim.loser = 0
+    mine = round_value(view, sim)
+    sim.loser = None
+    undecided = round_value(view, sim)
+    assert leader > short > mine and leader > undecided > mine
+    assert leader == pytest.approx(0.3877, abs=1e-4) and short == pytest.approx(0.2847, abs=1e-4)

@@ -38,6 +38,7 @@ import time
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
+from .stakes import lives, win_chance
 from .rollout import play_out_sim, round_points
 
 DEFAULT_ITERATIONS = 384  # play-outs per candidate per decision (regret.py: 256 measured weaker, 768 no better)
@@ -61,16 +62,20 @@ HELPER_WEIGHT = 3.0  # how much likelier a hidden helper card is to sit in a han
 INFERENCE = False
 
 
+def _weight():
+    """The odds of a hidden card being in a hand rather than the pile: helpers HELPER_WEIGHT x."""
+    return None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
+
+
 def _determinize(view: PlayerView, rng: random.Random, reader: Reader | None = None):
     """The others' hands and the draw pile (top first), dealt at random but consistently with
     what this seat has seen: helpers weighted into hands, hands agreeing with the round's plays."""
-    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
-    return deal_hidden(view, rng, reader, weight)
+    return deal_hidden(view, rng, reader, _weight())
 
 
 def _determinize_with_models(view: PlayerView, rng: random.Random, reader: Reader | None):
     """``_determinize``, and the kind of player each hand was read under (for the play-outs)."""
-    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
+    weight = _weight()
     models: dict[int, str] = {}
     hands, draw = deal_hidden(view, rng, reader, weight, models if MODEL_PLAYOUTS else None)
     return hands, draw, models
@@ -85,23 +90,31 @@ def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None)
     return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies))
 
 
+GAME_VALUE = True  # tokens, three or more players: value a round's end by the game it leaves (stakes.py)
 GAME_STAKE = 4.0  # points rules: what ending or deciding the game is worth, in bust penalties
 
 
 def round_value(view: PlayerView, sim) -> float:
     """The value of a finished play-out to the seat deciding, by the rules in force.
 
-    Tokens (R8): 1 when it does not lose the round, else 0 (0.5: undecided); losing a token is
-    the only thing a round does to a player. Points (R9): the points it adds (its cards left,
-    15 per missing card, the loser's penalty; R9.1) against the mean the others add, in units of
-    the bust penalty, plus what the round does to the game: ``GAME_STAKE`` lost for reaching the
-    limit under elimination (R9.2) and a share of it won for each other player put out; under
-    first-to-limit (R9.3) or a tie-break (R9.4), won when the game ends with this seat lowest
-    alone, lost when it ends otherwise.
+    Tokens (R8): heads-up, 1 when it does not lose the round, else 0 (0.5: undecided); at three
+    or more (``GAME_VALUE``), the chance of winning the game the round leaves (``stakes.py``),
+    which also weighs who else lost: another player's loss is worth most when that player has
+    the most lives. Measured (regret.py, 1,200 positions at four valued by that chance with the
+    real hands): the same decisions' worth as valuing survival alone, -0.01 (se 0.02) points.
+
+    Points (R9): the points it adds (its cards left, 15 per missing card, the loser's penalty;
+    R9.1) against the mean the others add, in units of the bust penalty, plus what the round does
+    to the game: ``GAME_STAKE`` lost for reaching the limit under elimination (R9.2) and a share
+    of it won for each other player put out; under first-to-limit (R9.3) or a tie-break (R9.4),
+    won when the game ends with this seat lowest alone, lost when it ends otherwise.
     """
     rules = view.rules
     me, loser = view.seat, sim.loser
     if rules.scoring_mode == "tokens":
+        if GAME_VALUE and len(sim.order) > 2:
+            left = {s: lives(view, s) - (s == loser) for s in sim.order}  # undecided: as it stands
+            return win_chance(left[me], [left[s] for s in sim.order if s != me])
         if loser is None:
             return 0.5
         return 0.0 if loser == me else 1.0

@@ -3,7 +3,7 @@
 A round takes one life from its loser (a token, and the extra life once the tokens are gone,
 R8.2); the game goes to the last player left (R8.3). Who loses a round is not all the same to
 the others: with lives (2; 3, 1, 1), one of them losing brings a player with 2 lives to a 39%
-chance of winning if it is the one with 3, and to 29% if it is one with 1. ``win_chance``
+chance of winning if it is the one with 3, and to 28% if it is one with 1. ``win_chance``
 is that chance in a model where every round's loser is equally likely to be any player still
 in, so a play-out's end is valued by the game it leaves, not only by whether this seat lost.
 """
