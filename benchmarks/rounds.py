@@ -3,9 +3,11 @@
 Between ``regret.py`` (decisions, valued with the hidden hands known) and ``strength.py``
 (whole games, thousands of CPU-seconds a table) sits the round. Each deal's first round is
 played twice with the same seeds: once with the tested bot in one seat, once with medium
-there, the same bots in every other seat (medium, or ``--others``). The two rounds are the same until the tested bot first
-leaves medium's card, so the difference in "this seat lost the round" is paired and its noise
-is only that of the rounds where it differed. Every seat of every deal is played.
+there, the same bots in every other seat (medium, or ``--others``). The two rounds are the
+same until the tested bot first leaves medium's card, so the difference in "this seat lost
+the round" is paired and its noise is only that of the rounds where it differed. Every seat
+of every deal is played. Under tokens it also turns the round edge into a game win rate, in
+a model checked against oracle-hands' 4,000 games (docs/bots.md).
 
 By the performance-difference identity, the round-level gain is the sum over the bot's own
 decisions of what each gains over medium's card with medium playing afterwards: what
@@ -28,6 +30,7 @@ from concurrent.futures import ProcessPoolExecutor
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 from ono99_tui.bots.levels import Bot  # noqa: E402
+from ono99_tui.bots.stakes import win_chance  # noqa: E402
 from ono99_tui.engine import Game  # noqa: E402
 from ono99_tui.store.rule_presets import resolve  # noqa: E402
 
@@ -64,6 +67,13 @@ def _pair(args) -> tuple[int, int, int, int, float, float, float]:
     lost_med, margin_med, _, _ = first_round(players, deal, seed, seat, "medium", rules, others)
     return (int(lost_bot == seat), int(lost_med == seat), decisions, departures, spent,
             margin_bot, margin_med)
+
+
+def game_rate(r: float, players: int, lives: int = 4) -> float:
+    """The chance a player wins a tokens game (R8.3: the last one left) when its chance of
+    losing each round is r times an equal player's, the others sharing the rest equally
+    (bots/stakes.py). Default lives: 3 tokens and the extra life (R8.1, R8.2)."""
+    return win_chance(lives, (lives,) * (players - 1), edge=r)
 
 
 def _mean_se(xs: list[float]) -> tuple[float, float]:
@@ -105,6 +115,11 @@ def main() -> None:
           f"(fair {100 / args.players:.1f}%)")
     print(f"  gain: {100 * mean:+.2f} points of round survival (se {100 * se:.2f}); "
           f"outcomes differ in {differ} rounds")
+    if med and args.rules == "standard":
+        low, mid, high = (100 * game_rate(x / med, args.players) for x in (bot + se, bot, bot - se))
+        print(f"  {args.bot} loses r = {bot / med:.3f} times medium's share of rounds; in a game of "
+              f"such rounds (game_rate) it wins {mid:.1f}% (fair {100 / args.players:.1f}%), "
+              f"{low:.1f}-{high:.1f}% with r one standard error either way")
     if any(r[5] or r[6] for r in rows):
         pts, pts_se = _mean_se([r[5] - r[6] for r in rows])
         print(f"  points (R9.1), the others' mean less this seat's: {args.bot} "

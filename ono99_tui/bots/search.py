@@ -6,10 +6,12 @@ into hands because players keep them: ``belief.deal_hidden``), and plays the
 round out once after each candidate card, on that same deal and with the same
 random future (common random numbers), everyone playing medium afterwards
 (``rollout.py``). Each play-out is scored the way the rules in force score the
-round (``round_value``: tokens, R8, or points, R9). The candidates are compared
-on those paired outcomes against the medium policy's choice, and the bot plays
-the card with the largest mean gain when it clears ``k`` standard errors
-(default 0: any gain; with 384 play-outs the noise is small enough).
+round (``round_value``: under tokens, R8, at three or more players by the chance
+of winning the game the round leaves; under points, R9, by the points). The
+candidates are compared on those paired outcomes against the medium policy's
+choice, and the bot plays the card with the largest mean gain when it clears
+``k`` standard errors (default 0: any gain; with 384 play-outs the noise is
+small enough).
 
 Reading the others' hands from every play of the round (``belief.Reader``,
 with each player's kind fitted and used in the play-outs) is built and off
@@ -23,10 +25,14 @@ the target or it must play twice.
 Measured (docs/bots.md, ``benchmarks/regret.py``: each decision valued with the
 others' real hands, 1,200 positions): over medium, v3 (96 deals read from the
 plays, each played once, k = 1) gained 0.23 points of round survival per
-decision at two and at four players; this version 0.40 and 0.52; the v3 search
-told the real hands 0.73 and 1.47. Earlier: dealing the hidden cards uniformly
-made its departures from medium a net loss (other players keep their helper
-cards); weighting helpers 3x into hands made them a small net gain.
+decision at two and at four players; v4 (this search valuing survival only)
+0.40 and 0.52; the v3 search told the real hands 0.73 and 1.47. In play
+(``benchmarks/rounds.py``: paired first rounds against medium in the same seat)
+it loses 2.4 points fewer rounds heads-up and 1.5 at four. This version, v5,
+values the game a round leaves: no measurable change to its decisions valued
+that way. Earlier: dealing the hidden cards uniformly made its departures from
+medium a net loss (other players keep their helper cards); weighting helpers 3x
+into hands made them a small net gain; odds fitted per card type, smaller still.
 """
 
 from __future__ import annotations

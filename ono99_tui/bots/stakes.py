@@ -14,25 +14,28 @@ from functools import lru_cache
 
 
 @lru_cache(maxsize=65_536)
-def _chance(me: int, others: tuple[int, ...]) -> float:
+def _chance(me: int, others: tuple[int, ...], edge: float) -> float:
     if me <= 0:
         return 0.0
     if not others:
         return 1.0
     n = len(others) + 1
-    value = _chance(me - 1, others) / n
+    mine = min(1.0, edge / n)  # this player's chance of losing the round
+    value = mine * _chance(me - 1, others, edge)
     for i, lives in enumerate(others):
         if i and others[i - 1] == lives:
             continue  # the same as the last one: counted below by multiplicity
         rest = others[:i] + ((lives - 1,) if lives > 1 else ()) + others[i + 1:]
-        value += others.count(lives) * _chance(me, tuple(sorted(rest))) / n
+        value += others.count(lives) * (1 - mine) / len(others) * _chance(me, tuple(sorted(rest)), edge)
     return value
 
 
-def win_chance(me: int, others) -> float:
+def win_chance(me: int, others, edge: float = 1.0) -> float:
     """The chance that a player with ``me`` lives outlasts players with ``others`` lives each,
-    every round's loser drawn uniformly from those still in."""
-    return _chance(me, tuple(sorted(o for o in others if o > 0)))
+    every round's loser drawn uniformly from those still in; ``edge``: this player loses a
+    round ``edge`` times as often as that (the others share the rest equally), which is how
+    benchmarks/rounds.py turns a measured round edge into a game."""
+    return _chance(me, tuple(sorted(o for o in others if o > 0)), edge)
 
 
 def lives(view, seat: int) -> int:
