@@ -68,20 +68,15 @@ HELPER_WEIGHT = 3.0  # how much likelier a hidden helper card is to sit in a han
 INFERENCE = False
 
 
-def _weight():
-    """The odds of a hidden card being in a hand rather than the pile: helpers HELPER_WEIGHT x."""
-    return None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
-
-
 def _determinize(view: PlayerView, rng: random.Random, reader: Reader | None = None):
     """The others' hands and the draw pile (top first), dealt at random but consistently with
     what this seat has seen: helpers weighted into hands, hands agreeing with the round's plays."""
-    return deal_hidden(view, rng, reader, _weight())
+    return _determinize_with_models(view, rng, reader)[:2]
 
 
 def _determinize_with_models(view: PlayerView, rng: random.Random, reader: Reader | None):
     """``_determinize``, and the kind of player each hand was read under (for the play-outs)."""
-    weight = _weight()
+    weight = None if HELPER_WEIGHT == 1.0 else (lambda c: HELPER_WEIGHT if c in HELPERS else 1.0)
     models: dict[int, str] = {}
     hands, draw = deal_hidden(view, rng, reader, weight, models if MODEL_PLAYOUTS else None)
     return hands, draw, models
