@@ -536,3 +536,18 @@ async def test_a_watcher_whose_game_the_restarted_server_no_longer_has_is_told_s
         await first.close()
         if second is not None:
             await second.close()
+
+
+async def test_a_password_the_server_does_not_ask_is_said_on_the_screen_not_dropped_silently():
+    from .netplay import serving
+
+    async with serving() as server, serving(password="s3cret") as locked:
+        for srv, given, warned in [(server, "hunter2", True), (server, None, False), (locked, "s3cret", False)]:
+            app = JoinApp(JoinPlan(HOST, srv.port, "Ann", password=given, or_create=True))
+            async with app.run_test(size=(80, 24)) as pilot:
+                await until(pilot, lambda: app.table_id is not None, "seated")
+                notes = [n.message for n in app._notifications]
+                said = [n for n in notes if "asks no password" in n]
+                assert bool(said) == warned, notes
+                if warned:
+                    assert f"{HOST}:{srv.port} asks no password: the one given was not used" in said[0]

@@ -64,9 +64,11 @@ def test_two_plain_joins_play_a_whole_game_at_one_server_table():
         port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
         ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
         ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
-        bob = Running("--plain", "join", f"127.0.0.1:{port}", "--name", "Bob")  # --plain before, too
+        # --plain before, too; and a password this server does not ask: said, not silently dropped
+        bob = Running("--plain", "join", f"127.0.0.1:{port}", "--name", "Bob", "--password", "hunter2")
         ann.wait_for(r"seat 2, Bob;")
         bob.wait_for(r"^Seated at table 1, seat 2\.$")
+        bob.wait_for(rf"^Note: 127\.0\.0\.1:{port} asks no password: the one given was not used")
         ann.type("b\ns\n" + GAME * 800, close=True)
         bob.wait_for(r"^Table: Ann, human; Bob, human; Medium, medium bot; Medium 2, medium bot\.")
         bob.type(GAME * 800, close=True)
@@ -76,6 +78,7 @@ def test_two_plain_joins_play_a_whole_game_at_one_server_table():
         server.proc.wait(10)
     for player in (ann, bob):
         assert_plain_bytes(bytes(player.raw))
+    assert not any(line.startswith("Note:") for line in ann.lines)  # (she gave none)
     over = [[line for line in p.lines if line.startswith("Game over after")] for p in (ann, bob)]
     assert len(over[0]) == 1 and over[0] == over[1], over
     # each hears its own plays as its own, and the other's plays as the other's

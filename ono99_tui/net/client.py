@@ -75,6 +75,8 @@ class Client:
         self._ids = itertools.count(1)
         self.welcome: dict | None = None
         self._rules = None  # the table's, from the last full state (later states leave them out)
+        self.password_unused = False
+        self.address_said = ""
 
     @classmethod
     async def connect(cls, host: str, port: int, name: str, password: str | None = None,
@@ -103,7 +105,17 @@ class Client:
             raise ServerError("version", f"the server speaks protocol version {reply.get('version')}, "
                               f"this client {VERSION}: use the same ono99 version on both sides")
         client.welcome = reply
+        client.password_unused = password is not None and reply.get("password") is False
+        client.address_said = f"{host}:{port}"
         return client
+
+    def password_note(self) -> str | None:
+        """One line when a password was given to a server that asks none (else None): it was
+        not used, and this may not be the server meant, or its host forgot --password."""
+        if not self.password_unused:
+            return None
+        return (f"{self.address_said} asks no password: the one given was not used (is this the "
+                "server you meant? if so, its host may have forgotten --password)")
 
     def view(self, state: dict):
         """The PlayerView in a "state" message."""

@@ -365,7 +365,10 @@ class Server:
             conn.hello_timer.cancel()
             conn.hello_timer = None
         conn.name = msg["name"]
-        welcome = {"type": "welcome", "version": VERSION, "server": f"ono99 {__version__}", "name": conn.name}
+        # "password": whether this server asks one, so a client that gave one it did not need can
+        # say so (the wrong server? a host who forgot --password?)
+        welcome = {"type": "welcome", "version": VERSION, "server": f"ono99 {__version__}", "name": conn.name,
+                   "password": password is not None}
         token = msg.get("token")
         if token is not None:
             found = self.tokens.get(token)

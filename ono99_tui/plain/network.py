@@ -108,6 +108,7 @@ class Network:
         self.thread.start()
         self.client = None
         self.server = None
+        self.notes: list[str] = []  # lines about the connection, said once seated
 
     def run(self, coro, timeout: float | None = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -144,6 +145,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))  # (--port 0: the one it got)
     client = net.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                                token=plan.token or plan.comeback, address=plan.address)
+    net.notes = [n for n in [client.password_note()] if n]  # (said once the player is seated)
     if client.welcome.get("resumed"):
         return None, None, True
     if plan.comeback is not None and plan.token is None and plan.keep:

@@ -249,6 +249,8 @@ def run_join(plan: Plan) -> int:
             raise UserError(f"cannot connect to {plan.host}:{plan.port}: "
                             f"{getattr(exc, 'strerror', None) or exc or 'no answer'}") from None
         console.say("Back in your seat." if resumed else f"Seated at table {table_id}, seat {seat + 1}.")
+        for note in net.notes:
+            console.say(f"Note: {note}")
         asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox), net.loop)
         threading.Thread(target=read_stdin, args=(console, inbox), name="ono99-plain-stdin", daemon=True).start()
         con = InboxConsole(console, inbox)

@@ -127,6 +127,9 @@ class JoinApp(Ono99App):
                 plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))
             self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
                                                token=plan.token or plan.comeback, address=plan.address)
+            note = self.client.password_note()
+            if note:
+                self.notify(visible(note), severity="warning", timeout=12, markup=False)
             if plan.watch:
                 await self._start_watching()
                 return
