@@ -1045,10 +1045,42 @@ def _escape_what_cannot_be_printed() -> None:
             pass  # replaced by a test's capture, or closed
 
 
+def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """``--name -dash`` as ``--name=-dash``: argparse reads a value that starts with a dash as a
+    missing value; a name, a password or a file may start with one. Only when the next word is not
+    an option of ono99's, so ``--name --plain`` (a forgotten name) still says what is missing."""
+    options: set[str] = set()
+    takes_value: set[str] = set()
+    todo = [parser]
+    while todo:
+        p = todo.pop()
+        for action in p._actions:  # (argparse's own parsers: tests/test_cli_args.py fails if this moves)
+            options.update(action.option_strings)
+            if action.option_strings and action.nargs is None and not isinstance(
+                    action, (argparse._StoreConstAction, argparse._StoreTrueAction, argparse._StoreFalseAction,
+                             argparse._CountAction, argparse._HelpAction, argparse._VersionAction)):
+                takes_value.update(o for o in action.option_strings if o.startswith("--"))
+            if isinstance(action, argparse._SubParsersAction):
+                todo.extend(action.choices.values())
+    out, i = [], 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            return out + argv[i:]
+        nxt = argv[i + 1] if i + 1 < len(argv) else None
+        if word in takes_value and nxt is not None and nxt.startswith("-") and nxt.split("=")[0] not in options:
+            out.append(f"{word}={nxt}")
+            i += 2
+            continue
+        out.append(word)
+        i += 1
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     _escape_what_cannot_be_printed()
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_dash_values(parser, sys.argv[1:] if argv is None else list(argv)))
     try:
         return args.func(args)
     except UserError as exc:

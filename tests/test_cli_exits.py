@@ -202,3 +202,18 @@ def test_ctrl_c_during_a_simulation_with_workers_is_one_line_no_traceback():
     code, text = _interrupt_simulation("hard,hard", workers=2, settle=0.5)
     assert code == 130 and "Traceback" not in text and "KeyboardInterrupt" not in text, text
     assert text.strip() == "ono99: interrupted", text
+
+
+def test_a_name_or_password_that_starts_with_a_dash_is_taken_as_given():
+    from ono99_tui.cli import _dash_values, build_parser
+
+    # (argparse's parser internals are what _dash_values reads: this fails if they move)
+    assert _dash_values(build_parser(), ["join", "h", "--name", "-dash", "--password", "-pw"]) == \
+        ["join", "h", "--name=-dash", "--password=-pw"]
+    proc = ono99("join", "127.0.0.1:1", "--name", "-dash", "--password", "--x-")
+    assert proc.returncode == 2 and proc.stderr.startswith("ono99: cannot connect to 127.0.0.1:1"), proc.stderr
+    # a forgotten value before another option still says what is missing, not "a name --plain"
+    proc = ono99("join", "127.0.0.1:1", "--name", "--plain")
+    assert proc.returncode == 2 and "argument --name: expected one argument" in proc.stderr
+    # and after "--" nothing is rewritten
+    assert _dash_values(build_parser(), ["join", "--", "--name", "-x"]) == ["join", "--", "--name", "-x"]
