@@ -551,3 +551,39 @@ async def test_a_password_the_server_does_not_ask_is_said_on_the_screen_not_drop
                 assert bool(said) == warned, notes
                 if warned:
                     assert f"{HOST}:{srv.port} asks no password: the one given was not used" in said[0]
+
+
+async def test_join_with_table_n_that_has_no_seat_says_why_and_what_to_do_before_any_screen():
+    import asyncio
+    import sys
+
+    from .netplay import connect, serving
+
+    async with serving(turn_timer=60) as server:
+        ann = await connect(server, "Ann")
+        started = (await ann.request({"type": "create", "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": started})
+        await ann.request({"type": "bots"})
+        await ann.request({"type": "start"})
+        full = (await ann.request({"type": "create", "seats": 2}))["table"]
+        seated = [await connect(server, name) for name in ("Cy", "Di")]  # (kept: a closed one frees its seat)
+        for guest in seated:
+            await guest.request({"type": "sit", "table": full})
+        where = f"{HOST}:{server.port}"
+        for table, words in [(started, f"has started: only its players may come back to it; watch it with: "
+                                       f"ono99 watch {where} --table {started}"),
+                             (full, f"table {full} on {where} is full; watch it with"),
+                             (99, f"there is no table 99 on {where}")]:
+            for plain in ([], ["--plain"]):
+                proc = await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "ono99_tui", "join", where, "--name", "Bob", "--table", str(table),
+                    *plain, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE)
+                try:
+                    out, err = await asyncio.wait_for(proc.communicate(), 60)
+                finally:
+                    if proc.returncode is None:  # (a screen that started after all: never left behind)
+                        proc.kill()
+                        await proc.wait()
+                assert proc.returncode == 2 and words in err.decode(), (plain, err)
+                assert len(err.decode().strip().splitlines()) == 1 and out == b"", (plain, out)  # no screen

@@ -76,6 +76,27 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
 
 
+async def check_named_table(client: Client, plan: JoinPlan) -> None:
+    """``--table N`` for a seat: ServerError, in words that say what to do instead, when there is
+    no such table or it has no seat to sit at (started, over, full). Checked before any screen:
+    sitting is refused there too, but only after the lobby has shown."""
+    tables = (await client.request({"type": "tables"}))["tables"]
+    where = f"{plan.host}:{plan.port}"
+    found = next((t for t in tables if t["id"] == plan.table), None)
+    if found is None:
+        waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+        listed = f" (waiting for players: {', '.join(waiting[:20])})" if waiting else ""
+        raise ServerError("no_table", f"there is no table {plan.table} on {where}{listed}")
+    if found["over"]:
+        raise ServerError("started", f"the game at table {plan.table} on {where} is over")
+    if found["started"]:
+        raise ServerError("started", f"the game at table {plan.table} on {where} has started: only its "
+                          f"players may come back to it; watch it with: ono99 watch {where} --table {plan.table}")
+    if not any(s["player"] is None for s in found["seats"]):
+        raise ServerError("table_full", f"table {plan.table} on {where} is full; watch it with: "
+                          f"ono99 watch {where} --table {plan.table}")
+
+
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     """Before the screen starts: can we connect, say hello and find the table? Raises UserError
     with one clear line if not (the terminal is still a plain terminal then)."""
@@ -94,6 +115,8 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
                 found = await choose_table(client, plan)
                 if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
                     plan.table = found
+            elif not client.welcome.get("resumed") and plan.token is None:
+                await check_named_table(client, plan)
         finally:
             await client.aclose()
 

@@ -157,6 +157,10 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     tables = (await client.request({"type": "tables"}))["tables"]
     waiting = [t["id"] for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
     if plan.table is not None:
+        if plan.token is None and plan.create is None:
+            from ..net.lobby import check_named_table
+
+            await check_named_table(client, plan)  # (what to do instead, in words, when it cannot sit)
         candidates = [plan.table]
     elif plan.or_create:
         candidates = waiting + [NEW_TABLE]
