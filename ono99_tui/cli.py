@@ -509,10 +509,18 @@ def _server_config(args):
             raise UserError(str(exc)) from None
         if not password:
             raise UserError(f"--password-file: {args.password_file} is empty")
-    # `ono99 serve` and `serve-ssh` resume their tables after a restart; `ono99 host` only saves
-    return ServerConfig(host=args.bind, port=_port(args.port), password=password, turn_timer=args.turn_timer,
-                        bot_delay=args.bot_delay, save=not args.no_save,
-                        resume=not args.no_save and args.func is not cmd_host,
+    # every server resumes its tables after a restart; `ono99 host` its own table, kept apart by
+    # port (its players come back to that port), and only on a port it was given
+    port = _port(args.port)
+    hosting = args.func is cmd_host
+    manifest = None
+    if hosting and port and not args.no_save:
+        from .net.manifest import manifest_path
+
+        manifest = manifest_path().with_name(f"host-{port}.json")
+    return ServerConfig(host=args.bind, port=port, password=password, turn_timer=args.turn_timer,
+                        bot_delay=args.bot_delay, save=not args.no_save, manifest=manifest,
+                        resume=not args.no_save and (not hosting or bool(port)),
                         max_tables=args.max_tables, max_connections=args.max_connections,
                         per_address=args.per_address, hello_timeout=args.hello_timeout,
                         lobby_timeout=args.lobby_timeout, tables_per_connection=args.tables_per_connection,
@@ -648,6 +656,12 @@ def cmd_watch(args) -> int:
 
 
 def cmd_host(args) -> int:
+    return _run_join(args, host_plan(args))
+
+
+def host_plan(args):
+    """`ono99 host`'s plan: its server, its table, and the host's way back to a game it left
+    without closing it (checked before any screen: a bad flag or a port in use is one line)."""
     from .engine.rules import RulesError
 
     if getattr(args, "plain", False):
@@ -679,7 +693,11 @@ def cmd_host(args) -> int:
     plan = JoinPlan("127.0.0.1" if config.host in ("0.0.0.0", "") else config.host if config.host != "::" else "::1",
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)
-    return _run_join(args, plan)
+    if config.resume:  # a game the host left without closing it (quit, crash, a closed terminal): back to it
+        from .net.kept_seats import kept_token
+
+        plan.keep, plan.comeback = True, kept_token(plan.host, plan.port, name)
+    return plan
 
 
 def session_zygote():
@@ -1024,7 +1042,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",
                        description="Start a table server in this process, create a table and sit at it as its "
                        "first player. Others join with `ono99 join HOST:PORT --name NAME`; press B to fill the "
-                       "empty seats with bots and S to start.")
+                       "empty seats with bots and S to start. A game left without closing it (quit, a crash, "
+                       "a closed terminal) is kept: the same ono99 host comes back to it, and its players to "
+                       "their seats.")
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
     p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")

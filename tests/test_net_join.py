@@ -587,3 +587,74 @@ async def test_join_with_table_n_that_has_no_seat_says_why_and_what_to_do_before
                         await proc.wait()
                 assert proc.returncode == 2 and words in err.decode(), (plain, err)
                 assert len(err.decode().strip().splitlines()) == 1 and out == b"", (plain, out)  # no screen
+
+
+async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_but_not_after_closing_it():
+    """A stranger's find: `ono99 host` quit (Ctrl+Q, a crash, a closed terminal) and started
+    again could not give its guests their game back. Now it comes back to the game it left, its
+    guests dial back to their seats; only the menu's "Leave and close the table" ends it."""
+    import json
+    import socket
+
+    from ono99_tui.cli import build_parser, host_plan
+    from ono99_tui.net.kept_seats import kept_token
+    from ono99_tui.net.manifest import manifest_path
+    from ono99_tui.tui.screens.notice import _Notice
+
+    with socket.socket() as s:  # a port of its own: the host comes back on the same one
+        s.bind((HOST, 0))
+        port = s.getsockname()[1]
+    args = build_parser().parse_args(["host", "--port", str(port), "--name", "Ann", "--seats", "2",
+                                      "--bot-delay", "0", "--bind", HOST])
+    manifest = manifest_path().with_name(f"host-{port}.json")
+
+    async def closing(client) -> dict:
+        while True:
+            msg = await client.recv()
+            if msg["type"] == "closing":
+                return msg
+
+    plan = host_plan(args)
+    assert plan.keep and plan.comeback is None
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        bob = await Client.connect(HOST, port, "Bob")
+        bob_seat = (await bob.request({"type": "sit", "table": app.table_id}))
+        await pilot.press("s")
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        table, seat = app.table_id, app.seat
+        session = app.server.tables[table].session
+        hand, seq = sorted(session.game.hands[seat]), session.seq
+        app.exit()  # as Ctrl+Q: no question, the game is kept
+    told = await closing(bob)
+    assert told["kept"] is True and "kept until the host starts ono99 host again" in told["message"]
+    assert [t["id"] for t in json.loads(manifest.read_text())["tables"]] == [table]
+    bob.close()
+
+    plan = host_plan(args)  # started again: back to the game, and so is Bob with his token
+    assert plan.comeback == kept_token(HOST, port, "Ann") is not None
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
+        assert app.client.welcome["resumed"] and (app.table_id, app.seat) == (table, seat)
+        session = app.server.tables[table].session
+        assert sorted(session.game.hands[seat]) == hand and session.seq == seq
+        bob = await Client.connect(HOST, port, "Bob", token=bob_seat["token"])
+        assert bob.welcome["resumed"]
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, _Notice), "the question")
+        assert "the game ends for everyone" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("right", "enter")  # Leave and close the table
+        await until(pilot, lambda: not isinstance(app.screen, GameScreen), "left")
+    told = await closing(bob)
+    assert told["kept"] is False and "closed the table" in told["message"]
+    assert json.loads(manifest.read_text())["tables"] == [] and kept_token(HOST, port, "Ann") is None
+    bob.close()
+
+    plan = host_plan(args)  # and after that, a new table
+    assert plan.comeback is None
+    app = JoinApp(plan)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        assert not app._table["started"] and app.table_id != table

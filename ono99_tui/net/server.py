@@ -158,6 +158,7 @@ class Server:
         self._closing = False
         self._stopping = False  # close() has begun: the tables' clocks stop
         self._resuming = False  # the manifest is written once, after every table is resumed
+        self._keep_none = False  # closing for good: the manifest names no table (close(keep=False))
         self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
         self._sweeper: asyncio.Task | None = None  # closes connections idle at no table (lobby_timeout)
         # every client message type, to the method that handles it (none by name lookup)
@@ -196,14 +197,18 @@ class Server:
         async with self._server:
             await self._server.serve_forever()
 
-    async def close(self, message: str = "the server is shutting down") -> None:
-        """Tell everyone, save every table, stop."""
+    async def close(self, message: str = "the server is shutting down", keep: bool = True) -> None:
+        """Tell everyone, save every table, stop. ``keep=False``: no table comes back on a restart
+        (the host of ``ono99 host`` closed the table for everyone)."""
+        if not keep:
+            self._keep_none = True
         # tables someone was at when the server stopped: their --abandoned-after clock starts
         # again when the server does (nobody chose to leave them)
         cut_off = [t for t in self.tables.values() if t.humans_present()]
         for conn in list(self.connections):
             # "kept": whether its seats come back once the server is started again (its clients then reconnect)
-            conn.send({"type": "closing", "message": message, "kept": self.config.save and self.config.resume})
+            conn.send({"type": "closing", "message": message,
+                       "kept": self.config.save and self.config.resume and not self._keep_none})
             conn.close()
         if self._server is not None:
             self._server.close()
@@ -567,7 +572,7 @@ class Server:
         entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
                               [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since)
                    for t in self.tables.values()
-                   if t.started and not t.session.over and t.save_name is not None]
+                   if t.started and not t.session.over and t.save_name is not None and not self._keep_none]
         try:
             write_manifest(self._manifest_path(), entries, self._next_id)
         except OSError as exc:

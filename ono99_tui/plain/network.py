@@ -109,6 +109,7 @@ class Network:
         self.client = None
         self.server = None
         self.notes: list[str] = []  # lines about the connection, said once seated
+        self.for_good = False  # hosting: the host closed the table on purpose (no table comes back)
 
     def run(self, coro, timeout: float | None = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
@@ -124,13 +125,24 @@ class Network:
             if self.client is not None:
                 await self.client.aclose()
             if self.server is not None:
-                await self.server.close("the host left")
+                await self.server.close(*host_leaving(self.server.config, not self.for_good))
 
         try:
             self.run(closing(), timeout=10)
         except Exception:  # noqa: BLE001 - leaving: nothing to tell anyone any more
             pass
         self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def host_leaving(config, keep: bool) -> tuple[str, bool]:
+    """What the host's server tells its players as the host leaves, and whether it keeps the table
+    (the host quit, or the terminal closed, with a port to come back to; not when the host
+    closed the table on purpose)."""
+    if not keep:
+        return "the host closed the table; the game ends here", False
+    if config.save and config.resume:
+        return "the host left; the game is kept until the host starts ono99 host again", True
+    return "the host left", False
 
 
 async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:

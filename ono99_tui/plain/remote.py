@@ -21,7 +21,7 @@ from ..errors import UserError
 from . import words as W
 from .console import Console, EndOfInput
 from .lobby import Lobby
-from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_reader, read_stdin, sit
+from .network import Inbox, InboxConsole, Lost, Network, Plan, host_leaving, join_plan, lobby_reader, read_stdin, sit
 from .table import PROMPT, Leave, PlainTable
 
 ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q")  # answered even while someone else plays
@@ -46,6 +46,7 @@ class RemotePlain(PlainTable):
             self._introduce()
             return self._loop()
         except Leave:
+            self.net.for_good = True  # (hosting: the table closes for everyone)
             self._gone("You left the table.")
             return "menu"
         except EndOfInput:
@@ -56,7 +57,11 @@ class RemotePlain(PlainTable):
         if self.table.over:
             self.con.say(f"{why} The game is over.")
         elif self.net.server is not None:
-            self.con.say(f"{why} The table closes: you were its host.")
+            if host_leaving(self.net.server.config, not self.net.for_good)[1]:
+                self.con.say(f"{why} The game is kept: the same ono99 host carries it on, and its players "
+                             "come back to their seats.")
+            else:
+                self.con.say(f"{why} The table closes: you were its host.")
         elif self.back_hint:
             self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer; "
                          f"{self.back_hint}.")
@@ -266,6 +271,7 @@ def run_join(plan: Plan) -> int:
 
                 forget_token(plan.host, plan.port, plan.name)
         except Leave:
+            net.for_good = True  # (in the lobby: nothing started to keep)
             con.say("You left the table.")
         except EndOfInput:
             pass

@@ -103,6 +103,12 @@ class JoinApp(Ono99App):
         self.token: str | None = None  # the seat's token: a dropped connection dials back to it
         self._table: dict | None = None
         self._my_turn = False  # (turn alerts: the bell rings as the turn comes, not on every update)
+        # the host left by the menu (not by quitting, a crash or a closed terminal): the table
+        # closes for everyone rather than waiting for the host to come back
+        self._closed_for_good = False
+
+    def left_on_purpose(self) -> None:
+        self._closed_for_good = True
 
     def get_default_screen(self) -> Screen:
         return LobbyScreen()
@@ -212,7 +218,7 @@ class JoinApp(Ono99App):
         """Why the connection ended, and, when the server stopped mid-game, how to come back."""
         if kind == "gone" and self.remote is not None and not self.remote.over and not self.plan.watch:
             self._forget()
-            if "no longer has" in why or "kept" in why:  # (it says so already)
+            if "no longer has" in why or "kept" in why or "ends here" in why:  # (it says so already)
                 return why
             # (ono99 serve --no-save, or the host of ono99 host left)
             return f"{why}. This server keeps no table once it stops, so the game ends here (your seat is not kept)."
@@ -389,14 +395,16 @@ class JoinApp(Ono99App):
         self.exit(return_code=0)
 
     async def on_unmount(self) -> None:
-        if self.remote is not None and self.remote.over:
+        if self.remote is not None and self.remote.over or self.server is not None and self._closed_for_good:
             self._forget()  # nothing to come back to
         if self.remote is not None:
             self.remote.close()
         elif self.client is not None:
             self.client.close()
         if self.server is not None:
-            await self.server.close("the host left")
+            from ..plain.network import host_leaving
+
+            await self.server.close(*host_leaving(self.server.config, not self._closed_for_good))
 
 
 def build_app(args, plan: JoinPlan) -> JoinApp:

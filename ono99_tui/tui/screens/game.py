@@ -692,13 +692,17 @@ class GameScreen(Screen):
     def action_menu(self) -> None:
         # where leaving costs others their game (the host of a network table), the app asks first
         question = getattr(self.app, "leaving_question", lambda: None)()
+        # (the app is told the table was left on purpose: a host's then closes for good)
+        left = getattr(self.app, "left_on_purpose", lambda: None)
         if question is None:
+            left()
             self.app.pop_screen()
             return
         from .notice import _Notice
 
         def answered(choice: str | None) -> None:
             if choice == "leave" and self.app.screen is self:
+                left()
                 self.app.pop_screen()
 
         # Stay first: Escape (and an Enter meant for something else) keeps the table
