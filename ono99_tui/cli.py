@@ -1074,7 +1074,7 @@ def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     todo = [parser]
     while todo:
         p = todo.pop()
-        for action in p._actions:  # (argparse's own parsers: tests/test_cli_args.py fails if this moves)
+        for action in p._actions:  # (argparse's internals: a test in tests/test_cli_exits.py fails if they move)
             options.update(action.option_strings)
             if action.option_strings and action.nargs is None and not isinstance(
                     action, (argparse._StoreConstAction, argparse._StoreTrueAction, argparse._StoreFalseAction,

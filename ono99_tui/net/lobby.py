@@ -97,6 +97,17 @@ async def check_named_table(client: Client, plan: JoinPlan) -> None:
                           f"ono99 watch {where} --table {plan.table}")
 
 
+def host_leaving(config, keep: bool) -> tuple[str, bool]:
+    """What the host's server tells its players as the host leaves, and whether it keeps the table
+    (the host quit, or the terminal closed, with a port to come back to; not when the host
+    closed the table on purpose)."""
+    if not keep:
+        return "the host closed the table; the game ends here", False
+    if config.save and config.resume:
+        return "the host left; the game is kept until the host starts ono99 host again", True
+    return "the host left", False
+
+
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     """Before the screen starts: can we connect, say hello and find the table? Raises UserError
     with one clear line if not (the terminal is still a plain terminal then)."""

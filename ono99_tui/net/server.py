@@ -572,7 +572,9 @@ class Server:
         entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
                               [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since)
                    for t in self.tables.values()
-                   if t.started and not t.session.over and t.save_name is not None and not self._keep_none]
+                   if t.started and not t.session.over and t.save_name is not None]
+        if self._keep_none:
+            entries = []
         try:
             write_manifest(self._manifest_path(), entries, self._next_id)
         except OSError as exc:

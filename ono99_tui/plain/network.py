@@ -125,6 +125,8 @@ class Network:
             if self.client is not None:
                 await self.client.aclose()
             if self.server is not None:
+                from ..net.lobby import host_leaving
+
                 await self.server.close(*host_leaving(self.server.config, not self.for_good))
 
         try:
@@ -132,17 +134,6 @@ class Network:
         except Exception:  # noqa: BLE001 - leaving: nothing to tell anyone any more
             pass
         self.loop.call_soon_threadsafe(self.loop.stop)
-
-
-def host_leaving(config, keep: bool) -> tuple[str, bool]:
-    """What the host's server tells its players as the host leaves, and whether it keeps the table
-    (the host quit, or the terminal closed, with a port to come back to; not when the host
-    closed the table on purpose)."""
-    if not keep:
-        return "the host closed the table; the game ends here", False
-    if config.save and config.resume:
-        return "the host left; the game is kept until the host starts ono99 host again", True
-    return "the host left", False
 
 
 async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:

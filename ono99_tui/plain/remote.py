@@ -18,10 +18,11 @@ import sys
 import threading
 
 from ..errors import UserError
+from ..net.lobby import host_leaving
 from . import words as W
 from .console import Console, EndOfInput
 from .lobby import Lobby
-from .network import Inbox, InboxConsole, Lost, Network, Plan, host_leaving, join_plan, lobby_reader, read_stdin, sit
+from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_reader, read_stdin, sit
 from .table import PROMPT, Leave, PlainTable
 
 ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q")  # answered even while someone else plays

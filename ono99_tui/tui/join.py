@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
-from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, open_tables
+from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, host_leaving, open_tables
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -402,8 +402,6 @@ class JoinApp(Ono99App):
         elif self.client is not None:
             self.client.close()
         if self.server is not None:
-            from ..plain.network import host_leaving
-
             await self.server.close(*host_leaving(self.server.config, not self._closed_for_good))
 
 
