@@ -1068,27 +1068,37 @@ def _escape_what_cannot_be_printed() -> None:
 def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     """``--name -dash`` as ``--name=-dash``: argparse reads a value that starts with a dash as a
     missing value; a name, a password or a file may start with one. Only when the next word is not
-    an option of ono99's, so ``--name --plain`` (a forgotten name) still says what is missing."""
+    an option of the command given (so ``--name --plain``, a forgotten name, still says what is
+    missing) and not ``--`` (argparse's end of options, never a value)."""
+    flags = (argparse._StoreConstAction, argparse._StoreTrueAction, argparse._StoreFalseAction,
+             argparse._CountAction, argparse._HelpAction, argparse._VersionAction)
     options: set[str] = set()
     takes_value: set[str] = set()
-    todo = [parser]
-    while todo:
-        p = todo.pop()
-        for action in p._actions:  # (argparse's internals: a test in tests/test_cli_exits.py fails if they move)
+    commands: dict[str, argparse.ArgumentParser] = {}
+
+    def learn(p: argparse.ArgumentParser) -> None:
+        # (argparse's internals: a test in tests/test_cli_exits.py fails if they move)
+        for action in p._actions:
             options.update(action.option_strings)
-            if action.option_strings and action.nargs is None and not isinstance(
-                    action, (argparse._StoreConstAction, argparse._StoreTrueAction, argparse._StoreFalseAction,
-                             argparse._CountAction, argparse._HelpAction, argparse._VersionAction)):
+            if action.option_strings and action.nargs is None and not isinstance(action, flags):
                 takes_value.update(o for o in action.option_strings if o.startswith("--"))
             if isinstance(action, argparse._SubParsersAction):
-                todo.extend(action.choices.values())
+                commands.clear()
+                commands.update(action.choices)
+
+    learn(parser)
     out, i = [], 0
     while i < len(argv):
         word = argv[i]
         if word == "--":
             return out + argv[i:]
+        if word in commands:  # a command (or a command's action): its options from here on
+            sub = commands[word]
+            commands.clear()
+            learn(sub)
         nxt = argv[i + 1] if i + 1 < len(argv) else None
-        if word in takes_value and nxt is not None and nxt.startswith("-") and nxt.split("=")[0] not in options:
+        if word in takes_value and nxt is not None and nxt.startswith("-") and nxt != "--" \
+                and nxt.split("=")[0] not in options:
             out.append(f"{word}={nxt}")
             i += 2
             continue

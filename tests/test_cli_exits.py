@@ -215,5 +215,10 @@ def test_a_name_or_password_that_starts_with_a_dash_is_taken_as_given():
     # a forgotten value before another option still says what is missing, not "a name --plain"
     proc = ono99("join", "127.0.0.1:1", "--name", "--plain")
     assert proc.returncode == 2 and "argument --name: expected one argument" in proc.stderr
-    # and after "--" nothing is rewritten
+    # and after "--" nothing is rewritten, nor is "--" ever taken as a value (argparse: a list)
     assert _dash_values(build_parser(), ["join", "--", "--name", "-x"]) == ["join", "--", "--name", "-x"]
+    proc = ono99("join", "127.0.0.1:1", "--name", "--")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    # an option of another command is no option here: `serve -v` does not make join's "-v" one
+    assert _dash_values(build_parser(), ["join", "h", "--name", "-v"]) == ["join", "h", "--name=-v"]
+    assert _dash_values(build_parser(), ["host", "--name", "-v"]) == ["host", "--name", "-v"]  # (host's -v)
