@@ -193,3 +193,42 @@ def test_ono99_serve_stopped_by_sigterm_resumes_its_table_when_started_again():
     proc, port = serve()
     err = stop(proc)
     assert err.count("\n") == 1 and err.startswith("ono99: warning: not resuming any table:") and "JSON" in err
+
+
+def test_a_game_a_server_keeps_is_not_opened_locally_with_every_hand_showing():
+    """A stranger's find: after `ono99 host` was killed, `ono99 resume` on the host's machine
+    opened the kept network game as pass-and-play: "I am Bob" showed Bob's hand, and the plays
+    made there reached the network game when the host came back. A game a server's manifest
+    keeps goes on at that server only; once it is not kept it opens as any save."""
+    from ono99_tui.net.manifest import kept_by, write_manifest
+    from ono99_tui.tui.app import Ono99App
+
+    from .cli import ono99
+
+    async def main():
+        async with serving(save=True, resume=True, turn_timer=60) as server:
+            table_id, clients, seats, _ = await table_with(server, ["Ann", "Bob"], bots=1, rules=RULES)
+            await play_some(clients, seats, random.Random(3), 4)
+            return server.tables[table_id].save_name
+    name = run(main())
+    assert kept_by(name) == "ono99 serve"
+    for args in (["resume", name], ["resume", name, "--plain"], ["replay", name]):
+        proc = ono99(*args)
+        assert proc.returncode == 2 and proc.stdout == "", (args, proc.stdout)
+        assert f"{name!r} is being played at a network table that ono99 serve keeps" in proc.stderr
+        assert "every player's hand would show" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+    async def in_the_app():
+        app = Ono99App()
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert app.resume(name) is False
+            await pilot.pause()
+            assert any("ono99 serve keeps" in n.message for n in app._notifications)
+            assert type(app.screen).__name__ != "GameScreen"
+    asyncio.run(in_the_app())
+    damaged = manifest_path().with_name("host-7901.json")  # a damaged manifest beside it: only read,
+    damaged.write_text("{not json")                         # never set aside by a check (its server's job)
+    assert kept_by(name) == "ono99 serve" and damaged.read_text() == "{not json"
+    write_manifest(manifest_path(), [], 1)  # no longer kept (its server closed it): a save like any other
+    assert kept_by(name) is None
+    assert ono99("replay", name).returncode == 0

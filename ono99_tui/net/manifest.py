@@ -66,9 +66,10 @@ def write_manifest(path: Path, tables: list[TableEntry], next_id: int) -> None:
     write_atomic(path, json.dumps(doc, indent=1, ensure_ascii=True) + "\n", backup=False)
 
 
-def read_manifest(path: Path) -> tuple[list[TableEntry], int]:
+def read_manifest(path: Path, set_aside: bool = True) -> tuple[list[TableEntry], int]:
     """(tables, next table id) from the manifest; ([], 1) when it is missing or unreadable
-    (a warning in the log). A damaged entry is skipped with a warning; the others are kept."""
+    (a warning in the log, and a damaged file kept aside unless ``set_aside`` is False: a check
+    that only reads). A damaged entry is skipped with a warning; the others are kept."""
     try:
         text = read_text(path, "server manifest", LIMIT)
     except ReadError as exc:
@@ -79,11 +80,11 @@ def read_manifest(path: Path) -> tuple[list[TableEntry], int]:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
         log.warning("not resuming any table: %s: the server manifest is not valid JSON (%s)%s", path,
-                    str(exc)[:200], _set_aside(path))
+                    str(exc)[:200], _set_aside(path) if set_aside else "")
         return [], 1
     if not isinstance(doc, dict) or doc.get("format") != "ono99-server-tables" or doc.get("version") != VERSION:
         log.warning("not resuming any table: %s is not an ono99 server manifest of version %d%s", path, VERSION,
-                    _set_aside(path))
+                    _set_aside(path) if set_aside else "")
         return [], 1
     next_id = doc.get("next_id")
     if not _is_int(next_id) or next_id < 1:
@@ -157,3 +158,34 @@ def _entry(raw) -> TableEntry:
         raise ValueError("'away_since' must be a time in seconds since the epoch")
     return TableEntry(table_id, _text(raw, "name"), _text(raw, "rules"), _text(raw, "save", 40), seats,
                       None if away is None else float(away))
+
+
+def kept_by(save: str, folder: Path | None = None) -> str | None:
+    """Which server keeps the save ``save`` as a live table (its manifest names it), in words
+    for a player ("ono99 host on port 7901", "ono99 serve"), or None. Such a game goes on at that
+    server, where its players come back to their own seats: opened locally it would show every
+    hand at one terminal and its plays would reach the network game. Never fatal: a manifest
+    that cannot be read keeps nothing (its server does not resume it either)."""
+    folder = folder or data_dir() / "server"
+    try:
+        paths = sorted(folder.glob("*.json"))
+    except OSError:
+        return None
+    for path in paths:
+        if path.name != "tables.json" and not (path.name.startswith("host-") and path.stem[5:].isdigit()):
+            continue
+        # (quietly: reading here is a check, the server's own read logs what is wrong)
+        previous, log.disabled = log.disabled, True
+        try:
+            tables, _ = read_manifest(path, set_aside=False)
+        finally:
+            log.disabled = previous
+        if any(t.save == save for t in tables):
+            return "ono99 serve" if path.name == "tables.json" else f"ono99 host on port {path.stem[5:]}"
+    return None
+
+
+def kept_message(save: str, server: str) -> str:
+    return (f"{save!r} is being played at a network table that {server} keeps, and goes on there: each "
+            f"player comes back to their own seat when {server} runs again. It is not opened here, where "
+            "every player's hand would show.")

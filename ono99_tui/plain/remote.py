@@ -47,7 +47,8 @@ class RemotePlain(PlainTable):
             self._introduce()
             return self._loop()
         except Leave:
-            self.net.for_good = True  # (hosting: the table closes for everyone)
+            # (hosting: q keeps the game, as the game says of q, "saved after every play": the same
+            # ono99 host carries it on; nothing a player types in lines ends it for everyone)
             self._gone("You left the table.")
             return "menu"
         except EndOfInput:
