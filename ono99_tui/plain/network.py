@@ -134,6 +134,11 @@ class Network:
         except Exception:  # noqa: BLE001 - leaving: nothing to tell anyone any more
             pass
         self.loop.call_soon_threadsafe(self.loop.stop)
+        # closed here, once its thread is done: a loop left to the garbage collector at exit
+        # closes itself half-torn-down and prints "Exception ignored ... Invalid file descriptor"
+        self.thread.join(5)
+        if not self.thread.is_alive():
+            self.loop.close()
 
 
 async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:

@@ -220,9 +220,14 @@ def _standings(events: list[dict], view) -> list[int]:
 def _lost(plan: Plan, exc: Lost, remote) -> str:
     """Why the connection ended, and, when the server stopped mid-game, how to come back
     (as the table screen's join says it)."""
+    mid_game = remote is not None and remote.my_seat is not None and not remote.over
     if exc.kind != "closing":
-        return f"the connection to the server ended: {exc}"
-    if remote is not None and remote.my_seat is not None and not remote.over:
+        # (a dropped connection or a server gone without a word, as a killed host: the seat is
+        # the server's to keep, and the same join asks for it back; lines do not dial by themselves)
+        back = " Your seat is kept if the server is: run the same ono99 join to come back to it." \
+            if mid_game and plan.keep and exc.kind in ("", "silent") else ""
+        return f"the connection to the server ended: {exc}.{back}"
+    if mid_game:
         if plan.keep:
             return f"{exc}. Your seat is kept: run the same ono99 join once the server is back."
         if plan.back_hint:  # (serve-ssh: the gateway knows how its players come back)
