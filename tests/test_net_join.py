@@ -570,11 +570,13 @@ async def test_join_with_table_n_that_has_no_seat_says_why_and_what_to_do_before
         for guest in seated:
             await guest.request({"type": "sit", "table": full})
         where = f"{HOST}:{server.port}"
-        for table, words in [(started, f"has started: only its players may come back to it; watch it with: "
-                                       f"ono99 watch {where} --table {started}"),
-                             (full, f"table {full} on {where} is full; watch it with"),
-                             (99, f"there is no table 99 on {where}")]:
+        for table, words in [(started, f"has started: only its players may come back to it"),
+                             (full, f"table {full} on {where} is full"),
+                             (99, f"there is no table 99 on {where}; no table is waiting for players: "
+                                  "--or-create (without --table) makes one")]:
             for plain in ([], ["--plain"]):
+                # a full screen offers to watch (ono99 watch); lines cannot watch, so do not offer it
+                watch = f"watch it with: ono99 watch {where} --table {table}"
                 proc = await asyncio.create_subprocess_exec(
                     sys.executable, "-m", "ono99_tui", "join", where, "--name", "Bob", "--table", str(table),
                     *plain, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
@@ -586,6 +588,7 @@ async def test_join_with_table_n_that_has_no_seat_says_why_and_what_to_do_before
                         proc.kill()
                         await proc.wait()
                 assert proc.returncode == 2 and words in err.decode(), (plain, err)
+                assert (watch in err.decode()) == (table != 99 and not plain), (plain, err)
                 assert len(err.decode().strip().splitlines()) == 1 and out == b"", (plain, out)  # no screen
 
 

@@ -76,25 +76,27 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
 
 
-async def check_named_table(client: Client, plan: JoinPlan) -> None:
+async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = True) -> None:
     """``--table N`` for a seat: ServerError, in words that say what to do instead, when there is
     no such table or it has no seat to sit at (started, over, full). Checked before any screen:
-    sitting is refused there too, but only after the lobby has shown."""
+    sitting is refused there too, but only after the lobby has shown. ``can_watch``: this front
+    end has ``ono99 watch`` to offer (the plain one does not)."""
     tables = (await client.request({"type": "tables"}))["tables"]
     where = f"{plan.host}:{plan.port}"
+    waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    instead = (f"; tables waiting for players: {', '.join(waiting[:20])}" if waiting
+               else "; no table is waiting for players: --or-create (without --table) makes one")
+    watch = f"; watch it with: ono99 watch {where} --table {plan.table}" if can_watch else ""
     found = next((t for t in tables if t["id"] == plan.table), None)
     if found is None:
-        waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
-        listed = f" (waiting for players: {', '.join(waiting[:20])})" if waiting else ""
-        raise ServerError("no_table", f"there is no table {plan.table} on {where}{listed}")
+        raise ServerError("no_table", f"there is no table {plan.table} on {where}{instead}")
     if found["over"]:
-        raise ServerError("started", f"the game at table {plan.table} on {where} is over")
+        raise ServerError("started", f"the game at table {plan.table} on {where} is over{instead}")
     if found["started"]:
         raise ServerError("started", f"the game at table {plan.table} on {where} has started: only its "
-                          f"players may come back to it; watch it with: ono99 watch {where} --table {plan.table}")
+                          f"players may come back to it{watch}")
     if not any(s["player"] is None for s in found["seats"]):
-        raise ServerError("table_full", f"table {plan.table} on {where} is full; watch it with: "
-                          f"ono99 watch {where} --table {plan.table}")
+        raise ServerError("table_full", f"table {plan.table} on {where} is full{watch}{instead}")
 
 
 def host_leaving(config, keep: bool) -> tuple[str, bool]:

@@ -168,7 +168,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         if plan.token is None and plan.create is None:
             from ..net.lobby import check_named_table
 
-            await check_named_table(client, plan)  # (what to do instead, in words, when it cannot sit)
+            await check_named_table(client, plan, can_watch=False)  # (what to do instead, in words)
         candidates = [plan.table]
     elif plan.or_create:
         candidates = waiting + [NEW_TABLE]
