@@ -599,6 +599,8 @@ def _run_join(args, plan) -> int:
     app.run()
     if app.failure:
         raise UserError(app.failure)
+    if app.farewell:
+        _out(app.farewell)
     return 0
 
 

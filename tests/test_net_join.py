@@ -630,8 +630,19 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
         session = app.server.tables[table].session
         hand, seq = sorted(session.game.hands[seat]), session.seq
         app.exit()  # as Ctrl+Q: no question, the game is kept
+    assert f"Your game at table {table} is kept: run the same ono99 host (port {port}, --name Ann)" in app.farewell
+    heard = []
+
+    async def closing(client) -> dict:  # (everything Bob hears until then, kept)
+        while True:
+            msg = await client.recv()
+            heard.append(msg)
+            if msg["type"] == "closing":
+                return msg
     told = await closing(bob)
     assert told["kept"] is True and "kept until the host starts ono99 host again" in told["message"]
+    # the server closed first: Bob is never told the host "lost the connection" (no bot plays now)
+    assert not any(m["type"] == "table" and not m["table"]["seats"][seat]["connected"] for m in heard), [(m["type"], m["table"]["seats"] if m["type"] == "table" else "") for m in heard]
     assert [t["id"] for t in json.loads(manifest.read_text())["tables"]] == [table]
     bob.close()
 
@@ -641,6 +652,7 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: isinstance(app.screen, GameScreen), "back at the table")
         assert app.client.welcome["resumed"] and (app.table_id, app.seat) == (table, seat)
+        assert any("Back in the game you left" in n.message for n in app._notifications)
         session = app.server.tables[table].session
         assert sorted(session.game.hands[seat]) == hand and session.seq == seq
         bob = await Client.connect(HOST, port, "Bob", token=bob_seat["token"])

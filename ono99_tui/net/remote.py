@@ -48,6 +48,9 @@ class RemoteTable:
         self.redial: Callable[[], Awaitable[Client]] | None = None
         self.status: str | None = None  # "reconnecting..." while the connection is down, for the screen
         self.give_up_after = GIVE_UP_AFTER
+        # the screen's close() leaves the connection to its owner, who shut()s it later: the host of
+        # `ono99 host`, whose server must close (and say why) before the host's own connection does
+        self.owner_closes = False
         self._subs: list[_Sub] = []
         self._reader: asyncio.Task | None = None
         self._watchers_told = -WATCHERS_TOLD_EVERY  # when a line last said who started or stopped watching
@@ -178,6 +181,11 @@ class RemoteTable:
             self._subs.remove(sub)
 
     def close(self) -> None:
+        if not self.owner_closes:
+            self.shut()
+
+    def shut(self) -> None:
+        """Stop reading and close the connection (``close``, whoever owns it)."""
         if self._reader is not None:
             self._reader.cancel()
         self.client.close()

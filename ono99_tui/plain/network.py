@@ -122,12 +122,12 @@ class Network:
 
     def stop(self) -> None:
         async def closing():
-            if self.client is not None:
-                await self.client.aclose()
-            if self.server is not None:
+            if self.server is not None:  # first: the guests hear why, not that the host "lost the connection"
                 from ..net.lobby import host_leaving
 
                 await self.server.close(*host_leaving(self.server.config, not self.for_good))
+            if self.client is not None:
+                await self.client.aclose()
 
         try:
             self.run(closing(), timeout=10)

@@ -106,6 +106,8 @@ class JoinApp(Ono99App):
         # the host left by the menu (not by quitting, a crash or a closed terminal): the table
         # closes for everyone rather than waiting for the host to come back
         self._closed_for_good = False
+        self._leaving = False
+        self.farewell: str | None = None  # a line for the terminal once the screen is gone
 
     def left_on_purpose(self) -> None:
         self._closed_for_good = True
@@ -141,6 +143,10 @@ class JoinApp(Ono99App):
                 return
             if self.client.welcome.get("resumed"):
                 self.token = plan.token or plan.comeback
+                if plan.serve is not None:  # the host, back in the game it left (not a new table)
+                    self.notify("Back in the game you left, kept since. --rules and --seats are for a new "
+                                "table: close this one from the menu (Escape) to start one.", timeout=12,
+                                markup=False)
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
             if plan.comeback is not None and plan.token is None:
@@ -326,6 +332,7 @@ class JoinApp(Ono99App):
         from .setup import TableSetup
 
         remote = self.remote = RemoteTable(self.client, self.table_id, self.seat, state)
+        remote.owner_closes = self.server is not None  # (on_unmount: after the host's server)
         remote.lobby = self._table
         remote.on_lost = self._lost
         if self.plan.redial and self.plan.serve is None and (self.token is not None or self.plan.watch):
@@ -369,7 +376,7 @@ class JoinApp(Ono99App):
         self._my_turn = mine
 
     def _lost(self, why: str, kind: str = "") -> None:
-        if self.remote is not None and self.remote.over:
+        if self.remote is not None and self.remote.over or self._leaving:
             return
         self.fail(self._seat_kept(why, kind))
 
@@ -395,14 +402,23 @@ class JoinApp(Ono99App):
         self.exit(return_code=0)
 
     async def on_unmount(self) -> None:
+        self._leaving = True  # (what the connection says from now on is not news to this player)
         if self.remote is not None and self.remote.over or self.server is not None and self._closed_for_good:
             self._forget()  # nothing to come back to
+        if self.server is not None:
+            # the host's server closes first, telling everyone why: were the host's own connection
+            # closed first, the guests would be told the host "lost the connection" and a bot plays
+            # for them, which no bot does once the server has stopped
+            message, kept = host_leaving(self.server.config, not self._closed_for_good)
+            await self.server.close(message, kept)
+            if kept and self.remote is not None and not self.remote.over and self.seat is not None:
+                self.farewell = (f"Your game at table {self.table_id} is kept: run the same ono99 host (port "
+                                 f"{self.plan.port}, --name {self.plan.name}) to carry it on; your guests come "
+                                 "back to their seats by themselves.")
         if self.remote is not None:
-            self.remote.close()
+            self.remote.shut()
         elif self.client is not None:
             self.client.close()
-        if self.server is not None:
-            await self.server.close(*host_leaving(self.server.config, not self._closed_for_good))
 
 
 def build_app(args, plan: JoinPlan) -> JoinApp:
