@@ -255,3 +255,23 @@ def test_the_docs_name_every_command_of_the_table():
     doc = (Path(__file__).resolve().parent.parent / "docs" / "accessibility.md").read_text(encoding="utf-8")
     for key, _ in COMMANDS[1:]:
         assert f"| `{key}` |" in doc, key
+
+
+def test_a_saves_folder_that_is_a_file_neither_hangs_a_game_nor_claims_it_was_saved(tmp_path):
+    """A stranger's find: with a file where the saves folder should be, a quick game spun for ever
+    (the name search took "File exists" from making the folder as "this name is taken"); and a
+    game whose saving had failed ended with "The game is saved as ...". Now the game plays, says
+    once why it is not saved, and says so again as it is left."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "saves").write_text("not a folder\n")
+    rc, lines = plain("--plain", lines="g\n" + GAME * 3 + "q\nq\n", timeout=60)
+    assert rc == 0
+    assert any(line.startswith("Not saving: cannot use the saves folder") and
+               line.endswith("saves: it is a file, not a folder. Play continues; saving is tried again after "
+                             "each play.") for line in lines), lines
+    left = [line for line in lines if line.startswith("You left the table.")]
+    assert left and left[0].endswith("This game could not be saved: cannot save to "
+                                     f"{data / 'saves'}: it is a file, not a folder."), left
+    assert not any("The game is saved as" in line for line in lines)
+    assert (data / "saves").read_text() == "not a folder\n"  # nothing written over it

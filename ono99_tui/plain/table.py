@@ -82,6 +82,9 @@ class PlainTable:
             self.con.say(f"{why} This game is not saved here.")
             return
         self.table.flush()
+        if save.failed:  # (saving failed and was tried after each play: these plays are not kept)
+            self.con.say(f"{why} This game could not be saved: {save.failed}.")
+            return
         if self.table.over:
             self.con.say(f"{why} The finished game is saved as {save.name}.")
         else:

@@ -230,13 +230,18 @@ class SaveStore:
             if not self._exists(path):
                 try:
                     self.folder.mkdir(parents=True, exist_ok=True)
+                except OSError:  # (FileExistsError too: a file where the folder should be)
+                    return name  # an unusable folder: saving will say so, with the reason
+                try:
                     os.close(open_nofollow(Lock(path).path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
                     return name
                 except FileExistsError:
-                    pass
+                    pass  # (that name's lock is taken: another ono99 reserved it this second)
                 except OSError:
-                    return name  # an unusable folder: saving will say so, with the reason
+                    return name
             name, k = f"{prefix} {stamp} {k}", k + 1
+            if k > 10_000:  # (never in use: a name is always free within a few tries)
+                return name
 
     # -- reading -------------------------------------------------------------------------
     def open_game(self, name: str, events_from_round: int | None = None, record_events: bool = True):

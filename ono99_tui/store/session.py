@@ -74,7 +74,7 @@ class SaveSession:
                 return self._settle_journal(game) if game is not None else None
             owner, hint = lock.owner(), ("" if lock.exact else f" If no ono99 has it open, delete {lock.path}.")
         except (OSError, SaveError) as exc:
-            self.failed = f"cannot use the saves folder {self.store.folder}: {getattr(exc, 'strerror', None) or exc}"
+            self.failed = f"cannot use the saves folder {self.store.folder}: {self._why(exc)}"
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         notice = (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
@@ -85,6 +85,13 @@ class SaveSession:
                 notice += (f" Its journal is damaged: {report.describe()}; they are left where they are "
                            "(the ono99 that has it open keeps them).")
         return notice
+
+    def _why(self, exc: OSError) -> str:
+        """An OSError's reason, in words; "File exists" from a saves "folder" that is a file says so."""
+        folder = self.store.folder
+        if os.path.lexists(folder) and not os.path.isdir(folder):
+            return "it is a file, not a folder"
+        return getattr(exc, "strerror", None) or str(exc)
 
     def _settle_journal(self, game: Game) -> str | None:
         """Under the lock: a damaged journal set aside and the record rewritten without it."""
@@ -172,7 +179,7 @@ class SaveSession:
         except (OSError, SaveError) as exc:
             self._drop_journal()
             self._base = None  # the next save rewrites the record whole
-            text = str(exc) if isinstance(exc, SaveError) else f"cannot save to {self.store.folder}: {exc.strerror or exc}"
+            text = str(exc) if isinstance(exc, SaveError) else f"cannot save to {self.store.folder}: {self._why(exc)}"
             self.failed = text
             if was_failing:
                 return None
