@@ -222,3 +222,15 @@ def test_a_name_or_password_that_starts_with_a_dash_is_taken_as_given():
     # an option of another command is no option here: `serve -v` does not make join's "-v" one
     assert _dash_values(build_parser(), ["join", "h", "--name", "-v"]) == ["join", "h", "--name=-v"]
     assert _dash_values(build_parser(), ["host", "--name", "-v"]) == ["host", "--name", "-v"]  # (host's -v)
+
+
+def test_the_game_screen_without_a_terminal_is_one_line_pointing_at_plain():
+    """A stranger's find: `ono99` with its input piped (a script, a here-string) ran the screen
+    blind: escape codes on stderr, keys read as garbage, a crash in a screen. One line instead."""
+    for args in ([], ["--ascii"], ["host", "--port", "0", "--no-save"]):
+        proc = ono99(*args, input="g\n1\n")
+        assert proc.returncode == 2, proc.stderr[-500:]
+        assert proc.stderr.strip().splitlines() == [
+            "ono99: the game screen needs a terminal, and standard input and output are not one: add --plain "
+            "for the game in lines of text (for pipes and screen readers)"]
+    assert "\x1b[" not in proc.stderr and proc.stdout == ""
