@@ -528,6 +528,8 @@ def _server_config(args):
 
     if args.turn_timer < 0:
         raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
+    if not 0 <= args.move_timer <= 24 * 3600:  # (nan fails this too)
+        raise UserError(f"--move-timer must be 0 to 86400 seconds, got {args.move_timer:g}")
     if args.bot_delay < 0:
         raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
     for flag, value, least in _limit_checks(args):
@@ -555,6 +557,7 @@ def _server_config(args):
 
         manifest = manifest_path().with_name(f"host-{port}.json")
     return ServerConfig(host=args.bind, port=port, password=password, turn_timer=args.turn_timer,
+                        move_timer=args.move_timer,
                         bot_delay=args.bot_delay, save=not args.no_save, manifest=manifest,
                         resume=not args.no_save and (not hosting or bool(port)),
                         max_tables=args.max_tables, max_connections=args.max_connections,
@@ -868,6 +871,9 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
                        help="the password from a file (kept out of the process list)")
     p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
                    help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
+    p.add_argument("--move-timer", type=float, default=120.0, metavar="S",
+                   help="seconds a connected player may take over a turn while other people wait, before a bot "
+                   "plays that card (default 120; 0: no limit)")
     p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
                    help="seconds a bot waits before it plays, so people can follow (default 0.8)")
     p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")

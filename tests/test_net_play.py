@@ -251,3 +251,32 @@ def test_a_table_nobody_is_at_waits_for_its_players_instead_of_being_played_out(
             last, _ = await play_randomly(back, random.Random(1), seats[0])  # and it plays on, Bob stood in for
             assert last["view"]["over"] and table.timeouts >= 1
     run(main())
+
+
+def test_a_connected_player_who_never_plays_does_not_hold_the_others_table_for_good():
+    """A stranger's find: a player who sat, started and then did nothing (connected, so the turn
+    timer for absent players never ran) froze the table for everyone else. After --move-timer a
+    bot plays that one card, everyone is told, and the game goes on; the player keeps the seat."""
+    async def main():
+        async with serving(turn_timer=60, move_timer=0.2) as server:
+            table, (a, b), seats, _ = await table_with(server, ["Ann", "Bob"], rules={"scoring": {"tokens": 1}})
+            first = await wait_for(a, lambda m: m["type"] == "state")
+            idle = first["view"]["current"]  # whoever is to move does nothing at all
+            other = [a, b][1 - seats.index(idle)]
+            told = await wait_for(other, lambda m: m["type"] == "notice" and "did not play within" in m["message"])
+            name = server.tables[table].seats[idle].name
+            assert told["message"] == f"{name} did not play within 0.2 s: a bot played their card."
+            game = server.tables[table].session.game
+            assert game.plays and game.plays[0][0] == idle and server.tables[table].seats[idle].conn is not None
+    run(main())
+
+
+def test_alone_with_bots_a_player_may_take_all_the_time_they_like():
+    async def main():
+        async with serving(turn_timer=60, move_timer=0.05, bot_delay=0) as server:
+            table, (a,), seats, _ = await table_with(server, ["Ann"], bots=1, rules={"scoring": {"tokens": 1}})
+            state = await wait_for(a, lambda m: m["type"] == "state" and m["view"]["current"] == seats[0])
+            for _ in range(5):  # several move timers' worth of round trips: nothing is played for Ann
+                await asyncio.sleep(0.05)
+            assert server.tables[table].session.seq == state["seq"]
+    run(main())

@@ -45,6 +45,9 @@ class ServerConfig:
     port: int = 7099
     password: str | None = None
     turn_timer: float = 30.0  # seconds an absent player's turn waits before a bot plays it
+    # seconds a connected player's turn waits before a bot plays that one card (0: for ever): a
+    # player who sits and never plays must not hold a table of others for good
+    move_timer: float = 120.0
     bot_delay: float = 0.0  # seconds a bot "thinks" at least, so people can follow
     max_tables: int = 200
     max_connections: int = 1000
@@ -734,6 +737,12 @@ class Server:
         wake = self._wake[table.id]
         stand_ins: dict[int, Bot] = {}
         deadline: tuple[int, float] | None = None  # (seq, when) an absent player's turn times out
+        move_deadline: tuple[int, float] | None = None  # (seq, when) a connected player's turn does
+
+        def stand_in(seat: int) -> Bot:
+            if seat not in stand_ins:
+                stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
+            return stand_ins[seat]
         while not self._stopping and not isinstance(step := session.next_step(), TableOver):
             wake.clear()
             seat = step.seat
@@ -781,13 +790,34 @@ class Server:
                     await asyncio.sleep(self.config.bot_delay)
                     if table.seats[seat].conn is not None or session.current != seat:
                         continue  # they came back (or the table moved on) meanwhile
-                bot = stand_ins.get(seat)
-                if bot is None:
-                    bot = stand_ins[seat] = Bot(STAND_IN_LEVEL, f"{bot_seed(session.game.seed, seat)}/stand-in")
                 view, seq = session.view_for(seat), session.seq
-                card = await loop.run_in_executor(self._executor, bot.choose, view)
+                card = await loop.run_in_executor(self._executor, stand_in(seat).choose, view)
                 if table.seats[seat].conn is None:
                     self._submit_quietly(session, seat, card, seq)
+                continue
+            limit = self.config.move_timer
+            if limit and len([s for s in table.seats if s.conn is not None]) > 1:
+                # a connected player with others at the table: their turn waits --move-timer, then a
+                # bot plays that one card (alone with bots, a player may take all the time they like)
+                if move_deadline is None or move_deadline[0] != session.seq:
+                    move_deadline = (session.seq, loop.time() + limit)
+                left = move_deadline[1] - loop.time()
+                if left > 0:
+                    try:
+                        await asyncio.wait_for(wake.wait(), left)
+                    except TimeoutError:
+                        pass
+                    continue
+                view, seq = session.view_for(seat), session.seq
+                card = await loop.run_in_executor(self._executor, stand_in(seat).choose, view)
+                if session.seq == seq and session.current == seat:
+                    name = table.seats[seat].name
+                    table.timeouts += 1
+                    log.info("table %d: %s did not play within %g s; a bot played for them", table.id, name, limit)
+                    self._submit_quietly(session, seat, card, seq)
+                    for conn in table.connections():
+                        conn.send({"type": "notice", "message": f"{name} did not play within {limit:g} s: "
+                                   "a bot played their card."})
                 continue
             await wake.wait()
         if self._stopping:
