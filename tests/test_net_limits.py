@@ -276,7 +276,7 @@ def test_a_connection_silent_at_no_table_is_closed_after_the_lobby_timeout_and_n
     timeout ends only those that never say hello). One at no table goes after --lobby-timeout;
     one seated at a table waiting for friends, one watching and one that keeps talking stay."""
     async def main():
-        async with serving(lobby_timeout=0.5, max_connections=5) as server:
+        async with serving(lobby_timeout=0.5, max_connections=6) as server:
             idle = await connect_from(server, "127.0.0.2", "Idle")
             ann = await connect_from(server, "127.0.0.3", "Ann")
             table = (await ann.request({"type": "create", "seats": 2}))["table"]
@@ -284,13 +284,21 @@ def test_a_connection_silent_at_no_table_is_closed_after_the_lobby_timeout_and_n
             eve = await connect_from(server, "127.0.0.4", "Eve")
             await eve.request({"type": "watch", "table": table})
             chatty = await connect_from(server, "127.0.0.5", "Chatty")
+            # a stranger's find: a space now and then, never a whole line, kept a socket for good
+            trickle = await connect_from(server, "127.0.0.6", "Trickle")
             started = time.monotonic()
             closed = asyncio.ensure_future(ended(idle.reader))
-            while not closed.done():  # Chatty asks for the lobby all the while
+            trickled = asyncio.ensure_future(ended(trickle.reader))
+            # Chatty asks for the lobby all the while (the 60 s only ends a hang: it is never reached)
+            while not (closed.done() and trickled.done()) and time.monotonic() - started < 60:
                 await chatty.request({"type": "tables"})
+                if not trickled.done():
+                    trickle.writer.write(b" ")
                 await asyncio.sleep(0.05)
-            (told,) = [m for m in closed.result() if m.get("type") == "error"]
-            assert told["code"] == "lobby_timeout" and "0.5 s" in told["message"]
+            assert closed.done() and trickled.done(), "a connection at no table outlived the lobby timeout"
+            for result in (closed.result(), trickled.result()):
+                (told,) = [m for m in result if m.get("type") == "error"]
+                assert told["code"] == "lobby_timeout" and "0.5 s" in told["message"]
             assert time.monotonic() - started >= 0.5
             # the sweep that closed it passed over the others: each is still served
             for client in (ann, eve, chatty):

@@ -1014,3 +1014,14 @@ async def test_save_notices_reach_the_table_screen_by_the_tables_updates_only(st
         assert all(not u.events for u in told)
         plays = [u for u in seen if u.changed and u.events]
         assert len(plays) == 1 and len(draws) == 1  # the play was drawn once; the notices drew nothing
+
+
+def test_a_file_just_over_a_limit_says_by_how_much(tmp_path):
+    """A stranger's find: a 9,000,000-byte save was "too large (8 MB; at most 8 MB)"."""
+    from ono99_tui.store.readfile import ReadError, read_text
+
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"#" * 9_000_000)
+    with pytest.raises(ReadError) as exc:
+        read_text(big, "save", limit=8 * 1024 * 1024)
+    assert "the save is too large (8.6 MB; at most 8 MB)" in str(exc.value)

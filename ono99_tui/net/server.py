@@ -264,7 +264,6 @@ class Server:
                 data = await reader.read(65536)
                 if not data:
                     break
-                conn.heard = time.monotonic()
                 for line in lines.feed(data):
                     if conn.closed:
                         break
@@ -275,6 +274,8 @@ class Server:
                         continue
                     if not line.strip():
                         continue
+                    # heard: a whole message, not bytes (a space a second with no newline is silence)
+                    conn.heard = time.monotonic()
                     self._handle_line(conn, line)
                 await writer.drain()
         except (ConnectionError, asyncio.IncompleteReadError):

@@ -39,7 +39,10 @@ _KINDS = (
 
 
 def _size(n: int) -> str:
-    return f"{n // (1024 * 1024)} MB" if n >= 1024 * 1024 else f"{max(1, n // 1024)} KB"
+    # one decimal where it tells two sizes apart ("8.6 MB; at most 8 MB", not "8 MB; at most 8 MB")
+    if n >= 1024 * 1024:
+        return f"{n / (1024 * 1024):.1f}".removesuffix(".0") + " MB"
+    return f"{max(1, n // 1024)} KB"
 
 
 def read_bytes(path: str | Path, what: str, limit: int = LIMIT) -> bytes:
