@@ -186,3 +186,31 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     assert out.returncode == 0
     row = next(line for line in out.stdout.splitlines() if line.startswith("You "))
     assert f"medium {int(game.winner == 0)}/1" in row
+
+
+async def test_leaving_a_game_that_could_not_be_saved_asks_first(private_dirs):
+    """A stranger's find: with a file where the saves folder should be, the game said "Not
+    saving" once, and Escape (the footer's "Menu") then left at once, every play of it lost."""
+    from ono99_tui.store.paths import data_dir
+    from ono99_tui.tui.screens.notice import _Notice
+
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "saves").write_text("not a folder\n")
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        assert screen.table.save is not None and "it is a file, not a folder" in screen.table.save.failed
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        assert "This game could not be saved" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("escape")  # Stay (first)
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("right", "enter")  # Leave anyway
+        await settle(pilot)
+        assert not isinstance(app.screen, (GameScreen, _Notice))

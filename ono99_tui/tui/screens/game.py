@@ -683,6 +683,15 @@ class GameScreen(Screen):
             yield SystemCommand("Undo", "Take back your last play (the bots decide again)", self.action_undo)
         yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
 
+    def _unsaved_question(self) -> tuple[str, str, str] | None:
+        """Asked before leaving a game whose saving has failed (a full disk, a saves "folder" that
+        is a file): leaving would lose the plays since, and the footer's "Menu" does not say so."""
+        save = getattr(self.table, "save", None)
+        if save is None or not save.failed or self.table.over:
+            return None
+        return ("Leave without saving?", f"This game could not be saved: {save.failed}. Leaving now loses "
+                "every play since it was last saved.", "Leave anyway")
+
     def help_screen(self) -> HelpScreen:
         return HelpScreen(self.table.rules, self.setup.rules_label)
 
@@ -691,7 +700,7 @@ class GameScreen(Screen):
 
     def action_menu(self) -> None:
         # where leaving costs others their game (the host of a network table), the app asks first
-        question = getattr(self.app, "leaving_question", lambda: None)()
+        question = getattr(self.app, "leaving_question", lambda: None)() or self._unsaved_question()
         # (the app is told the table was left on purpose: a host's then closes for good)
         left = getattr(self.app, "left_on_purpose", lambda: None)
         if question is None:
