@@ -101,7 +101,9 @@ def test_first_dealer_must_match_the_seed_unless_named():
 @pytest.mark.parametrize(
     "text, message",
     [
-        ("", "format must be \"ono99-record\""),
+        ("", "the file is empty, not an ono99 record"),
+        ("# only a comment\n", "the file is empty, not an ono99 record"),
+        ("version = 1\n", "format must be \"ono99-record\""),
         ("format = 'ono99-record'\nversion = 9\n", "newer ono99 \\(record version 9\\)"),
         ("format = 'ono99-record'\nversion = 1\nseed = 'x'\n", "seed must be a whole number"),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n", "\\[\\[seats\\]\\] is missing"),

@@ -266,6 +266,8 @@ class Record:
         if not isinstance(doc, dict):
             raise RecordError(f"{source}: a record must be a TOML table")
         fmt = doc.get("format")
+        if not doc:  # (an empty file: a save cut off before its first byte)
+            raise RecordError(f"{source}: the file is empty, not an ono99 record")
         if fmt != FORMAT:
             raise RecordError(f'{source}: format must be "{FORMAT}", not {shorten(repr(fmt))}; is this an ono99 record?')
         version = doc.get("version")
