@@ -469,3 +469,15 @@ def test_an_abandoned_mark_holds_every_play_and_goes_with_the_next_play_when_res
     table.close()
     (info,) = store.infos()
     assert not info.abandoned and info.state == f"round {again.round_no}"
+
+
+def test_ipv6_peers_are_counted_by_their_64_a_subscribers_block_not_each_address():
+    """A stranger's find: the per-address caps counted each IPv6 address, and one subscriber
+    holds a /64 of them, so one machine could fill every table. An IPv6 peer counts (and is
+    named) by its /64; IPv4, IPv4 on a dual-stack socket and loopback as before."""
+    from ono99_tui.net.server import _address
+
+    assert _address("2001:db8:1:2::5") == _address("2001:db8:1:2:ffff:ffff:ffff:1") == "2001:db8:1:2::/64"
+    assert _address("2001:db8:1:3::5") == "2001:db8:1:3::/64"
+    assert _address("::1") == "::1" and _address("::ffff:10.0.0.1") == "10.0.0.1" and _address("10.0.0.1") == "10.0.0.1"
+    assert _address("fe80::1%eth0") == "fe80::/64"

@@ -926,6 +926,10 @@ def _address(host: str) -> str:
         return host
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address) and not ip.is_loopback:
+        # one subscriber has a whole /64 (2^64 addresses): counted per address, the per-address
+        # caps would hold nobody; counted, and named, by the /64 they are one
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
     return str(ip)
 
 
