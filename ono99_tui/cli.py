@@ -475,36 +475,11 @@ def cmd_resume(args) -> int:
 
 # -- the game --------------------------------------------------------------------
 
-def _need_terminal() -> None:
-    """The game screen draws on a terminal and reads its keys: with input or output piped (a
-    script, `ono99 | less`, cron) it would write escape codes nobody sees and read keys as
-    nothing. One line instead, naming the way that works there. (A web tab's child runs with
-    Textual's web driver, which brings its own terminal.)"""
-    import os
-
-    if os.environ.get("TEXTUAL_DRIVER"):
-        return
-    streams = [("input", sys.stdin), ("output", sys.stdout)]
-    piped = [what for what, stream in streams if stream is None or not _isatty(stream)]
-    if piped:
-        raise UserError(f"the game screen needs a terminal, and standard {' and '.join(piped)} "
-                        f"{'is' if len(piped) == 1 else 'are'} not one: add --plain for the game in lines "
-                        "of text (for pipes and screen readers)")
-
-
-def _isatty(stream) -> bool:
-    try:
-        return stream.isatty()
-    except (AttributeError, ValueError, OSError):  # (closed, or replaced by something else)
-        return False
-
-
 def cmd_play(args) -> int:
     if getattr(args, "plain", False):  # lines of text for screen readers and pipes (docs/accessibility.md)
         from .plain import run
 
         return run(args)
-    _need_terminal()
     try:
         from .tui.app import run_app
     except ImportError as exc:  # pragma: no cover - a broken install
@@ -619,11 +594,12 @@ def _run_join(args, plan) -> int:
         from .plain.remote import run_join
 
         return run_join(plan)
-    _need_terminal()
     try:
+        from .tui.app import need_terminal
         from .tui.join import build_app
     except ImportError as exc:  # pragma: no cover - a broken install
         raise UserError(f"the game screen cannot start: {exc}") from None
+    need_terminal()
     app = build_app(args, plan)
     app.run()
     if app.failure:

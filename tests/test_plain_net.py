@@ -166,3 +166,29 @@ def test_a_plain_join_refused_on_a_terminal_says_one_line_and_nothing_from_the_e
     finally:
         server.proc.terminate()
         server.proc.wait(10)
+
+
+def test_a_plain_host_closes_the_table_for_everyone_with_x_after_saying_yes():
+    """A stranger's find: in lines, q keeps a hosted game (the same ono99 host carries it on) and
+    nothing closed the table for everyone, so the guests waited for a host who had gone. x asks,
+    then closes it; ? lists the commands a network seat has (no undo, no save-as)."""
+    host = Running("host", "--plain", "--port", "0", "--seats", "2", "--bot-delay", "0", "--name", "Ann")
+    try:
+        port = host.wait_for(r"^Others join with: ono99 join localhost:(\d+) --name NAME$").group(1)
+        bob = Running("join", f"127.0.0.1:{port}", "--name", "Bob", "--plain")
+        host.wait_for(r"seat 2, Bob\.$")
+        host.type("s\n?\n")
+        host.wait_for(r"^x: close the table for everyone: the game ends here \(asks first\)\.$")
+        assert not any(line.startswith(("u: ", "w: ")) for line in host.lines)
+        host.type("x\nno\n")
+        host.wait_for(r"^The table stays\.$")
+        host.type("x\nyes\n")
+        host.wait_for(r"^You left the table\. The table closes: you were its host\.$")
+        assert host.finish() == 0
+        assert bob.proc.wait(60) == 2
+        err = bob.proc.stderr.read().decode()
+        assert "the host closed the table; the game ends here" in err, err
+    finally:
+        for p in (host, locals().get("bob")):
+            if p is not None and p.proc.poll() is None:
+                p.proc.kill()

@@ -89,6 +89,7 @@ def test_ono99_on_the_linux_console_starts_in_ascii(monkeypatch):
 
     started = []
     monkeypatch.setattr(Ono99App, "run", lambda self: started.append(self.ascii))
+    monkeypatch.setattr("ono99_tui.tui.app.need_terminal", lambda: None)  # (pytest's stdio is no terminal)
     monkeypatch.setenv("TERM", "linux")
     monkeypatch.delenv("ONO99_GLYPHS", raising=False)
     assert cli.main([]) == 0

@@ -175,8 +175,8 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     elif len(waiting) == 1:
         candidates = waiting
     elif not waiting:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players "
-                          "(ask the host to start one with: ono99 host)")
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: "
+                          "make one with --or-create, or ask the host to start one (ono99 host)")
     else:
         raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "
                           "choose one with --table N")

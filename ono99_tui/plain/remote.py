@@ -25,7 +25,7 @@ from .lobby import Lobby
 from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_reader, read_stdin, sit
 from .table import PROMPT, Leave, PlainTable
 
-ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q")  # answered even while someone else plays
+ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q", "x")  # answered even while someone else plays
 __all__ = ["Plan", "join_plan", "run_join"]
 
 
@@ -55,13 +55,27 @@ class RemotePlain(PlainTable):
             self._gone("End of input.")
             raise
 
+    def _command(self, key: str, view) -> list[str] | None:
+        """The table's commands, as a network seat has them: its own help, and the host's x."""
+        hosting = self.net.server is not None
+        if key in ("?", "help"):
+            return W.help_lines(view.rules, self.setup.rules_label, W.HOST_COMMANDS if hosting else W.GUEST_COMMANDS)
+        if key == "x" and hosting:
+            answer = self.con.ask("Close the table for everyone? The game ends here for all its players. "
+                                  "Type yes to close it; anything else stays.")
+            if answer.strip().lower() in ("y", "yes"):
+                self.net.for_good = True
+                raise Leave
+            return ["The table stays."]
+        return super()._command(key, view)
+
     def _gone(self, why: str) -> None:
         if self.table.over:
             self.con.say(f"{why} The game is over.")
         elif self.net.server is not None:
             if host_leaving(self.net.server.config, not self.net.for_good)[1]:
-                self.con.say(f"{why} The game is kept: the same ono99 host carries it on, and its players "
-                             "come back to their seats.")
+                self.con.say(f"{why} The game is kept: run the same ono99 host (port {self.net.server.config.port}, "
+                             f"--name {self.names[self.seat]}) to carry it on; its players come back to their seats.")
             else:
                 self.con.say(f"{why} The table closes: you were its host.")
         elif self.back_hint:
@@ -177,6 +191,20 @@ class RemoteWatch(RemotePlain):
         self.con.say(W.total_line(view))
         for line in W.scores_lines(view) + (W.last_plays_lines(view) if view.round_plays else []):
             self.con.say(line)
+
+    def _command(self, key: str, view) -> list[str] | None:
+        """The table's commands, as a network seat has them: its own help, and the host's x."""
+        hosting = self.net.server is not None
+        if key in ("?", "help"):
+            return W.help_lines(view.rules, self.setup.rules_label, W.HOST_COMMANDS if hosting else W.GUEST_COMMANDS)
+        if key == "x" and hosting:
+            answer = self.con.ask("Close the table for everyone? The game ends here for all its players. "
+                                  "Type yes to close it; anything else stays.")
+            if answer.strip().lower() in ("y", "yes"):
+                self.net.for_good = True
+                raise Leave
+            return ["The table stays."]
+        return super()._command(key, view)
 
     def _gone(self, why: str) -> None:
         stopped = f"You stopped watching table {self.table.table_id}."

@@ -293,14 +293,22 @@ COMMANDS = (
 )
 
 
-def help_lines(rules, label: str) -> list[str]:
+# at a network table: the server saves and there is no undo; leaving keeps the seat (or the game)
+GUEST_COMMANDS = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q")) + (
+    ("q", "leave the table; your seat is kept, and the same ono99 join brings you back to it"),)
+HOST_COMMANDS = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q")) + (
+    ("q", "leave the table; the game is kept, and the same ono99 host carries it on"),
+    ("x", "close the table for everyone: the game ends here (asks first)"),)
+
+
+def help_lines(rules, label: str, commands=COMMANDS) -> list[str]:
     lines = [f"Keep the running total under {rules.target}. On your turn play one card; you draw "
              "automatically. Two to Nine and Ten add their value, Minus Ten takes 10 off, Hold keeps the "
              "total, Reverse also changes direction, Double Play makes the next player play twice. "
              f"Whoever takes the total to {rules.target} or more loses the round."]
     lines.append(f"Rules in force, {label}: " + " ".join(rules.summary()))
     lines.append("Commands at the table, each followed by Enter:")
-    lines.extend(f"{key}: {what}." for key, what in COMMANDS)
+    lines.extend(f"{key}: {what}." for key, what in commands)
     return lines
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Iterable
 
@@ -378,6 +379,30 @@ def _is_table(screen) -> bool:
     return callable(getattr(screen, "card_view", None))
 
 
+def need_terminal() -> None:
+    """The game screen draws on a terminal and reads its keys: with input or output piped (a
+    script, `ono99 | less`, cron) it would write escape codes nobody sees and read keys as
+    nothing. One line instead, naming the way that works there. (A web tab's child runs with
+    Textual's web driver, which brings its own terminal.)"""
+    from ..errors import UserError
+
+    if os.environ.get("TEXTUAL_DRIVER"):
+        return
+    streams = [("input", sys.stdin), ("output", sys.stdout)]
+    piped = [what for what, stream in streams if stream is None or not _isatty(stream)]
+    if piped:
+        raise UserError(f"the game screen needs a terminal, and standard {' and '.join(piped)} "
+                        f"{'is' if len(piped) == 1 else 'are'} not one: add --plain for the game in lines "
+                        "of text (for pipes and screen readers)")
+
+
+def _isatty(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError, OSError):  # (closed, or replaced by something else)
+        return False
+
+
 def run_app(args) -> int:
     from ..errors import UserError
 
@@ -403,5 +428,6 @@ def run_app(args) -> int:
         raise UserError(f"--rules: {exc}") from None
     except ThemeError as exc:
         raise UserError(str(exc)) from None
+    need_terminal()  # (after what was given is checked: a wrong --theme says so, piped or not)
     app.run()
     return 0
