@@ -768,20 +768,14 @@ class Server:
                     if left <= 0:
                         self._abandon(table, f"nobody was at it for {self.config.abandoned_after:g} s")
                         return
-                    try:
-                        await asyncio.wait_for(wake.wait(), left)
-                    except TimeoutError:
-                        pass
+                    await _nap(wake, left)
                     continue
                 if seat not in table.stood_in:
                     if deadline is None or deadline[0] != session.seq:
                         deadline = (session.seq, loop.time() + self.config.turn_timer)
                     left = deadline[1] - loop.time()
                     if left > 0:
-                        try:
-                            await asyncio.wait_for(wake.wait(), left)
-                        except TimeoutError:
-                            pass
+                        await _nap(wake, left)
                         continue
                     # the timer ran out once: the stand-in plays this seat's turns from now on
                     table.stood_in.add(seat)
@@ -804,10 +798,7 @@ class Server:
                     move_deadline = (session.seq, loop.time() + limit)
                 left = move_deadline[1] - loop.time()
                 if left > 0:
-                    try:
-                        await asyncio.wait_for(wake.wait(), left)
-                    except TimeoutError:
-                        pass
+                    await _nap(wake, left)
                     continue
                 view, seq = session.view_for(seat), session.seq
                 card = await loop.run_in_executor(self._executor, stand_in(seat).choose, view)
@@ -916,6 +907,14 @@ class Server:
         info = {"type": "table", "table": table.public(time.time())}
         for c in table.connections():
             c.send(info | {"seat": c.seat})
+
+
+async def _nap(wake: asyncio.Event, seconds: float) -> None:
+    """Until the table is woken (a play, someone comes or goes) or ``seconds`` pass."""
+    try:
+        await asyncio.wait_for(wake.wait(), seconds)
+    except TimeoutError:
+        pass
 
 
 def _address(host: str) -> str:

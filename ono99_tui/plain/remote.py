@@ -192,20 +192,6 @@ class RemoteWatch(RemotePlain):
         for line in W.scores_lines(view) + (W.last_plays_lines(view) if view.round_plays else []):
             self.con.say(line)
 
-    def _command(self, key: str, view) -> list[str] | None:
-        """The table's commands, as a network seat has them: its own help, and the host's x."""
-        hosting = self.net.server is not None
-        if key in ("?", "help"):
-            return W.help_lines(view.rules, self.setup.rules_label, W.HOST_COMMANDS if hosting else W.GUEST_COMMANDS)
-        if key == "x" and hosting:
-            answer = self.con.ask("Close the table for everyone? The game ends here for all its players. "
-                                  "Type yes to close it; anything else stays.")
-            if answer.strip().lower() in ("y", "yes"):
-                self.net.for_good = True
-                raise Leave
-            return ["The table stays."]
-        return super()._command(key, view)
-
     def _gone(self, why: str) -> None:
         stopped = f"You stopped watching table {self.table.table_id}."
         self.con.say(stopped if why == "You left the table." else f"{why} {stopped}")
