@@ -1025,3 +1025,26 @@ def test_a_file_just_over_a_limit_says_by_how_much(tmp_path):
     with pytest.raises(ReadError) as exc:
         read_text(big, "save", limit=8 * 1024 * 1024)
     assert "the save is too large (8.6 MB; at most 8 MB)" in str(exc.value)
+
+
+def test_a_saves_journal_and_lock_are_the_owners_alone_as_the_save_is(tmp_path):
+    """A stranger's find: saves and .bak were 0600, their journal and lock 0644."""
+    from tests.steps import SEATS
+
+    store = SaveStore(tmp_path / "saves")
+    game = Game([s.name for s in SEATS], DEFAULT, 4)
+    session = SaveSession(store, "friday", SEATS, "standard")
+    session.open()
+    rng = random.Random(4)
+    for _ in range(6):
+        game.play(rng.choice(game.legal_plays()))
+        session.save(game)
+    session.wait()
+    try:
+        made = sorted(p for p in (tmp_path / "saves").iterdir() if p.name.startswith("friday"))
+        kinds = {p.name.removeprefix("friday.toml") or ".toml" for p in made}
+        assert {".toml", ".journal", ".lock"} <= kinds, kinds
+        for path in made:
+            assert os.stat(path).st_mode & 0o077 == 0, f"{path.name}: {oct(os.stat(path).st_mode & 0o777)}"
+    finally:
+        session.close()

@@ -91,7 +91,8 @@ class JournalWriter:
         self.path, self.id = Path(path), journal_id
         self.start = start or chain_start(journal_id)
         tmp = self.path.with_name(f".{self.path.name}.{journal_id}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)  # never through a link
+        # never through a link; the owner's alone, as the save is
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
         try:
             write_all(fd, f"{MAGIC} {VERSION} {journal_id} {self.start}\n".encode()
                       + b"".join(line for _, line, _ in lines))

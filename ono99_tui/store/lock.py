@@ -83,7 +83,7 @@ class Lock:
         refuse_linked_folder(self.path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(10_000 if wait else 5):  # (another holder released between open and flock)
-            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0))
+            fd = open_nofollow(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NONBLOCK", 0), 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -145,7 +145,7 @@ class Lock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.unlink(missing_ok=True)
         try:
-            fd = open_nofollow(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+            fd = open_nofollow(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         except FileExistsError:
             return False
         with os.fdopen(fd, "w") as fh:

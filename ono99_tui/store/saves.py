@@ -233,7 +233,7 @@ class SaveStore:
                 except OSError:  # (FileExistsError too: a file where the folder should be)
                     return name  # an unusable folder: saving will say so, with the reason
                 try:
-                    os.close(open_nofollow(Lock(path).path, os.O_WRONLY | os.O_CREAT | os.O_EXCL))
+                    os.close(open_nofollow(Lock(path).path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
                     return name
                 except FileExistsError:
                     pass  # (that name's lock is taken: another ono99 reserved it this second)
