@@ -273,5 +273,6 @@ def test_a_saves_folder_that_is_a_file_neither_hangs_a_game_nor_claims_it_was_sa
     left = [line for line in lines if line.startswith("You left the table.")]
     assert left and left[0].endswith("This game could not be saved: cannot save to "
                                      f"{data / 'saves'}: it is a file, not a folder."), left
-    assert not any("The game is saved as" in line for line in lines)
+    assert not any("The game is saved as" in line or "games are saved" in line for line in lines)
+    assert lines[0] == "O'NO 99, in plain text. Each answer is one line; end of input leaves."
     assert (data / "saves").read_text() == "not a folder\n"  # nothing written over it

@@ -97,9 +97,13 @@ class PlainApp:
 
     # -- the main menu -------------------------------------------------------------------------
     def menu(self) -> None:
-        self.con.say("O'NO 99, in plain text. Each answer is one line; end of input leaves, and games are saved.")
+        first = True
         while True:
             latest, any_save, problem = self._saves_state()
+            if first:  # (games are saved: not said where the saves folder cannot be read)
+                self.con.say("O'NO 99, in plain text. Each answer is one line; end of input leaves"
+                             + (", and games are saved." if not problem else "."))
+                first = False
             entries = ["n new game", "g quick game against three bots"]
             if latest:
                 entries.append(f"c continue {latest}")
