@@ -159,7 +159,7 @@ def choose(lines: list[str]) -> str | None:
 
 def notice(text: str) -> str | None:
     """The notice on top, if any: "over" (the game-over notice), "continue" (any other)."""
-    if "wins!" in text and "Play again" in text:
+    if "wins!" in text and "Leave the table" in text:  # (a network table's game-over: no "Play again")
         return "over"
     if (re.search(r"Round \d+ over", text) and "Continue" in text) or ("Out of the game" in text and "Watch" in text):
         return "continue"

@@ -29,6 +29,7 @@ class RemoteTable:
 
     runs_bots = False  # the server plays its bots
     saves_here = False  # the server saves this game
+    plays_again = False  # the server's table ends with its game: the game-over notice offers only leaving
 
     def __init__(self, client: Client, table_id: int, seat: int | None, first_state: dict):
         self.client = client

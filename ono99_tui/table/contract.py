@@ -33,6 +33,7 @@ class Table(Protocol):
     # -- capabilities: what this table does itself ---------------------------------------------
     runs_bots: bool  # True: its bots are run by this front end (next_step gives their jobs)
     saves_here: bool  # True: this front end keeps the save (autosave, Save as); else the server
+    plays_again: bool  # True: "Play again" at the game's end can deal this table afresh here
     can_save_as: bool  # a copy under a name of the player's choice can be written now
     undo_allowed: bool
     undo_used: bool  # an undo was made in this game (its save is marked)

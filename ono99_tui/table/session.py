@@ -98,6 +98,7 @@ class TableSession:
 
     runs_bots = True  # next_step hands out the bots' jobs: the front end runs them
     saves_here = True  # autosave: the front end keeps the save
+    plays_again = True  # the same seats and rules, dealt afresh (the app's Play again)
     away: frozenset[int] = frozenset()  # everyone is at this keyboard: nobody's connection drops
     watching: tuple[str, ...] = ()  # nobody watches a table at one keyboard from elsewhere
     status: str | None = None  # no connection to lose: nothing to say before the turn's hint

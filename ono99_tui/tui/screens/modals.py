@@ -113,12 +113,14 @@ class RoundEndScreen(_Notice):
 class GameOverScreen(_Notice):
     BINDINGS = MENU_ON_ESCAPE
 
-    def __init__(self, names, standings, scores: list[str]):
+    def __init__(self, names, standings, scores: list[str], again: bool = True):
         body = "\n".join(f"{i}. {names[s]}{' ' * max(1, 13 - display_width(names[s]))}{scores[s]}"
                          for i, s in enumerate(standings, start=1))  # aligned by display width
-        # Escape goes back to the menu: it never starts a game
-        super().__init__(f"{names[standings[0]]} wins!", body,
-                         (("again", "Play again"), ("menu", "Main menu")), escape="menu")
+        # Escape goes back to the menu: it never starts a game. ``again``: the table can deal a new
+        # game here (not a network table's: its game ends with the server's table, and "Play again"
+        # there only quit, a stranger found)
+        choices = (("again", "Play again"), ("menu", "Main menu")) if again else (("menu", "Leave the table"),)
+        super().__init__(f"{names[standings[0]]} wins!", body, choices, escape="menu")
 
 
 class PassScreen(_Notice):
