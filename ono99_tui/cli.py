@@ -126,11 +126,11 @@ def _replay_source(spec: str):
             raise UserError(f"no record file or save named {spec!r} (saves are in {store.folder}; "
                             "ono99 saves list shows them)")
     if name is not None:
-        from .net.manifest import kept_by, kept_message
+        from .net.manifest import kept_refusal
 
-        server = kept_by(name)
-        if server is not None:  # every hand of a game still being played: not while it is
-            raise UserError(kept_message(name, server))
+        refused = kept_refusal(name)
+        if refused:  # every hand of a game still being played: not while it is
+            raise UserError(refused)
     try:
         if name is not None:
             record, game, read = _save_errors(lambda: store._open(name))
@@ -464,11 +464,11 @@ def cmd_resume(args) -> int:
         if info is None:
             raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
         name = info.name
-    from .net.manifest import kept_by, kept_message
+    from .net.manifest import kept_refusal
 
-    server = kept_by(name)
-    if server is not None:  # a live network table's game: never opened with every hand here
-        raise UserError(kept_message(name, server))
+    refused = kept_refusal(name)
+    if refused:  # a live network table's game: never opened with every hand here
+        raise UserError(refused)
     args.resume_name = name
     return cmd_play(args)
 

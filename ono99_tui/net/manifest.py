@@ -185,7 +185,12 @@ def kept_by(save: str, folder: Path | None = None) -> str | None:
     return None
 
 
-def kept_message(save: str, server: str) -> str:
+def kept_refusal(save: str) -> str | None:
+    """Why the save ``save`` is not opened here (a server keeps it as a live table), or None: the
+    one check `ono99 resume`, `ono99 replay` and both front ends' Continue and Load make."""
+    server = kept_by(save)
+    if server is None:
+        return None
     return (f"{save!r} is being played at a network table that {server} keeps, and goes on there: each "
             f"player comes back to their own seat when {server} runs again. It is not opened here, where "
             "every player's hand would show.")

@@ -77,13 +77,13 @@ class PlainApp:
                                   seed=self.seed)
 
     def resume(self, name: str) -> bool:
-        from ..net.manifest import kept_by, kept_message
+        from ..net.manifest import kept_refusal
         from ..store.saves import SaveError, SaveStore
         from ..tui.setup import TableSetup
 
-        server = kept_by(name)
-        if server is not None:  # a live network table's game: never opened with every hand here
-            self.con.say(kept_message(name, server))
+        refused = kept_refusal(name)
+        if refused:  # a live network table's game: never opened with every hand here
+            self.con.say(refused)
             return False
         try:
             record, game = SaveStore().open_game(name, events_from_round=-1)

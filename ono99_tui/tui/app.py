@@ -216,13 +216,13 @@ class Ono99App(App):
         """Open a saved game where it stopped: replayed once, events kept for the last rounds only
         (the table's log starts there instead of formatting every past play). If it cannot be
         opened the screen on top is told (ResumeFailed): the menu and Load then list it as it is."""
-        from ..net.manifest import kept_by, kept_message
+        from ..net.manifest import kept_refusal
         from ..store.saves import SaveError, SaveStore
         from .screens.game import GameScreen
 
-        server = kept_by(name)
-        if server is not None:  # a live network table's game: never opened with every hand here
-            self.notify(kept_message(name, server), severity="error", timeout=12, markup=False)
+        refused = kept_refusal(name)
+        if refused:  # a live network table's game: never opened with every hand here
+            self.notify(refused, severity="error", timeout=12, markup=False)
             self.screen.post_message(ResumeFailed(name))
             return False
         try:

@@ -429,7 +429,7 @@ class GameScreen(Screen):
             scores = [("winner" if s == v.winner else "out") if v.rules.scoring_mode == "tokens"
                       else f"{v.points[s]} points" for s in range(len(v.names))]
             self.app.push_screen(GameOverScreen(v.names, self.table.standings(), scores,
-                                                again=getattr(self.table, "plays_again", True)), self._after_game)
+                                                again=self.table.plays_again), self._after_game)
             return
         if self.pace is None and self.humans and all(self.table.view_for(None).out[h] for h in self.humans):
             self.busy = True
