@@ -791,6 +791,7 @@ def cmd_web(args) -> int:
         raise UserError(f"ono99 web cannot start: {exc}") from None
 
     config = _server_config(args)
+    _server_log(args.verbose)
     if args.max_sessions < 1:
         raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
@@ -836,7 +837,7 @@ def _warn_open(host: str, password, who: str) -> None:
               f"port can {who}", file=sys.stderr)
 
 
-def _add_server_options(p, port_help: str, password: bool = True) -> None:
+def _add_server_options(p, port_help: str, password: bool = True, verbose: bool = True) -> None:
     p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
     p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
@@ -871,8 +872,9 @@ def _add_server_options(p, port_help: str, password: bool = True) -> None:
                         help="tables that are not over one connection may have made (default 2)")
     limits.add_argument("--tables-per-address", type=int, default=6, metavar="N",
                         help="tables that are not over the connections from one address may have made (default 6)")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="say on stderr when tables are resumed or closed (not only warnings)")
+    if verbose:  # (ono99 host: its screen is the terminal, and says what happens to its one table)
+        p.add_argument("-v", "--verbose", action="store_true",
+                       help="say on stderr when tables are resumed or closed (not only warnings)")
 
 
 # -- argument parsing --------------------------------------------------------------
@@ -1069,7 +1071,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
     p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
-    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port, named in the join line)")
+    _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port, named in the join line)",
+                        verbose=False)
     _add_plain(p)
     p.set_defaults(func=cmd_host)
 

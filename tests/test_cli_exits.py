@@ -221,7 +221,7 @@ def test_a_name_or_password_that_starts_with_a_dash_is_taken_as_given():
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     # an option of another command is no option here: `serve -v` does not make join's "-v" one
     assert _dash_values(build_parser(), ["join", "h", "--name", "-v"]) == ["join", "h", "--name=-v"]
-    assert _dash_values(build_parser(), ["host", "--name", "-v"]) == ["host", "--name", "-v"]  # (host's -v)
+    assert _dash_values(build_parser(), ["host", "--name", "-v"]) == ["host", "--name=-v"]  # (host has no -v)
 
 
 def test_the_game_screen_without_a_terminal_is_one_line_pointing_at_plain():

@@ -488,3 +488,16 @@ def test_a_tab_comes_back_to_its_seat_and_hand_by_itself_when_the_server_restart
         if driver is not None:
             driver.quit()
         web.stop()
+
+
+def test_the_web_servers_warnings_reach_stderr_as_serves_do(tmp_path):
+    """A stranger's find: `ono99 web` never set up the server's log, so a manifest it could not
+    resume from (and, with -v, every table resumed or closed) said nothing at all."""
+    (tmp_path / "data" / "server").mkdir(parents=True)
+    (tmp_path / "data" / "server" / "tables.json").write_text("{damaged")
+    web = Web(tmp_path, "-v")
+    web.proc.terminate()
+    web.proc.wait(10)
+    err = web.proc.stderr.read()
+    web.stop()
+    assert "ono99: warning: not resuming any table:" in err and "Traceback" not in err, err
