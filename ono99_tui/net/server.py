@@ -806,10 +806,11 @@ class Server:
                     name = table.seats[seat].name
                     table.timeouts += 1
                     log.info("table %d: %s did not play within %g s; a bot played for them", table.id, name, limit)
-                    self._submit_quietly(session, seat, card, seq)
+                    # told first, so that everyone's log reads the play that follows as the bot's
                     for conn in table.connections():
                         conn.send({"type": "notice", "message": f"{name} did not play within {limit:g} s: "
-                                   "a bot played their card."})
+                                   "a bot plays this card for them."})
+                    self._submit_quietly(session, seat, card, seq)
                 continue
             await wake.wait()
         if self._stopping:
