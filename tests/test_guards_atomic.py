@@ -132,6 +132,16 @@ def test_the_previous_version_is_kept_as_bak_only_when_asked(tmp_path):
     assert names(tmp_path) == ["g.toml", "g.toml.bak"] and (tmp_path / "g.toml.bak").read_text() == "two"
 
 
+def test_a_folder_where_the_bak_goes_leaves_no_temp_beside_the_save(tmp_path):
+    """A stranger's find: with NAME.bak a folder, every write left .NAME.bak.tmp behind."""
+    path = tmp_path / "g.toml"
+    (tmp_path / "g.toml.bak").mkdir()
+    atomic.write_atomic(path, "one")
+    atomic.write_atomic(path, "two")
+    assert names(tmp_path) == ["g.toml", "g.toml.bak"] and path.read_text() == "two"
+    assert (tmp_path / "g.toml.bak").is_dir()
+
+
 def test_a_write_that_fails_leaves_the_old_file_and_no_temp(tmp_path, monkeypatch):
     path = tmp_path / "g.toml"
     atomic.write_atomic(path, "old", backup=False)

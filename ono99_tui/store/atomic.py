@@ -151,8 +151,11 @@ def write_atomic(path: Path, text: str, backup: bool = True, durable: bool = Tru
                 aside.unlink(missing_ok=True)
                 os.link(path, aside)
                 os.replace(aside, path.with_name(path.name + ".bak"))
-            except OSError:
-                pass  # no backup on a file system without hard links; the write is still atomic
+            except OSError:  # no hard links here, or NAME.bak is a folder: no backup; the write is still atomic
+                try:
+                    aside.unlink()  # (not left beside the save)
+                except OSError:
+                    pass
         os.replace(tmp, path)
         if durable:
             _fsync_dir(path.parent)
