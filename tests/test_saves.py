@@ -110,6 +110,29 @@ def test_corrupted_bytes_never_crash_the_list(store, data):
         pass
 
 
+def test_a_write_protected_save_is_opened_read_only_and_never_rewritten(store):
+    """A stranger's find: a save made read-only on purpose (chmod 444) was played on and
+    rewritten (a rename over it ignores the file's mode), coming back 0600 and changed."""
+    import os
+
+    save(store)
+    path = store.path("friday")
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    session = SaveSession(store, "friday", SEATS, "standard")
+    message = session.open()
+    assert session.read_only and "write-protected" in message and "chmod u+w" in message
+    session.save(played(35))
+    session.close()
+    assert path.read_bytes() == before and os.stat(path).st_mode & 0o777 == 0o444
+    os.chmod(path, 0o644)  # writable again: saved as usual
+    session = SaveSession(store, "friday", SEATS, "standard")
+    assert session.open() is None and not session.read_only
+    session.save(played(35))
+    session.close()
+    assert path.read_bytes() != before
+
+
 def test_a_lock_held_by_a_live_process_keeps_others_out_and_a_stale_one_is_taken_over(store):
     save(store)
     path = store.path("friday")

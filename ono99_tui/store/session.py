@@ -24,6 +24,7 @@ so leaving the table or the app writes everything.
 from __future__ import annotations
 
 import os
+import stat
 import threading
 
 from ..engine import Game
@@ -65,6 +66,9 @@ class SaveSession:
         checked again under the lock: plays that do not verify were left out of ``game``, so
         the journal is set aside (kept, renamed) and the record rewritten with the plays that
         verify, and the notice says how many were set aside and why."""
+        if (why := self._write_protected()) is not None:
+            self.read_only = True
+            return why
         try:
             lock = Lock(self.store.path(self.name))
             if lock.acquire():
@@ -85,6 +89,19 @@ class SaveSession:
                 notice += (f" Its journal is damaged: {report.describe()}; they are left where they are "
                            "(the ono99 that has it open keeps them).")
         return notice
+
+    def _write_protected(self) -> str | None:
+        """A notice when the save's owner took its write permission away (chmod a-w): a save kept
+        as it is on purpose, which a rename over it would ignore. By the mode bits, as root too."""
+        path = self.store.path(self.name)
+        try:
+            mode = os.lstat(path).st_mode
+        except OSError:
+            return None
+        if not stat.S_ISREG(mode) or mode & stat.S_IWUSR:
+            return None
+        return (f"{self.name!r} is write-protected (chmod a-w): opened read-only, so nothing here will be "
+                f"saved over it. Use Save as to keep a copy, or chmod u+w {path} to save to it again.")
 
     def _why(self, exc: OSError) -> str:
         """An OSError's reason, in words; "File exists" from a saves "folder" that is a file says so."""
