@@ -242,11 +242,12 @@ class RemoteTable:
         start, tries = loop.time(), 0
         why = why.rstrip(".")
         last = None  # what the last try met, when not what ended the connection (a host killed: refused)
+        # why it was lost goes to the log, whole: the status line is one line of the hand pane, and a
+        # stranger's 80 columns cut "(why; now what the last try met)" short
+        self._tell(SeatUpdate(self.my_seat, self.view, [], [f"Connection lost: {why}."], False))
         for delay in backoff():
-            # the word first: the hint line may show only its start
-            now = f"; now {last}" if last and last != why else ""
-            self._set_status(f"Reconnecting... ({why}{now})" if tries == 0
-                             else f"Reconnecting, try {tries + 1}... ({why}{now})")
+            self._set_status(f"Reconnecting... ({why})" if tries == 0
+                             else f"Reconnecting, try {tries + 1}... ({last or why})")
             await asyncio.sleep(delay)
             tries += 1
             try:
