@@ -421,7 +421,7 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     # a stranger whose host was killed saw only the first reason for minutes: each try now says
     # what it met (why the connection was lost is in the log, the line being one line of 80 columns)
     assert dialled[1] == "Reconnecting, try 2... (connection refused)", dialled
-    assert told == ["Connection lost: the server stopped answering."]
+    assert told == ["Connection lost: the server stopped answering. Reconnecting..."]
     why, kind = dialled[-1]
     assert kind == "gave_up" and "gave up reconnecting" in why and remote.status is None
     assert why.startswith("the server stopped answering") and why.endswith("(the last try: connection refused)"), why

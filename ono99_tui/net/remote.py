@@ -244,7 +244,7 @@ class RemoteTable:
         last = None  # what the last try met, when not what ended the connection (a host killed: refused)
         # why it was lost goes to the log, whole: the status line is one line of the hand pane, and a
         # stranger's 80 columns cut "(why; now what the last try met)" short
-        self._tell(SeatUpdate(self.my_seat, self.view, [], [f"Connection lost: {why}."], False))
+        self._tell(SeatUpdate(self.my_seat, self.view, [], [f"Connection lost: {why}. Reconnecting..."], False))
         for delay in backoff():
             self._set_status(f"Reconnecting... ({why})" if tries == 0
                              else f"Reconnecting, try {tries + 1}... ({last or why})")

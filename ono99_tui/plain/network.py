@@ -47,6 +47,7 @@ class Plan:
     address_hint: str = ""  # hosting: what the others type to join
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
+    redial: bool = True  # a lost connection dials back to the seat by itself (a gateway's child: its gateway says)
 
 
 class Inbox:
@@ -108,6 +109,7 @@ class Network:
         self.thread.start()
         self.client = None
         self.server = None
+        self.token: str | None = None  # the seat's token, once seated: what dialling back asks with
         self.notes: list[str] = []  # lines about the connection, said once seated
         self.for_good = False  # hosting: the host closed the table on purpose (no table comes back)
 
@@ -155,6 +157,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
                                                token=plan.token or plan.comeback, address=plan.address)
     net.notes = [n for n in [client.password_note()] if n]  # (said once the player is seated)
     if client.welcome.get("resumed"):
+        net.token = plan.token or plan.comeback
         return None, None, True
     if plan.comeback is not None and plan.token is None and plan.keep:
         from ..net.kept_seats import forget_token
@@ -196,10 +199,30 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         from ..net.kept_seats import keep_token
 
         keep_token(plan.host, plan.port, plan.name, reply["token"])
+    net.token = reply["token"]
     return reply["seat"], reply["table"], False
 
 
-async def lobby_reader(net: Network, inbox: Inbox) -> None:
+def dial_back(net: Network, plan: Plan):
+    """RemoteTable.redial for a seat: a new connection whose hello carries the seat's token (as
+    the table screen's join dials back). None where lines must not dial by themselves: hosting (the
+    server is this process), a gateway's child (its gateway tells the player), no seat."""
+    from ..net.client import Client
+
+    if not plan.redial or plan.serve is not None or net.token is None:
+        return None
+
+    async def redial():
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=net.token,
+                                      address=plan.address)
+        old, net.client = net.client, client  # (closed when the table is left)
+        if old is not None and old is not client:
+            old.close()
+        return client
+    return redial
+
+
+async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> None:
     """Until the game starts: the lobby's messages to the inbox; then the RemoteTable reads."""
     from ..net.client import Disconnected
     from ..net.protocol import ProtocolError
@@ -222,6 +245,8 @@ async def lobby_reader(net: Network, inbox: Inbox) -> None:
             remote = RemoteTable(net.client, table_id, seat, msg)
             remote.lobby = last["table"] if last else None
             remote.on_lost = lambda why, how: inbox.put(("lost", why, how))
+            if plan is not None and seat is not None:
+                remote.redial = dial_back(net, plan)
             remote.subscribe(lambda update: inbox.put(("update", update)), seat)
             remote.start()
             inbox.put(("started", remote))
@@ -254,4 +279,5 @@ def join_plan(args) -> Plan:
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
     return Plan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
                 comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
-                address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None)
+                address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
+                redial=not os.environ.get(GATEWAY_ENV))

@@ -236,10 +236,11 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     (as the table screen's join says it)."""
     mid_game = remote is not None and remote.my_seat is not None and not remote.over
     if exc.kind != "closing":
-        # (a dropped connection or a server gone without a word, as a killed host: the seat is
-        # the server's to keep, and the same join asks for it back; lines do not dial by themselves)
+        # (a dropped connection or a server gone without a word, as a killed host, and not back
+        # within the time a join dials for: the seat is the server's to keep, and the same join asks
+        # for it back)
         back = " Your seat is kept if the server is: run the same ono99 join to come back to it." \
-            if mid_game and plan.keep and exc.kind in ("", "silent") else ""
+            if mid_game and plan.keep and exc.kind in ("", "silent", "gave_up") else ""
         return f"the connection to the server ended: {exc}.{back}"
     if mid_game:
         if plan.keep:
@@ -277,7 +278,7 @@ def run_join(plan: Plan) -> int:
         console.say("Back in your seat." if resumed else f"Seated at table {table_id}, seat {seat + 1}.")
         for note in net.notes:
             console.say(f"Note: {note}")
-        asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox), net.loop)
+        asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox, plan), net.loop)
         threading.Thread(target=read_stdin, args=(console, inbox), name="ono99-plain-stdin", daemon=True).start()
         con = InboxConsole(console, inbox)
         remote = None
