@@ -630,7 +630,7 @@ def cmd_join(args) -> int:
 
     import os
 
-    from .net.kept_seats import kept_token
+    from .net.kept_seats import kept_tokens
 
     from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
 
@@ -638,8 +638,9 @@ def cmd_join(args) -> int:
     # a gateway's child (serve-ssh, web) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
+    kept = kept_tokens(host, port, args.name) if keep else []
     plan = JoinPlan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
-                    comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
+                    comeback=next(iter(kept), None), older=tuple(kept[1:]), keep=keep,
                     address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
                     redial=not os.environ.get(GATEWAY_ENV))  # (a gateway's child: its gateway tells the player)
     probe(plan)

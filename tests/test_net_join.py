@@ -229,6 +229,67 @@ async def test_join_keeps_its_seat_token_and_comes_back_to_its_hand_after_the_se
         await server.close()
 
 
+async def test_a_new_table_in_between_does_not_cost_a_guest_the_seat_kept_at_the_old_one():
+    """A stranger's find: a host restarted for one game without its kept table (--no-save), a
+    guest joined that one, and the guest's kept token (one per address and name) was replaced;
+    when the host brought the kept game back, the guest could not get back in. The join now
+    keeps the last few tokens and says hello with each in turn."""
+    from ono99_tui.net.kept_seats import keep_token, kept_tokens
+    from ono99_tui.net.lobby import connect_back
+    from ono99_tui.net.server import Server
+
+    def config(port, save=True):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9,
+                            save=save, resume=save)
+
+    def plan():
+        kept = kept_tokens(HOST, port, "Bob")
+        return JoinPlan(HOST, port, "Bob", comeback=kept[0] if kept else None, older=tuple(kept[1:]), keep=True)
+
+    server = Server(config(0))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    table = (await ann.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+    await ann.request({"type": "sit", "table": table})
+    bob = await connect_back(plan())
+    first = (await bob.request({"type": "sit", "table": table}))["token"]
+    keep_token(HOST, port, "Bob", first)
+    await ann.request({"type": "start"})
+    await ann.aclose()
+    await bob.aclose()
+    await server.close()  # the kept game
+
+    other = Server(config(port, save=False))  # a game in between, on the same address
+    await other.start()
+    try:
+        joining = plan()
+        bob = await connect_back(joining)
+        assert not bob.welcome["resumed"] and joining.comeback is None  # that server has no such seat
+        host = await Client.connect(HOST, port, "Ann")
+        table2 = (await host.request({"type": "create", "seats": 2}))["table"]
+        second = (await bob.request({"type": "sit", "table": table2}))["token"]
+        keep_token(HOST, port, "Bob", second)
+        assert kept_tokens(HOST, port, "Bob") == [second, first]  # the older one is still kept
+        await host.aclose()
+        await bob.aclose()
+    finally:
+        await other.close()
+
+    server = Server(config(port))  # the kept game back: Bob's join finds his seat with the older token
+    await server.start()
+    try:
+        joining = plan()
+        bob = await connect_back(joining)
+        assert bob.welcome["resumed"] and joining.comeback == first
+        state = await bob.recv()
+        while state["type"] != "state":
+            state = await bob.recv()
+        assert state["table"] == table
+        await bob.aclose()
+    finally:
+        await server.close()
+
+
 def test_kept_seats_are_private_and_a_damaged_file_is_only_forgotten():
     import os
 
@@ -240,6 +301,17 @@ def test_kept_seats_are_private_and_a_damaged_file_is_only_forgotten():
     assert os.stat(kept_path()).st_mode & 0o077 == 0  # tokens are keys: the owner's alone
     forget_token("h", 1, "Ann")
     assert kept_token("h", 1, "Ann") is None and kept_token("h", 2, "Ann") == "u" * 24
+    from ono99_tui.net.kept_seats import PER_SEAT, kept_tokens
+
+    for t in "abcd":  # the last few per address and name, newest first
+        keep_token("h", 5, "Ann", t * 24)
+    assert kept_tokens("h", 5, "Ann") == [t * 24 for t in "dcba"[:PER_SEAT]] and PER_SEAT == 3
+    keep_token("h", 5, "Ann", "b" * 24)  # taken again: the newest again
+    assert kept_tokens("h", 5, "Ann") == ["b" * 24, "d" * 24, "c" * 24]
+    forget_token("h", 5, "Ann", "d" * 24)  # one game over: only its token goes
+    assert kept_tokens("h", 5, "Ann") == ["b" * 24, "c" * 24]
+    kept_path().write_text('{"version": 1, "seats": {"h:6\\u0000Ann": "%s"}}' % ("w" * 24))  # the old file
+    assert kept_tokens("h", 6, "Ann") == ["w" * 24]
     for junk in (b"{", b"[1, 2]", b'{"seats": [1]}', b"\xff\x00"):
         kept_path().write_bytes(junk)
         assert kept_token("h", 2, "Ann") is None

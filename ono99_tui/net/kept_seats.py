@@ -1,11 +1,14 @@
 """`ono99 join` remembers its seat tokens, so the same `ono99 join` comes back to its seat.
 
-``DATA/seats.json`` holds, per server address and player name, the token of the seat last
-taken there (a private file, written atomically: a token is a key to a seat). A join that finds
-one says hello with it: if the seat is still there (a dropped connection, a restarted server)
-it is taken back, hand and all; if not, the entry is forgotten and the join sits as usual.
-A damaged or unreadable file is treated as empty: remembering is a convenience, never a reason
-not to play.
+``DATA/seats.json`` holds, per server address and player name, the tokens of the last few seats
+taken there, newest first (a private file, written atomically: a token is a key to a seat). A
+join says hello with each in turn until the server gives one back (a dropped connection, a
+restarted server), hand and all; if none is, it sits as usual. A token the server does not have
+is not forgotten at once: a host may have started a new table for an evening and bring the kept
+game back the next day, and its guests' older tokens then still find their seats. A token is
+forgotten when its game is over or its server says the seat is gone for good, and the oldest go
+once there are more than ``PER_SEAT``. A damaged or unreadable file is treated as empty:
+remembering is a convenience, never a reason not to play.
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ from ..store.atomic import write_atomic
 from ..store.paths import data_dir
 from ..store.readfile import ReadError, read_text
 
-KEEP = 20  # seats remembered at most (the oldest go first)
+KEEP = 20  # addresses and names remembered at most (the oldest go first)
+PER_SEAT = 3  # tokens remembered per address and name (each costs a hello when the join starts)
 
 
 def kept_path() -> Path:
@@ -28,7 +32,11 @@ def _key(host: str, port: int, name: str) -> str:
     return f"{host}:{port}\0{name}"
 
 
-def _load(path: Path) -> dict[str, str]:
+def _token(v) -> bool:
+    return isinstance(v, str) and 0 < len(v) <= 200
+
+
+def _load(path: Path) -> dict[str, list[str]]:
     try:
         doc = json.loads(read_text(path, "kept seats", 64 * 1024))
     except (ReadError, ValueError, RecursionError):
@@ -36,35 +44,56 @@ def _load(path: Path) -> dict[str, str]:
     seats = doc.get("seats") if isinstance(doc, dict) else None
     if not isinstance(seats, dict):
         return {}
-    return {k: v for k, v in seats.items() if isinstance(k, str) and isinstance(v, str) and 0 < len(v) <= 200}
+    kept = {}
+    for k, v in seats.items():
+        tokens = [v] if _token(v) else [t for t in v if _token(t)] if isinstance(v, list) else []  # (version 1: one)
+        if isinstance(k, str) and tokens:
+            kept[k] = tokens[:PER_SEAT]
+    return kept
 
 
-def _store(path: Path, seats: dict[str, str]) -> None:
+def _store(path: Path, seats: dict[str, list[str]]) -> None:
     seats = dict(list(seats.items())[-KEEP:])
     try:
-        write_atomic(path, json.dumps({"version": 1, "seats": seats}, indent=1, ensure_ascii=True) + "\n",
+        write_atomic(path, json.dumps({"version": 2, "seats": seats}, indent=1, ensure_ascii=True) + "\n",
                      backup=False)
     except OSError:
         pass  # not remembered: the player can still come back with ONO99_SEAT_TOKEN
 
 
+def kept_tokens(host: str, port: int, name: str, path: Path | None = None) -> list[str]:
+    """The tokens kept for this address and name, newest first."""
+    return _load(path or kept_path()).get(_key(host, port, name), [])
+
+
 def kept_token(host: str, port: int, name: str, path: Path | None = None) -> str | None:
-    return _load(path or kept_path()).get(_key(host, port, name))
+    """The newest token kept for this address and name."""
+    return next(iter(kept_tokens(host, port, name, path)), None)
 
 
 def keep_token(host: str, port: int, name: str, token: str, path: Path | None = None) -> None:
     path = path or kept_path()
     seats = _load(path)
     key = _key(host, port, name)
-    if seats.get(key) == token:
-        return
-    seats.pop(key, None)
-    seats[key] = token  # the newest last
+    old = seats.pop(key, [])
+    if old[:1] == [token]:
+        return  # (already the newest: nothing to write)
+    seats[key] = ([token] + [t for t in old if t != token])[:PER_SEAT]  # the newest first, and last in the file
     _store(path, seats)
 
 
-def forget_token(host: str, port: int, name: str, path: Path | None = None) -> None:
+def forget_token(host: str, port: int, name: str, token: str | None = None, path: Path | None = None) -> None:
+    """Forget ``token`` (its game is over, its seat gone for good), or every token of this
+    address and name."""
     path = path or kept_path()
     seats = _load(path)
-    if seats.pop(_key(host, port, name), None) is not None:
-        _store(path, seats)
+    key = _key(host, port, name)
+    tokens = seats.get(key, [])
+    left = [t for t in tokens if token is not None and t != token]
+    if left == tokens:
+        return
+    if left:
+        seats[key] = left
+    else:
+        seats.pop(key)
+    _store(path, seats)

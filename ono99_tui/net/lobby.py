@@ -26,6 +26,7 @@ class JoinPlan:
     or_create: bool = False  # no table waiting: make one (and sit at it first)
     token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
     comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
+    older: tuple[str, ...] = ()  # older kept tokens, said in hello in turn when comeback gets no seat back
     keep: bool = False  # remember the seat's token in the data folder (`ono99 join`: net/kept_seats.py)
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
@@ -110,6 +111,26 @@ def host_leaving(config, keep: bool) -> tuple[str, bool]:
     return "the host left", False
 
 
+async def connect_back(plan, timeout: float | None = None) -> Client:
+    """Connect and say hello with the plan's token; without one, with each kept token in turn
+    (``comeback``, then ``older``) until the server gives a seat back, which becomes
+    ``comeback``. When none does, ``comeback`` becomes None and the last connection is returned,
+    seated nowhere: the tokens stay kept (net/kept_seats.py says why). For JoinPlan and the
+    plain front end's Plan alike."""
+    kw = {} if timeout is None else {"timeout": timeout}
+    tokens = [plan.token] if plan.token else [t for t in (plan.comeback, *plan.older) if t] or [None]
+    for i, token in enumerate(tokens):
+        client = await Client.connect(plan.host, plan.port, plan.name, plan.password, token=token,
+                                      address=plan.address, **kw)
+        if client.welcome.get("resumed") or i == len(tokens) - 1:
+            break
+        await client.aclose()
+    if not plan.token:
+        plan.comeback = token if client.welcome.get("resumed") else None
+        plan.older = ()
+    return client
+
+
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     """Before the screen starts: can we connect, say hello and find the table? Raises UserError
     with one clear line if not (the terminal is still a plain terminal then)."""
@@ -118,8 +139,7 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     from ..errors import UserError
 
     async def check():
-        client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                      token=plan.token or plan.comeback, timeout=timeout, address=plan.address)
+        client = await connect_back(plan, timeout)
         try:
             if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
                 plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)

@@ -43,6 +43,7 @@ class Plan:
     or_create: bool = False
     token: str | None = None
     comeback: str | None = None
+    older: tuple[str, ...] = ()  # older kept tokens (net/lobby.connect_back)
     keep: bool = False
     address_hint: str = ""  # hosting: what the others type to join
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
@@ -153,16 +154,13 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         net.server = Server(plan.serve)
         plan.port = await net.server.start()
         plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))  # (--port 0: the one it got)
-    client = net.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                               token=plan.token or plan.comeback, address=plan.address)
+    from ..net.lobby import connect_back
+
+    client = net.client = await connect_back(plan)
     net.notes = [n for n in [client.password_note()] if n]  # (said once the player is seated)
     if client.welcome.get("resumed"):
         net.token = plan.token or plan.comeback
         return None, None, True
-    if plan.comeback is not None and plan.token is None and plan.keep:
-        from ..net.kept_seats import forget_token
-
-        forget_token(plan.host, plan.port, plan.name)
     if plan.create is not None:
         plan.table = (await client.request({"type": "create", **plan.create}))["table"]
     tables = (await client.request({"type": "tables"}))["tables"]
@@ -263,7 +261,7 @@ def join_plan(args) -> Plan:
     from ..engine.game import GameSetupError, check_names
     from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
     from ..net.client import split_address
-    from ..net.kept_seats import kept_token
+    from ..net.kept_seats import kept_tokens
 
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
@@ -277,7 +275,8 @@ def join_plan(args) -> Plan:
     # a gateway's child (serve-ssh) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
+    kept = kept_tokens(host, port, args.name) if keep else []
     return Plan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
-                comeback=kept_token(host, port, args.name) if keep else None, keep=keep,
+                comeback=next(iter(kept), None), older=tuple(kept[1:]), keep=keep,
                 address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
                 redial=not os.environ.get(GATEWAY_ENV))

@@ -288,10 +288,10 @@ def run_join(plan: Plan) -> int:
             front = RemotePlain if remote.my_seat is not None else RemoteWatch
             front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
                   settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
-            if (remote.over or remote.my_seat is None) and plan.keep:  # (watching: the seat was given up)
+            if (remote.over or remote.my_seat is None) and plan.keep and net.token:  # (watching: seat given up)
                 from ..net.kept_seats import forget_token
 
-                forget_token(plan.host, plan.port, plan.name)
+                forget_token(plan.host, plan.port, plan.name, net.token)
         except Leave:
             net.for_good = True  # (in the lobby: nothing started to keep)
             con.say("You left the table.")

@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
-from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, host_leaving, open_tables
+from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, connect_back, host_leaving, open_tables
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -133,8 +133,7 @@ class JoinApp(Ono99App):
                 plan.port = await self.server.start()
                 # the hint names the port the server got (with --port 0, the one it was given)
                 plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))
-            self.client = await Client.connect(plan.host, plan.port, plan.name, plan.password,
-                                               token=plan.token or plan.comeback, address=plan.address)
+            self.client = await connect_back(plan)
             note = self.client.password_note()
             if note:
                 self.notify(visible(note), severity="warning", timeout=12, markup=False)
@@ -149,8 +148,6 @@ class JoinApp(Ono99App):
                                 markup=False)
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
-            if plan.comeback is not None and plan.token is None:
-                self._forget()  # that seat is gone (its game ended)
             if plan.create is not None:
                 plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
             if plan.table is not None:
@@ -185,10 +182,11 @@ class JoinApp(Ono99App):
         await self._wait_for_start()
 
     def _forget(self) -> None:
-        if self.plan.keep:
+        """This seat's token, no longer kept: its game is over or its seat gone for good."""
+        if self.plan.keep and self.token is not None:
             from ..net.kept_seats import forget_token
 
-            forget_token(self.plan.host, self.plan.port, self.plan.name)
+            forget_token(self.plan.host, self.plan.port, self.plan.name, self.token)
 
     async def _start_watching(self) -> None:
         plan = self.plan
