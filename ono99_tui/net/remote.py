@@ -44,7 +44,9 @@ class RemoteTable:
         self.record_stats = False  # the server's business
         self.save = None
         self.save_later = None  # (nothing is saved here)
-        self.on_lost: Callable[[str, str], None] | None = None  # the connection ended (why; "closing", ...)
+        # the connection ended: (why, how: "closing", "kicked", "gone" for good, "refused" when
+        # dialling back, "gave_up", ...)
+        self.on_lost: Callable[[str, str], None] | None = None
         # a new connection back to this seat (or watch) after a drop; None: a drop ends the table here
         self.redial: Callable[[], Awaitable[Client]] | None = None
         self.status: str | None = None  # "reconnecting..." while the connection is down, for the screen
@@ -254,7 +256,9 @@ class RemoteTable:
                 client = await asyncio.wait_for(self.redial(), DIAL_WITHIN)
             except ServerError as exc:
                 if exc.code in ("auth", "version", "bad_name", "no_table", "gone"):
-                    return f"{exc}", "gone"
+                    # ("refused", not "gone": the seat may still be kept elsewhere, say by a host that
+                    # brings its kept game back later, so its token stays kept)
+                    return f"{exc}", "refused"
                 last = str(exc).rstrip(".") or last
             except (OSError, TimeoutError, Disconnected, ProtocolError) as exc:
                 last = why_not(exc)  # e.g. "connection refused"
@@ -262,7 +266,7 @@ class RemoteTable:
                 if self.my_seat is not None and not client.welcome.get("resumed"):
                     client.close()
                     return ("the server no longer has this table (it restarted without its saved games, "
-                            "or the table was closed): your seat is gone", "gone")
+                            "or the table was closed): your seat is gone", "refused")
                 self.client = client
                 self._set_status(None)
                 self._tell(SeatUpdate(self.my_seat, self.view, [], ["Reconnected."], False))
