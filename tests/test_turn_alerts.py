@@ -132,3 +132,4 @@ def test_turn_alert_is_a_setting_read_from_the_file():
     assert settings.turn_alert is False and problems == []
     settings, problems = parse_settings('turn_alert = "loud"\n', "config.toml")
     assert settings.turn_alert is True and "turn_alert: must be true or false" in problems[0]
+    assert problems[0].endswith("; using true")  # the default as the file spells it, not Python's True

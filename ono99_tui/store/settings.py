@@ -7,9 +7,9 @@ file is only rewritten when the player saves settings from the app.
 
 from __future__ import annotations
 
-import unicodedata
-
+import json
 import re
+import unicodedata
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
@@ -90,10 +90,19 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
         try:
             values[key] = _check(key, value)
         except ValueError as exc:
-            problems.append(f"{where}: {key}: {exc}; using {getattr(Settings(), key)!r}")
+            problems.append(f"{where}: {key}: {exc}; using {_as_toml(getattr(Settings(), key))}")
     if unknown > MAX_UNKNOWN:
         problems.append(f"{visible(source)}: and {unknown - MAX_UNKNOWN:,} more unknown settings")
     return replace(Settings(), **values), problems
+
+
+def _as_toml(value) -> str:
+    """A default as the file would spell it (true, not Python's True)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return repr(value)
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
