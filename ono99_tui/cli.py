@@ -713,9 +713,10 @@ def host_plan(args):
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)
     if config.resume:  # a game the host left without closing it (quit, crash, a closed terminal): back to it
-        from .net.kept_seats import kept_token
+        from .net.kept_seats import kept_tokens
 
-        plan.keep, plan.comeback = True, kept_token(plan.host, plan.port, name)
+        kept = kept_tokens(plan.host, plan.port, name)  # (newest first: a table started in between, then this)
+        plan.keep, plan.comeback, plan.older = True, next(iter(kept), None), tuple(kept[1:])
     return plan
 
 

@@ -677,9 +677,11 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
     again could not give its guests their game back. Now it comes back to the game it left, its
     guests dial back to their seats; only the menu's "Leave and close the table" ends it."""
     import json
+    import os
     import socket
 
     from ono99_tui.cli import build_parser, host_plan
+    from ono99_tui.store.saves import SaveStore
     from ono99_tui.net.kept_seats import kept_token
     from ono99_tui.net.manifest import manifest_path
     from ono99_tui.tui.screens.notice import _Notice
@@ -709,6 +711,7 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
         table, seat = app.table_id, app.seat
         session = app.server.tables[table].session
         hand, seq = sorted(session.game.hands[seat]), session.seq
+        save_path = SaveStore().path(app.server.tables[table].save_name)
         app.exit()  # as Ctrl+Q: no question, the game is kept
     assert f"Your game at table {table} is kept: run the same ono99 host (port {port}, --name Ann)" in app.farewell
     heard = []
@@ -725,6 +728,16 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
     assert not any(m["type"] == "table" and not m["table"]["seats"][seat]["connected"] for m in heard), [(m["type"], m["table"]["seats"] if m["type"] == "table" else "") for m in heard]
     assert [t["id"] for t in json.loads(manifest.read_text())["tables"]] == [table]
     bob.close()
+
+    # the kept game's save write-protected meanwhile: the host's screen says why it is not back (a
+    # screen has no stderr for the server's warning), and the game stays kept for a later start
+    os.chmod(save_path, 0o444)
+    app = JoinApp(host_plan(args))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: any("write-protected" in n.message and "chmod u+w" in n.message
+                                       for n in app._notifications), "told why the kept game is not back")
+        app.exit()
+    os.chmod(save_path, 0o600)
 
     plan = host_plan(args)  # started again: back to the game, and so is Bob with his token
     assert plan.comeback == kept_token(HOST, port, "Ann") is not None

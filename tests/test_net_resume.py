@@ -139,6 +139,36 @@ def test_a_second_server_on_the_same_data_folder_leaves_the_first_ones_tables_al
     assert any("another ono99 server" in r.getMessage() for r in caplog.records)
 
 
+def test_a_table_whose_save_cannot_be_opened_now_stays_listed_and_a_later_start_resumes_it():
+    """A stranger's find: a server's save made write-protected (chmod 444) was not resumed, and
+    the server then wrote its manifest without that table: after chmod u+w the kept game never
+    came back, and its players' seats were gone. Such a table now stays listed, the warning is
+    kept for a host's screen too, and the next start resumes it."""
+    import os
+
+    async def main():
+        async with serving(save=True, resume=True, turn_timer=60) as server:
+            table_id, clients, seats, tokens = await table_with(server, ["Ann", "Bob"], bots=1, rules=RULES)
+            save_name = server.tables[table_id].save_name
+            await play_some(clients, seats, random.Random(3), 4)
+        path = SaveStore().path(save_name)
+        os.chmod(path, 0o444)
+        async with serving(save=True, resume=True, turn_timer=60) as server:
+            assert server.tables == {}
+            (warning,) = server.start_warnings
+            assert f"table {table_id}" in warning and "write-protected" in warning and "chmod u+w" in warning
+            # a new table meanwhile takes another number, and the kept one stays listed
+            other, _, _, _ = await table_with(server, ["Cy", "Dee"])
+            assert other != table_id
+        assert table_id in [t["id"] for t in json.loads(manifest_path().read_text())["tables"]]
+        os.chmod(path, 0o644)
+        async with serving(save=True, resume=True, turn_timer=60) as server:
+            assert table_id in server.tables and server.start_warnings == []
+            back = await connect(server, "Ann", token=tokens[0])
+            assert back.welcome["resumed"]
+    run(main())
+
+
 def test_ono99_serve_stopped_by_sigterm_resumes_its_table_when_started_again():
     """The real process: SIGTERM saves and writes the manifest; the next `ono99 serve` on the same
     data folder has the table, and a token brings its player back to the same hand. A damaged

@@ -162,6 +162,11 @@ class Server:
         self._stopping = False  # close() has begun: the tables' clocks stop
         self._resuming = False  # the manifest is written once, after every table is resumed
         self._keep_none = False  # closing for good: the manifest names no table (close(keep=False))
+        # tables the manifest names whose save cannot be opened now, for a reason that can pass (it
+        # is write-protected, open in another ono99, the disk failed): named again in the manifest, so
+        # a later start resumes them, never dropped because of one start
+        self._not_now: list = []
+        self.start_warnings: list[str] = []  # what starting had to say (a host's screen shows it)
         self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
         self._sweeper: asyncio.Task | None = None  # closes connections idle at no table (lobby_timeout)
         # every client message type, to the method that handles it (none by name lookup)
@@ -177,8 +182,14 @@ class Server:
                                                   limit=MAX_LINE)
         self.port = self._server.sockets[0].getsockname()[1]
         if self.config.save and self.config.resume:
-            # listening (the port was free), but no connection is served before this returns
-            self._resume_tables()
+            # listening (the port was free), but no connection is served before this returns;
+            # its warnings are kept too, for a host's screen, which has no stderr to show
+            heard = _Heard(self.start_warnings)
+            logging.getLogger("ono99").addHandler(heard)
+            try:
+                self._resume_tables()
+            finally:
+                logging.getLogger("ono99").removeHandler(heard)
         if self.config.lobby_timeout > 0:
             self._sweeper = asyncio.get_running_loop().create_task(self._sweep_lobby())
         return self.port
@@ -577,6 +588,7 @@ class Server:
                               [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since)
                    for t in self.tables.values()
                    if t.started and not t.session.over and t.save_name is not None]
+        entries += [e for e in self._not_now if e.id not in self.tables]
         if self._keep_none:
             entries = []
         try:
@@ -614,9 +626,12 @@ class Server:
             for entry in entries:
                 try:
                     self._resume(store, entry)
-                except (SaveError, OSError, ValueError) as exc:
-                    log.warning("table %d (%s) not resumed: %s", entry.id, entry.name,
-                                getattr(exc, "strerror", None) or exc)
+                except (_NotNow, OSError) as exc:
+                    self._not_now.append(entry)
+                    log.warning("table %d (%s) not resumed now: %s; it stays listed, and the next start tries "
+                                "again", entry.id, entry.name, getattr(exc, "strerror", None) or exc)
+                except (SaveError, ValueError) as exc:
+                    log.warning("table %d (%s) not resumed: %s", entry.id, entry.name, exc)
                 except Exception:  # a bug: that table is not resumed, the server starts
                     log.exception("table %d (%s) not resumed", entry.id, entry.name)
         finally:
@@ -626,10 +641,14 @@ class Server:
 
     def _resume(self, store, entry: TableEntry) -> None:
         from ..engine.record import SeatSpec
+        from ..store.session import write_protected
         from ..table import TableSession
 
         if entry.id in self.tables:
             raise ValueError(f"table id {entry.id} is already in use")
+        path = store.path(entry.save)
+        if write_protected(path):
+            raise _NotNow(f"its save {entry.save!r} is write-protected: chmod u+w {path}, then start again")
         record, game = store.open_game(entry.save, events_from_round=-1)
         if game.over:
             log.info("table %d (%s): its game %r is over: not resumed", entry.id, entry.name, entry.save)
@@ -646,6 +665,8 @@ class Server:
         save = session.save
         if save is None or save.read_only or save.lock is None:
             session.close()
+            if save is not None and save.read_only:  # (open in another ono99: it may close)
+                raise _NotNow(f"its save {entry.save!r} is open in another ono99; close it there, then start again")
             raise ValueError(notice or f"cannot open the save {entry.save!r}")
         if notice:  # e.g. a damaged journal set aside: nobody is connected yet to be told
             log.warning("table %d (%s): %s", entry.id, entry.name, notice)
@@ -908,6 +929,21 @@ class Server:
         info = {"type": "table", "table": table.public(time.time())}
         for c in table.connections():
             c.send(info | {"seat": c.seat})
+
+
+class _Heard(logging.Handler):
+    """Warnings logged while the server starts, kept as lines."""
+
+    def __init__(self, into: list[str]):
+        super().__init__(logging.WARNING)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
+
+
+class _NotNow(Exception):
+    """A table's save cannot be opened now, for a reason that can pass: the table stays listed."""
 
 
 async def _nap(wake: asyncio.Event, seconds: float) -> None:

@@ -250,6 +250,15 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     return str(exc)
 
 
+def _forget(plan: Plan, net: Network) -> None:
+    """The seat's token, no longer kept: its game is over, or the seat was left or given up
+    before the game started."""
+    if plan.keep and net.token:
+        from ..net.kept_seats import forget_token
+
+        forget_token(plan.host, plan.port, plan.name, net.token)
+
+
 def run_join(plan: Plan) -> int:
     """The lobby, then the table, on this terminal's lines; exit status 0, or UserError."""
     from ..net.client import ServerError
@@ -288,16 +297,17 @@ def run_join(plan: Plan) -> int:
             front = RemotePlain if remote.my_seat is not None else RemoteWatch
             front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
                   settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
-            if (remote.over or remote.my_seat is None) and plan.keep and net.token:  # (watching: seat given up)
-                from ..net.kept_seats import forget_token
-
-                forget_token(plan.host, plan.port, plan.name, net.token)
+            if remote.over or remote.my_seat is None:  # (watching: the seat was given up)
+                _forget(plan, net)
         except Leave:
             net.for_good = True  # (in the lobby: nothing started to keep)
+            _forget(plan, net)
             con.say("You left the table.")
         except EndOfInput:
             pass
         except Lost as exc:
+            if exc.kind == "gone":  # (a table its server does not keep: gone for good)
+                _forget(plan, net)
             raise UserError(_lost(plan, exc, remote)) from None
     finally:
         net.stop()

@@ -91,14 +91,9 @@ class SaveSession:
         return notice
 
     def _write_protected(self) -> str | None:
-        """A notice when the save's owner took its write permission away (chmod a-w): a save kept
-        as it is on purpose, which a rename over it would ignore. By the mode bits, as root too."""
+        """A notice when the save is write-protected (``write_protected``)."""
         path = self.store.path(self.name)
-        try:
-            mode = os.lstat(path).st_mode
-        except OSError:
-            return None
-        if not stat.S_ISREG(mode) or mode & stat.S_IWUSR:
+        if not write_protected(path):
             return None
         return (f"{self.name!r} is write-protected (chmod a-w): opened read-only, so nothing here will be "
                 f"saved over it. Use Save as to keep a copy, or chmod u+w {path} to save to it again.")
@@ -408,6 +403,16 @@ class _Writer:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
+
+
+def write_protected(path) -> bool:
+    """The save's owner took its write permission away (chmod a-w): a save kept as it is on
+    purpose, which a rename over it would ignore. By the mode bits, so as root too."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and not mode & stat.S_IWUSR
 
 
 def _kept(folder, note: dict) -> bool:

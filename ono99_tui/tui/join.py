@@ -131,6 +131,8 @@ class JoinApp(Ono99App):
 
                 self.server = Server(plan.serve)
                 plan.port = await self.server.start()
+                for warning in self.server.start_warnings:  # (a kept game not resumed: say why, on screen)
+                    self.notify(visible(warning), severity="warning", timeout=30, markup=False)
                 # the hint names the port the server got (with --port 0, the one it was given)
                 plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))
             self.client = await connect_back(plan)
@@ -401,7 +403,8 @@ class JoinApp(Ono99App):
 
     async def on_unmount(self) -> None:
         self._leaving = True  # (what the connection says from now on is not news to this player)
-        if self.remote is not None and self.remote.over or self.server is not None and self._closed_for_good:
+        if self.remote is not None and self.remote.over or self.server is not None and (
+                self._closed_for_good or self.remote is None):  # (a host's table not started: none kept)
             self._forget()  # nothing to come back to
         if self.server is not None:
             # the host's server closes first, telling everyone why: were the host's own connection
