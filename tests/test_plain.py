@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -276,3 +277,85 @@ def test_a_saves_folder_that_is_a_file_neither_hangs_a_game_nor_claims_it_was_sa
     assert not any("The game is saved as" in line or "games are saved" in line for line in lines)
     assert lines[0] == "O'NO 99, in plain text. Each answer is one line; end of input leaves."
     assert (data / "saves").read_text() == "not a folder\n"  # nothing written over it
+
+
+class _Pty:
+    """`ono99 --plain` on a pseudo-terminal, as a person runs it: canonical input, echo off (so
+    the output is only what ono99 says)."""
+
+    def __init__(self, *args: str):
+        import pty
+        import termios
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: ono99, its terminal the PTY
+            attrs = termios.tcgetattr(0)
+            attrs[3] &= ~termios.ECHO
+            termios.tcsetattr(0, termios.TCSANOW, attrs)
+            os.execv(sys.executable, [sys.executable, "-m", "ono99_tui", *args])
+        self.out = b""
+
+    def wait_for(self, pattern: str, after: int = 0) -> re.Match:
+        """Read until ``pattern`` appears in what was said after offset ``after``; fails when
+        ono99 ends first, or says nothing more for a minute (a hang guard, not a timing check)."""
+        while not (m := re.search(pattern, self.text[after:], re.M)):
+            chunk = self._read()
+            assert chunk, f"never said {pattern!r}; said:\n{self.text[-2000:]}"
+            self.out += chunk
+        return m
+
+    def _read(self) -> bytes:
+        import select
+
+        if not select.select([self.fd], [], [], 60)[0]:
+            return b""
+        try:
+            return os.read(self.fd, 65536)
+        except OSError:  # (the child ended: the PTY is closed)
+            return b""
+
+    @property
+    def text(self) -> str:
+        return self.out.decode(errors="replace").replace("\r\n", "\n")
+
+    def write(self, data: str) -> None:
+        os.write(self.fd, data.encode())
+
+    def close(self) -> int:
+        """Read to the end and reap ono99; one still running after a minute of silence (a
+        failed test left it waiting for input) is killed."""
+        while chunk := self._read():
+            self.out += chunk
+        pid, status = os.waitpid(self.pid, os.WNOHANG)
+        if pid == 0:
+            os.kill(self.pid, signal.SIGKILL)
+            _, status = os.waitpid(self.pid, 0)
+        os.close(self.fd)
+        return os.waitstatus_to_exitcode(status)
+
+
+def test_keys_bunched_at_a_hand_over_never_reach_the_next_players_hand_on_a_terminal():
+    """A stranger's find: in plain hot seat, Bob typed `1 Enter Enter 1 Enter` in one go (as a
+    fast typist, a paste or SSH sends them): his card, then Enter answered "Pass to Ann" and the
+    last 1 played Ann's card 1 after showing her hand. On a terminal what was typed before a
+    hand-over is now dropped, and the player told; a pipe (a script) keeps it, as above."""
+    term = _Pty("--plain")
+    try:
+        term.wait_for(r"^Your choice\?")
+        term.write("n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n2\n7\n\n")  # (Bea deals, Ann plays first; the setup's questions: typed ahead)
+        term.wait_for(r"^Pass to Ann\.")
+        term.write("\n")
+        term.wait_for(r"^Which card\?")
+        start = len(term.text)
+        term.write("1\n\n1\n")  # Ann's card, then keys meant for nothing she has seen, in one write
+        term.wait_for(r"^Pass to Bea\.", start)
+        term.wait_for(r"^\(What was typed before this question was dropped\.\)\nPass to Bea\.", start)
+        term.write("q\n")  # only now does anyone answer Bea's hand-over: q leaves
+        term.wait_for(r"^You left the table\.", start)
+        term.wait_for(r"^Your choice\?", start)
+        term.write("q\n")  # (the main menu: quit)
+    finally:
+        rc = term.close()
+    said = term.text[start:]
+    assert rc == 0 and not re.search(r"^Bea's turn", said, re.M), said
+    assert len(re.findall(r"^Ann: ", said, re.M)) == 1, said  # one card played, Ann's own

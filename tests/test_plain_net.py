@@ -215,3 +215,34 @@ def test_a_plain_host_closes_the_table_for_everyone_with_x_after_saying_yes():
         for p in (host, locals().get("bob")):
             if p is not None and p.proc.poll() is None:
                 p.proc.kill()
+
+
+def test_a_line_typed_while_others_play_is_dropped_and_said_on_a_terminal_not_kept_for_the_next_turn():
+    """Keys bunched after a card (a key pressed twice, a paste, SSH) must not answer the next
+    turn, whose hand the player has not yet heard: on a terminal a line typed while others play
+    is dropped, and the player told; a pipe keeps it for the next question (a script's game)."""
+    from tests.test_plain import _Pty
+
+    term = _Pty("host", "--plain", "--port", "0", "--seats", "2", "--bot-delay", "2", "--no-save", "--name", "Ann")
+    try:
+        term.wait_for(r"^Others join with: ono99 join localhost:\d+ --name NAME$")
+        term.write("b\ns\n")
+        start = 0
+        while True:
+            asked = term.wait_for(r"^(Your turn[^\n]*)\n((?:\d+: [^\n]*\n)+)(?:Type [^\n]*\n)?Which card\?\n", start)
+            start += asked.end()
+            safe = [m.group(1) for m in re.finditer(r"^(\d+): [^\n]*, total (\d+|stays)\.$", asked.group(2), re.M)]
+            assert safe, asked.group(0)  # (a 2-seat deal's first turns always have one)
+            if "first of two" not in asked.group(1):
+                break
+            term.write(f"{safe[0]}\n")  # (a Double Play owed: the turn goes on; play its first card)
+        term.write(f"{safe[0]}\n7\n")  # a card, and a key meant for nothing yet, in one write
+        term.wait_for(r"^It is not your turn: '7' was not used\.$", start)
+        again = term.wait_for(r"^Which card\?$", start)  # the next turn is asked, its hand said first
+        term.write("q\n")
+        term.wait_for(r"^You left the table\. The table closes", start + again.end())  # (--no-save)
+    finally:
+        rc = term.close()
+    said = term.text[start:]
+    assert rc == 0, said
+    assert not re.search(r"^(That is not|There is no) ", said, re.M), said  # the 7 answered nothing

@@ -9,6 +9,8 @@ characters in a line (a pasted bracketed-paste marker, a stray arrow key) are dr
 
 from __future__ import annotations
 
+import io
+import os
 import re
 import sys
 from typing import BinaryIO
@@ -31,11 +33,45 @@ def clean_input(raw: bytes) -> str:
     return _CONTROL.sub("", text).strip()
 
 
+def terminal_stdin() -> BinaryIO:
+    """Standard input, unbuffered: a line is read a byte at a time, so what is typed after it
+    stays in the terminal's queue, where ``drop_typed_ahead`` can drop it (a buffered reader
+    would have taken it already). No standard input at all reads as ended."""
+    try:
+        return open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)
+    except (AttributeError, OSError, ValueError):
+        return io.BytesIO()
+
+
 class Console:
     def __init__(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None):
         self._in = stdin if stdin is not None else sys.stdin.buffer
         self._out = stdout if stdout is not None else sys.stdout.buffer
         self.lines_read = 0
+        try:
+            self.interactive = os.isatty(self._in.fileno())  # a person at a terminal, not a pipe
+        except (AttributeError, OSError, ValueError):
+            self.interactive = False
+
+    def drop_typed_ahead(self) -> bool:
+        """On a terminal, drop what was typed before the question about to be asked (keys
+        bunched in one read, as SSH and fast typists send them, must not answer a question the
+        player has not seen: a hand-over, another round). A pipe keeps every line: a script
+        types the whole game ahead. True when something was dropped."""
+        if not self.interactive:
+            return False
+        try:
+            import fcntl
+            import struct
+            import termios
+
+            fd = self._in.fileno()
+            waiting = struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+            if waiting:
+                termios.tcflush(fd, termios.TCIFLUSH)
+            return waiting > 0
+        except (ImportError, OSError, ValueError):
+            return False
 
     def say(self, text: str = "") -> None:
         """Write one line (or several, one per newline in ``text``), safe as text."""
@@ -44,8 +80,12 @@ class Console:
             self._out.write(safe.encode("utf-8", errors="replace") + b"\n")
         self._out.flush()
 
-    def ask(self, prompt: str) -> str:
-        """Say ``prompt`` on a line of its own and read the answer; EndOfInput when input ends."""
+    def ask(self, prompt: str, fresh: bool = False) -> str:
+        """Say ``prompt`` on a line of its own and read the answer; EndOfInput when input ends.
+        ``fresh``: a question about something new (a hand-over, a round's end): on a terminal,
+        what was typed before it is dropped, and the player told."""
+        if fresh and self.drop_typed_ahead():
+            self.say("(What was typed before this question was dropped.)")
         self.say(prompt)
         line = self.read_line()
         if line is None:

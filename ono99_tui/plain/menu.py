@@ -13,7 +13,7 @@ import os
 from ..engine.record import SeatSpec
 from ..errors import UserError
 from . import words as W
-from .console import Console, EndOfInput
+from .console import Console, EndOfInput, terminal_stdin
 from .table import PlainTable
 
 BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
@@ -436,7 +436,7 @@ def run(args) -> int:
     """`ono99 --plain` (and `ono99 resume --plain`): the menu, or straight to a saved game."""
     from ..store.settings import load_settings
 
-    console = Console()
+    console = Console(stdin=terminal_stdin())
     settings, notices = load_settings()
     app = PlainApp(console, settings, rules_spec=getattr(args, "rules", None), bot_delay=bot_delay_from_env())
     for notice in notices:

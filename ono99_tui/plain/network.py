@@ -88,8 +88,8 @@ class InboxConsole(Console):
         super().__init__(console._in, console._out)
         self.inbox = inbox
 
-    def ask(self, prompt: str) -> str:
-        self.say(prompt)
+    def ask(self, prompt: str, fresh: bool = False) -> str:
+        self.say(prompt)  # (lines typed while others play are answered or dropped as they come)
         return self.inbox.next_line()
 
 

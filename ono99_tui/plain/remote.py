@@ -13,14 +13,12 @@ does: a bot plays it after the turn timer, and the same `ono99 join` comes back 
 from __future__ import annotations
 
 import asyncio
-import io
-import sys
 import threading
 
 from ..errors import UserError
 from ..net.lobby import host_leaving
 from . import words as W
-from .console import Console, EndOfInput
+from .console import Console, EndOfInput, terminal_stdin
 from .lobby import Lobby
 from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_reader, read_stdin, sit
 from .table import PROMPT, Leave, PlainTable
@@ -41,6 +39,9 @@ class RemotePlain(PlainTable):
         self.seat = remote.my_seat
         self._asked = None  # the position whose hand was said and prompt asked
         self._sent = None  # the position a play was sent for (its answer has not come yet)
+        # (seq, view) of the turn asked: its hand is the one said, its numbers the ones typed, its
+        # seq the one sent (the table may move on meanwhile: a move timer, a reconnection)
+        self._pinned: tuple[int, object] | None = None
 
     def run(self) -> str:
         try:
@@ -91,8 +92,11 @@ class RemotePlain(PlainTable):
             if kind == "update":
                 update = rest[0]
                 self._pending.append(update)
-                if update.notices and not update.events:
-                    self._sent = self._asked = None  # a play refused (or news): the turn is asked again
+                if update.notices and not update.events and self._sent is not None:
+                    # a play sent and answered with words, not a play: refused (or not sent, the
+                    # connection being down), so the turn is asked again; other news (someone came
+                    # back, a move timer ran out) is said, and asks nothing again
+                    self._sent = self._asked = None
             elif kind == "lost":
                 if not self.table.over:
                     raise Lost(*rest[:2])
@@ -118,6 +122,9 @@ class RemotePlain(PlainTable):
             where = (view.round, len(view.round_plays))
             mine = view.current == self.seat and self._sent != where
             if mine and self._asked != where:
+                if not self._pin(where):
+                    self.inbox.pump()  # (the table moved on: its updates come first)
+                    continue
                 self._asked = where
                 self._start_turn(self.seat)
                 self.con.say(PROMPT)
@@ -136,6 +143,14 @@ class RemotePlain(PlainTable):
                     self.inbox.typed.popleft()
                     self._between_turns(head.lower())
                     continue
+                if self.con.interactive:
+                    # a person at a terminal: a line typed while others play answers nothing later
+                    # (it could be the card meant for a turn a bot has just played, or a key pressed
+                    # twice); a pipe keeps it for the next question, as a script means it
+                    self.inbox.typed.popleft()
+                    if head:
+                        self.con.say(f"It is not your turn: {head!r} was not used.")
+                    continue
             self.inbox.pump()
 
     def _between_turns(self, key: str) -> None:
@@ -149,8 +164,29 @@ class RemotePlain(PlainTable):
         for line in self._command(key, view) or []:
             self.con.say(line)
 
+    def _turn_view(self, seat: int):
+        return self._pinned[1] if self._pinned is not None else self.table.view_for(seat)
+
     def _submit(self, seat: int, card: str) -> None:
-        self.net.call(self.table.submit, seat, card, self.table.seq)
+        seq = self._pinned[0] if self._pinned is not None else self.table.seq
+        self.net.call(self.table.submit, seat, card, seq)
+
+    def _pin(self, where) -> bool:
+        """Pin the table's position for the turn about to be asked; False when the table has
+        already moved past ``where`` (what was said so far), whose updates are still to be said."""
+        seq = self.table.seq
+        view = self.table.view_for(self.seat)
+        if self.table.seq != seq or (view.round, len(view.round_plays)) != where or view.current != self.seat:
+            return False
+        self._pinned = (seq, view)
+        return True
+
+    def _round_over(self, lost: dict) -> None:
+        """Said, never waited on: the server plays on, and a question here would let the move
+        timer play this seat's turns while the player reads it."""
+        for line in W.scores_lines(self.table.view_for(None), cards=False):
+            self.con.say(line)
+        self.con.say(f"Round {lost['round']} is over; round {lost['round'] + 1} begins.")
 
     def _undo(self, seat: int) -> bool:
         self.con.say("Nothing to undo: undo is only for a game against bots on this computer.")
@@ -270,10 +306,7 @@ def run_join(plan: Plan) -> int:
     # standard input unbuffered: its reader thread may still be waiting in a read when the game
     # ends (the server stopped, input still open); a buffered reader's lock held there makes the
     # interpreter abort at exit ("could not acquire lock ... at interpreter shutdown")
-    try:
-        console = Console(stdin=open(sys.stdin.fileno(), "rb", buffering=0, closefd=False))
-    except (AttributeError, OSError, ValueError):  # (no standard input at all: it reads as ended)
-        console = Console(stdin=io.BytesIO())
+    console = Console(stdin=terminal_stdin())
     inbox = Inbox()
     net = Network()
     try:

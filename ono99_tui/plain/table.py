@@ -166,7 +166,7 @@ class PlainTable:
         for line in W.scores_lines(view, cards=False):
             self.con.say(line)
         answer = self.con.ask(f"Round {lost['round']} is over. Press Enter for round {lost['round'] + 1}, "
-                              "or type q to leave.")
+                              "or type q to leave.", fresh=True)
         if answer.lower() in ("q", "m"):
             raise Leave
 
@@ -174,7 +174,8 @@ class PlainTable:
     def _pass_to(self, seat: int) -> None:
         name = self.names[seat]
         while True:
-            answer = self.con.ask(f"Pass to {name}. {name}, press Enter when you are ready, or type q to leave.")
+            answer = self.con.ask(f"Pass to {name}. {name}, press Enter when you are ready, or type q to leave.",
+                                  fresh=True)
             if answer.lower() == "q":
                 raise Leave
             if answer == "":
@@ -202,7 +203,8 @@ class PlainTable:
             self.con.say(line)
         self._flush()  # statistics notices
         while True:
-            answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.").lower()
+            answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.",
+                                  fresh=True).lower()
             if answer == "a":
                 return "again"
             if answer in ("", "m", "q"):
@@ -213,8 +215,9 @@ class PlainTable:
     def _turn(self, seat: int) -> None:
         """Read lines until a card is played, the play before is undone, or the player leaves."""
         self._start_turn(seat)
-        while not self._answer(seat, self.con.ask(PROMPT)):
-            pass
+        fresh = True  # (keys typed while the others played are dropped; within the turn, kept)
+        while not self._answer(seat, self.con.ask(PROMPT, fresh=fresh)):
+            fresh = False
 
     def _start_turn(self, seat: int) -> None:
         self._say_hand(seat)
@@ -225,9 +228,13 @@ class PlainTable:
 
     _armed: int | None = None  # a busting card chosen once: the same number again plays it
 
+    def _turn_view(self, seat: int):
+        """The position the turn was asked at: the numbers typed are that hand's."""
+        return self.table.view_for(seat)
+
     def _answer(self, seat: int, answer: str) -> bool:
         """One line at this seat's turn: True once a card is played (or the play before undone)."""
-        view = self.table.view_for(seat)
+        view = self._turn_view(seat)
         cards = W.hand_order(view)
         key = answer.lower()
         index = self._card_index(key, cards)
@@ -270,7 +277,7 @@ class PlainTable:
         self.table.submit(seat, card, self.table.seq)
 
     def _say_hand(self, seat: int) -> None:
-        view = self.table.view_for(seat)
+        view = self._turn_view(seat)
         for line in W.hand_lines(view, self.names[seat] if self.hot_seat else None):
             self.con.say(line)
 
