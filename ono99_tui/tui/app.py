@@ -34,6 +34,7 @@ class Ono99App(App):
                  bot_delay: float | None = None, seed: int | None = None, settings: Settings | None = None,
                  notices: Iterable[str] = (), resume_name: str | None = None):
         super().__init__()
+        self._no_colour_at_all()
         self.settings = settings or Settings()
         # command line and environment win over the settings file
         self.ascii = self.settings.ascii if ascii is None else ascii
@@ -74,6 +75,17 @@ class Ono99App(App):
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self._first_theme(DEFAULT_THEME)
+
+    def _no_colour_at_all(self) -> None:
+        """NO_COLOR means no colour (no-color.org): Textual turns it into greys instead (its
+        Monochrome filter: 256-colour grey codes, dark backgrounds forced on a light terminal).
+        Without colour the terminal's own foreground and background are used throughout; focus,
+        cards and the current seat show by reverse, bold and text (ono99.tcss). Textual keeps
+        its filters in the private ``_filters``: tests/test_tui_snapshots.py fails if that moves."""
+        from textual.filter import Monochrome, NoColor
+
+        if self.no_color:
+            self._filters[:] = [NoColor() if isinstance(f, Monochrome) else f for f in self._filters]
 
     def _first_theme(self, name: str) -> None:
         """Set the theme before the app runs. ``self.theme = name`` would also queue Textual's
