@@ -359,3 +359,21 @@ def test_keys_bunched_at_a_hand_over_never_reach_the_next_players_hand_on_a_term
     said = term.text[start:]
     assert rc == 0 and not re.search(r"^Bea's turn", said, re.M), said
     assert len(re.findall(r"^Ann: ", said, re.M)) == 1, said  # one card played, Ann's own
+
+
+def test_q_in_a_write_protected_game_with_plays_made_asks_before_they_are_lost():
+    """As the full screen asks: a save opened read-only (chmod a-w) keeps the plays made in it
+    nowhere, so q asks first; anything but yes stays, and w can save a copy."""
+    rc, lines = plain("--plain", lines="g\n1\n1\n")
+    name = saved_name(lines)
+    path = SaveStore().path(name)
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    rc, lines = plain("resume", name, "--plain", lines="1\n1\nq\nno\nq\nyes\n")
+    assert rc == 0
+    asked = [i for i, line in enumerate(lines) if "saved nowhere" in line]
+    assert len(asked) == 2 and "write-protected" in " ".join(lines[:asked[0]]), lines
+    assert lines[asked[0]].startswith("This game was opened read-only, so ") and "Type yes to leave anyway" in lines[asked[0]]
+    left = [line for line in lines if line.startswith("You left the table.")]
+    assert left == ["You left the table. This game is not saved here."] and lines.index(left[0]) > asked[1]
+    assert path.read_bytes() == before

@@ -122,6 +122,9 @@ def test_a_write_protected_save_is_opened_read_only_and_never_rewritten(store):
     session = SaveSession(store, "friday", SEATS, "standard")
     message = session.open()
     assert session.read_only and "write-protected" in message and "chmod u+w" in message
+    session.opened(played(30))
+    assert session.unsaved(played(30)) == 0 and session.unsaved(played(35)) == 5  # (what leaving loses)
+    assert session.copy_name() == "friday copy"
     session.save(played(35))
     session.close()
     assert path.read_bytes() == before and os.stat(path).st_mode & 0o777 == 0o444

@@ -214,3 +214,50 @@ async def test_leaving_a_game_that_could_not_be_saved_asks_first(private_dirs):
         await pilot.press("right", "enter")  # Leave anyway
         await settle(pilot)
         assert not isinstance(app.screen, (GameScreen, _Notice))
+
+
+async def test_a_write_protected_game_asks_before_its_plays_are_lost_and_save_as_offers_a_free_name(private_dirs):
+    """A stranger's find: a write-protected save (chmod a-w) opened read-only, as it should; but
+    Escape then left at once with every play made since lost, and Ctrl+S suggested the save's own
+    name, which Save as refused ("already exists"). Leaving now asks, and Save as offers a copy's
+    name that is free."""
+    import os
+
+    from ono99_tui.tui.screens.notice import _Notice
+
+    store = SaveStore()
+    save(store, "friday")
+    save(store, "friday copy")  # (taken: the next free name is offered)
+    path = store.path("friday")
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    app = Ono99App(bot_delay=0, resume_name="friday")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.table.save.read_only
+        await wait_for_my_turn(pilot, screen)
+        playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+        await pilot.press(str(playable[0]))
+        await wait_for_my_turn(pilot, screen)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        body = str(app.screen.query_one(".dialog-body").render())
+        assert "opened read-only" in body and "saved nowhere" in body and "Ctrl+S" in body
+        await pilot.press("escape")  # Stay
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        field = app.screen.query_one(Input)
+        assert field.value == "friday copy 2"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is screen and not screen.table.save.read_only
+        assert store.path("friday copy 2").exists()
+        await pilot.press("escape")  # saving now: leaves without a question
+        await settle(pilot)
+        assert not isinstance(app.screen, (GameScreen, _Notice))
+    assert path.read_bytes() == before
+    assert load_record(store.path("friday copy 2")).play_count > load_record(path).play_count

@@ -91,6 +91,18 @@ class PlainTable:
             self.con.say(f"{why} The game is saved as {save.name}; "
                          f"continue it with c at the main menu, or: ono99 resume --plain \"{save.name}\"")
 
+    def _may_leave(self) -> bool:
+        """q in a game opened read-only (write-protected, or open in another ono99) with plays
+        made here: they are saved nowhere, so the player is asked first, as the full screen asks."""
+        save = getattr(self.table, "save", None)
+        plays = save.unsaved(self.table.game) if save is not None and not self.table.over else 0
+        if not plays:
+            return True
+        answer = self.con.ask(f"This game was opened read-only, so {plays} play{'s' if plays != 1 else ''} made "
+                              f"here {'are' if plays != 1 else 'is'} saved nowhere. Type yes to leave anyway; "
+                              "anything else stays (w saves a copy).")
+        return answer.strip().lower() in ("y", "yes")
+
     def _introduce(self) -> None:
         seats = []
         for spec in self.setup.seats:
@@ -167,7 +179,7 @@ class PlainTable:
             self.con.say(line)
         answer = self.con.ask(f"Round {lost['round']} is over. Press Enter for round {lost['round'] + 1}, "
                               "or type q to leave.", fresh=True)
-        if answer.lower() in ("q", "m"):
+        if answer.lower() in ("q", "m") and self._may_leave():
             raise Leave
 
     # -- dialogs --------------------------------------------------------------------------------
@@ -177,7 +189,9 @@ class PlainTable:
             answer = self.con.ask(f"Pass to {name}. {name}, press Enter when you are ready, or type q to leave.",
                                   fresh=True)
             if answer.lower() == "q":
-                raise Leave
+                if self._may_leave():
+                    raise Leave
+                continue
             if answer == "":
                 self.seated = seat
                 return
@@ -192,7 +206,9 @@ class PlainTable:
             answer = self.con.ask("Press Enter to watch, or type f to watch fast, s to skip to the end, "
                                   "or m for the main menu.").lower()
             if answer in ("m", "q"):
-                raise Leave
+                if self._may_leave():
+                    raise Leave
+                continue
             if answer in choices:
                 self.pace = choices[answer]
                 return
@@ -257,7 +273,9 @@ class PlainTable:
             self._submit(seat, c)
             return True
         if key == "q":
-            raise Leave
+            if self._may_leave():
+                raise Leave
+            return False
         if key == "u":
             return self._undo(seat)
         if key == "w":

@@ -140,6 +140,22 @@ class SaveSession:
         if self._base is None or self._base[0] is not game:
             self._base = self._state(game)
 
+    def unsaved(self, game: Game) -> int:
+        """Plays of ``game`` this session keeps nowhere because it cannot write (read-only: a
+        write-protected save, one open in another ono99): leaving loses them."""
+        return abs(len(game.plays) - self._saved) if self.read_only else 0
+
+    def copy_name(self) -> str:
+        """What Save as suggests for a save this session cannot write: "NAME copy" (then
+        "NAME copy 2"...), a name no save has yet (the save's own name would be refused)."""
+        from .saves import MAX_NAME
+
+        base = f"{self.name[:MAX_NAME - len(' copy 999')].rstrip()} copy"
+        name, k = base, 2
+        while self.store._exists(self.store.path(name)) and k < 1000:
+            name, k = f"{base} {k}", k + 1
+        return name
+
     def record(self, game: Game) -> Record:
         meta = {"rules": self.rules_label, "finished": game.over, "undo_used": self.undo_used}
         notes = [n for n in self.set_aside if _kept(self.store.folder, n)]

@@ -658,7 +658,9 @@ class GameScreen(Screen):
         from .save_as import SaveAsScreen
 
         save = self.table.save
-        self.app.push_screen(SaveAsScreen(save.name if save else ""), self._saved_as)
+        # (a save this table cannot write, as its own name would be refused: a copy's name)
+        suggested = "" if save is None else save.copy_name() if save.read_only else save.name
+        self.app.push_screen(SaveAsScreen(suggested), self._saved_as)
 
     def _saved_as(self, name: str | None) -> None:
         if not name:
@@ -688,6 +690,11 @@ class GameScreen(Screen):
         """Asked before leaving a game whose saving has failed (a full disk, a saves "folder" that
         is a file): leaving would lose the plays since, and the footer's "Menu" does not say so."""
         save = getattr(self.table, "save", None)
+        if save is not None and save.read_only and (plays := save.unsaved(self.table.game)):
+            # (opened read-only: write-protected, or open in another ono99; its notice said so once)
+            return ("Leave without saving?", f"This game was opened read-only, so {plays} "
+                    f"play{'s' if plays != 1 else ''} made here {'are' if plays != 1 else 'is'} saved nowhere. "
+                    "Stay and press Ctrl+S (Save as) to keep a copy, or leave and lose them.", "Leave anyway")
         if save is None or not save.failed or self.table.over:
             return None
         return ("Leave without saving?", f"This game could not be saved: {save.failed}. Leaving now loses "
