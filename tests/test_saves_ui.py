@@ -261,3 +261,21 @@ async def test_a_write_protected_game_asks_before_its_plays_are_lost_and_save_as
         assert not isinstance(app.screen, (GameScreen, _Notice))
     assert path.read_bytes() == before
     assert load_record(store.path("friday copy 2")).play_count > load_record(path).play_count
+
+
+async def test_the_tables_news_stays_in_the_log_after_its_toast_has_gone(private_dirs):
+    """A stranger's find: a move timer's "a bot plays this card for them" (or who left, or a save
+    that failed) was a toast only, gone after 12 s, so the log read that card as the player's.
+    Every notice is written in the log too, as text (never markup or a control character)."""
+    from textual.widgets import Log
+
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        screen.table.tell(["Bo did not play within 120 s: a bot plays this card for them.", "[b]x[/b]\x1b[31m"])
+        await settle(pilot)
+        lines = [str(line) for line in screen.query_one("#log", Log).lines]
+        assert lines[-2] == "▸ Bo did not play within 120 s: a bot plays this card for them."
+        assert lines[-1] == "▸ [b]x[/b]\\x1b[31m"

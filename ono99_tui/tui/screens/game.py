@@ -25,7 +25,7 @@ from ...engine.describe import agree, describe
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
-from ...text import display_width, wrap
+from ...text import display_width, visible, wrap
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -307,6 +307,20 @@ class GameScreen(Screen):
 
     _log_joinable: str | None = None  # the log's last line, while more short plays may join it
 
+    def _log_notices(self, notices) -> None:
+        """The table's news in the log too, where it stays (a toast goes after 12 s): who left or
+        came back, a move timer that played a card for someone, saving that failed."""
+        if not notices or not self.is_mounted or not self.query("#log"):
+            return
+        log = self.query_one("#log", Log)
+        width = max(20, (log.content_size.width or MIN_W - 2) - log.styles.scrollbar_size_vertical)
+        mark = "! " if self.app.ascii else "▸ "
+        lines = [w for n in notices for w in wrap(mark + visible(n), width, "  ")]
+        log.write(("\n" if log.line_count else "") + "\n".join(lines))
+        self._log_joinable = None
+        if self.has_class("roomy"):
+            self._size_log()
+
     def _clear_log(self) -> None:
         self.query_one("#log", Log).clear()
         self._log_joinable = None
@@ -398,6 +412,7 @@ class GameScreen(Screen):
         one that arrived from a server, an undo) comes here, once, and is drawn and acted on."""
         for notice in update.notices:
             self.notify(notice, severity="warning", timeout=12, markup=False)
+        self._log_notices(update.notices)
         if not update.changed:
             return  # notices only (the table's tell): nothing to redraw, the turn has not moved
         if not self.is_mounted or not self.query("#log"):
