@@ -522,3 +522,38 @@ async def test_big_terminals_use_the_room():
         await pilot.pause()
         assert not screen.query_one("#total").display
         assert all(c.region.width == 16 and c.region.height == 4 for c in cards)
+
+
+async def test_ascii_has_no_scrollbar_so_a_long_dialog_says_there_is_more_until_its_end_is_in_sight():
+    """A stranger's find: at 80x24 on TERM=linux (ASCII, where scrollbars are off: their glyphs
+    are not ASCII) the help showed its first half with nothing to say there was more."""
+    from textual.containers import VerticalScroll
+
+    from ono99_tui.tui.screens.modals import HelpScreen
+    from tests.waits import settle
+
+    app = Ono99App(bot_delay=600, seed=3, ascii=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("g", "question_mark")
+        await settle(pilot)
+        help_ = app.screen
+        assert isinstance(help_, HelpScreen)
+        box = help_.query_one(".dialog")
+        assert str(box.border_subtitle) == "more below: Down, PgDn"
+        body = help_.query_one(".dialog-scroll", VerticalScroll)
+        for _ in range(10):
+            if body.scroll_y >= body.max_scroll_y:
+                break
+            await pilot.press("pagedown")
+            await settle(pilot)
+        assert body.max_scroll_y > 0 and str(box.border_subtitle) == ""
+        await pilot.press("pageup")
+        await settle(pilot)
+        assert str(box.border_subtitle) == "more below: Down, PgDn"
+        await pilot.press("escape")
+        await settle(pilot)
+        from ono99_tui.tui.screens.notice import _Notice
+
+        app.push_screen(_Notice("Short", "One line."))  # a text that fits: nothing more to say
+        await settle(pilot)
+        assert str(app.screen.query_one(".dialog").border_subtitle) == ""

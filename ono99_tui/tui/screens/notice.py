@@ -59,6 +59,23 @@ class _Notice(ModalScreen[str]):
     @on(events.Mount)
     def _mounted_at(self, event: events.Mount) -> None:
         self._since = event.time
+        if getattr(self.app, "ascii", False):  # (no scrollbars in ASCII: their glyphs are not ASCII)
+            body = self.query_one(".dialog-scroll", VerticalScroll)
+            self.watch(body, "scroll_y", self._mark_more)
+            self.watch(body, "virtual_size", self._mark_more)
+
+    def on_resize(self) -> None:
+        if getattr(self.app, "ascii", False):
+            self.call_after_refresh(self._mark_more)
+
+    def _mark_more(self, *_) -> None:
+        """ASCII has no scrollbar, so a text longer than its box says so on the box's lower
+        edge until its end is in sight (the help at 80x24 on TERM=linux hid half of itself)."""
+        if not self.is_mounted or not self.query(".dialog-scroll"):
+            return
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        more = body.max_scroll_y > 0 and body.scroll_y < body.max_scroll_y - 0.5
+        self.query_one(".dialog").border_subtitle = "more below: Down, PgDn" if more else ""
 
     _at = 0  # the button the keys point at: known at once (focus follows a step later)
 
