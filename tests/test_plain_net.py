@@ -53,7 +53,7 @@ class Running:
     def finish(self, timeout: float = 120) -> int:
         rc = self.proc.wait(timeout)
         self.thread.join(10)
-        err = self.proc.stderr.read().decode()
+        err = self.err = self.proc.stderr.read().decode()
         assert "Traceback" not in err, err
         return rc
 
@@ -246,3 +246,23 @@ def test_a_line_typed_while_others_play_is_dropped_and_said_on_a_terminal_not_ke
     said = term.text[start:]
     assert rc == 0, said
     assert not re.search(r"^(That is not|There is no) ", said, re.M), said  # the 7 answered nothing
+
+
+def test_leaving_a_plain_join_with_q_mid_game_says_nothing_on_stderr():
+    """A stranger's find: every q at a plain join's table left "Task was destroyed but it is
+    pending!" (the table's reader, still running) on stderr. Leaving now ends what runs first."""
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
+    try:
+        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        for name in ("Ann", "Bob"):
+            player = Running("join", f"127.0.0.1:{port}", "--name", name, "--or-create", "--plain")
+            player.wait_for(rf"^Table \d+, rules standard: seat 1, {name}, you")
+            player.type("b\ns\n")
+            player.wait_for(r"^Which card\?$")
+            player.type("q\n", close=True)
+            assert player.finish() == 0
+            assert player.lines[-1].startswith("You left the table. Your seat is kept"), player.lines[-3:]
+            assert player.err == "", player.err
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)

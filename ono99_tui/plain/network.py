@@ -131,6 +131,7 @@ class Network:
                 await self.server.close(*host_leaving(self.server.config, not self.for_good))
             if self.client is not None:
                 await self.client.aclose()
+            await _end_tasks()
 
         try:
             self.run(closing(), timeout=10)
@@ -142,6 +143,20 @@ class Network:
         self.thread.join(5)
         if not self.thread.is_alive():
             self.loop.close()
+
+
+async def _end_tasks(rounds: int = 5) -> None:
+    """End what still runs on this loop (the table's reader, a lobby reader, a redial): a task
+    left pending when the loop stops is reported on stderr at exit ("Task was destroyed but it
+    is pending!"). Cancelled again while any is left: Python 3.11's wait_for drops a cancel
+    that comes as its read ends (the connection just closed), and the reader reads on."""
+    for _ in range(rounds):
+        rest = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        if not rest:
+            return
+        for task in rest:
+            task.cancel()
+        await asyncio.wait(rest, timeout=1)
 
 
 async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
