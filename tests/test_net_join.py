@@ -342,6 +342,43 @@ async def test_a_join_at_a_server_that_keeps_nothing_says_its_table_ends_with_th
         await server.close()
 
 
+async def test_a_join_dialling_back_to_a_server_without_its_table_says_so_and_keeps_the_seat():
+    """A stranger's find: a --no-save server killed and started again told a redialling guest
+    "your seat is gone", which nobody knows: the game may come back. What is known is said: that
+    server has no such table now; the seat stays kept here, and the same join brings it back."""
+    from ono99_tui.net.kept_seats import kept_tokens
+    from ono99_tui.net.server import Server
+
+    config = ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+    server = Server(config)
+    port = await server.start()
+    again = None
+    try:
+        bob = await Client.connect(HOST, port, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await bob.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            for conn in list(server.connections):
+                conn.writer.transport.abort()  # killed: no word to anyone
+            await server.close()
+            again = Server(ServerConfig(host=HOST, port=port, seed=5, rate=1e9, burst=10**9))
+            await again.start()  # the same port, no tables
+            await until(pilot, lambda: app.failure is not None, "told the server has no such table")
+        assert app.failure == (
+            f"the connection to the server ended, and the server has no table {table} now (it restarted "
+            "without its saved games, or the table was closed). Your seat is still kept on this machine: "
+            "if its game comes back to that server, the same ono99 join brings you back to it."), app.failure
+        assert kept_tokens(HOST, port, "Ann")  # (and it is)
+    finally:
+        await server.close()
+        if again is not None:
+            await again.close()
+
+
 async def test_a_join_gives_up_in_one_clear_line_when_the_server_never_comes_back():
     from ono99_tui.net import remote as remote_module
     from ono99_tui.net.server import Server

@@ -266,3 +266,35 @@ def test_leaving_a_plain_join_with_q_mid_game_says_nothing_on_stderr():
     finally:
         server.proc.terminate()
         server.proc.wait(10)
+
+
+def test_a_plain_join_dialling_back_to_a_server_without_its_table_says_so_and_keeps_the_seat(tmp_path, monkeypatch):
+    """A stranger's find: a --no-save server killed and started again told a redialling plain
+    join "your seat is gone", which nobody knows. It says what is known, in one line, exit 2."""
+    data = str(tmp_path / "ann-data")
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
+    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    try:
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain", ONO99_DATA_DIR=data)
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you")
+        ann.type("b\ns\n")
+        ann.wait_for(r"^Which card\?")
+    finally:
+        server.proc.kill()  # no word to anyone
+        server.proc.wait(10)
+    ann.wait_for(r"^Connection lost: .*Reconnecting\.\.\.$")
+    server = Running("serve", "--port", port, "--bot-delay", "0", "--no-save")
+    try:
+        server.wait_for(r"listening on 127\.0\.0\.1:")
+        assert ann.finish() == 2
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
+    assert ann.err == ("ono99: the connection to the server ended, and the server has no table 1 now (it "
+                       "restarted without its saved games, or the table was closed). Your seat is still kept "
+                       "on this machine: if its game comes back to that server, the same ono99 join brings you "
+                       "back to it.\n"), ann.err
+    from ono99_tui.net.kept_seats import kept_tokens
+
+    monkeypatch.setenv("ONO99_DATA_DIR", data)
+    assert kept_tokens("127.0.0.1", int(port), "Ann")  # (and it is)

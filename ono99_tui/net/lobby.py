@@ -111,6 +111,14 @@ def host_leaving(config, keep: bool) -> tuple[str, bool]:
     return "the host left", False
 
 
+def no_table_now(why: str, keep: bool) -> str:
+    """A seat dialling back met a server with no such table now (kind "no_table"): what is known,
+    and (its token being kept here) that the same ono99 join brings it back if the game does."""
+    kept = (" Your seat is still kept on this machine: if its game comes back to that server, the same "
+            "ono99 join brings you back to it.") if keep else ""
+    return f"the connection to the server ended, and {why}.{kept}"
+
+
 async def connect_back(plan, timeout: float | None = None) -> Client:
     """Connect and say hello with the plan's token; without one, with each kept token in turn
     (``comeback``, then ``older``) until the server gives a seat back, which becomes

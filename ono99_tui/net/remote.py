@@ -45,7 +45,7 @@ class RemoteTable:
         self.save = None
         self.save_later = None  # (nothing is saved here)
         # the connection ended: (why, how: "closing", "kicked", "gone" for good, "refused" when
-        # dialling back, "gave_up", ...)
+        # dialling back, "no_table" when the server dialled back has no such table now, "gave_up", ...)
         self.on_lost: Callable[[str, str], None] | None = None
         # a new connection back to this seat (or watch) after a drop; None: a drop ends the table here
         self.redial: Callable[[], Awaitable[Client]] | None = None
@@ -264,9 +264,11 @@ class RemoteTable:
                 last = why_not(exc)  # e.g. "connection refused"
             else:
                 if self.my_seat is not None and not client.welcome.get("resumed"):
+                    # all that is known: the server there has no such table now. The seat is not
+                    # known to be gone: a server started again with its saves brings the table back
                     client.close()
-                    return ("the server no longer has this table (it restarted without its saved games, "
-                            "or the table was closed): your seat is gone", "refused")
+                    return (f"the server has no table {self.table_id} now (it restarted without its saved "
+                            "games, or the table was closed)", "no_table")
                 self.client = client
                 self._set_status(None)
                 self._tell(SeatUpdate(self.my_seat, self.view, [], ["Reconnected."], False))

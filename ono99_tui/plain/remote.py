@@ -16,7 +16,7 @@ import asyncio
 import threading
 
 from ..errors import UserError
-from ..net.lobby import host_leaving
+from ..net.lobby import host_leaving, no_table_now
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
 from .lobby import Lobby
@@ -271,6 +271,8 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     """Why the connection ended, and, when the server stopped mid-game, how to come back
     (as the table screen's join says it)."""
     mid_game = remote is not None and remote.my_seat is not None and not remote.over
+    if exc.kind == "no_table" and mid_game:
+        return no_table_now(str(exc), plan.keep)
     if exc.kind != "closing":
         # (a dropped connection or a server gone without a word, as a killed host, and not back
         # within the time a join dials for: the seat is the server's to keep, and the same join asks

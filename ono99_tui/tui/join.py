@@ -15,7 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
-from ..net.lobby import NEW_TABLE, JoinPlan, choose_table, choose_watched, connect_back, host_leaving, open_tables
+from ..net.lobby import (NEW_TABLE, JoinPlan, choose_table, choose_watched, connect_back, host_leaving, no_table_now,
+                         open_tables)
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -228,6 +229,8 @@ class JoinApp(Ono99App):
                 return why
             # (ono99 serve --no-save, or the host of ono99 host left)
             return f"{why}. This server keeps no table once it stops, so the game ends here (your seat is not kept)."
+        if kind == "no_table" and self.remote is not None and not self.remote.over:
+            return no_table_now(why, self.plan.keep)
         if kind in ("closing", "gave_up") and self.remote is not None and not self.remote.over \
                 and not self.plan.watch:
             if self.plan.keep:
