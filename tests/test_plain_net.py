@@ -17,8 +17,10 @@ from tests.test_plain import GAME, assert_plain_bytes
 class Running:
     """A subprocess whose stdout is collected (raw) by a thread, to wait on what it has said."""
 
+    command = ("-m", "ono99_tui")  # what python runs
+
     def __init__(self, *args: str, **env: str):
-        self.proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", *args], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, *self.command, *args], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=dict(os.environ, **env))
         self.raw = bytearray()
         self.thread = threading.Thread(target=self._read, daemon=True)
@@ -298,3 +300,37 @@ def test_a_plain_join_dialling_back_to_a_server_without_its_table_says_so_and_ke
 
     monkeypatch.setenv("ONO99_DATA_DIR", data)
     assert kept_tokens("127.0.0.1", int(port), "Ann")  # (and it is)
+
+
+class _Patient(Running):
+    """ono99 as run, but saying "Still reconnecting" every 2 s rather than every minute."""
+
+    command = ("-c", "import sys, ono99_tui.plain.remote as r; r.STILL_RECONNECTING_EVERY = 2.0; "
+                     "from ono99_tui.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
+def test_a_plain_join_left_while_reconnecting_says_the_server_cannot_be_reached_and_keeps_saying_it_tries():
+    """Strangers' finds: q while the server was down said "Your seat is kept: a bot plays it
+    after the server's turn timer", with no server running to keep anything; and a long
+    reconnection said nothing after its first line. It says what is known, and a line now and
+    then (each minute; here each 2 s) that it still tries."""
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
+    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    try:
+        ann = _Patient("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you")
+        ann.type("b\ns\n")
+        ann.wait_for(r"^Which card\?")
+    finally:
+        server.proc.kill()  # no word to anyone
+        server.proc.wait(10)
+    ann.wait_for(r"^Connection lost: .*Reconnecting\.\.\.$")
+    first = int(ann.wait_for(r"^Still reconnecting \(try (\d+)\)\.\.\.$").group(1))
+    ann.wait_for(rf"^Still reconnecting \(try (?!{first}\))\d+\)\.\.\.$")
+    ann.type("q\n", close=True)
+    assert ann.finish() == 0 and ann.err == "", ann.err
+    said = [line for line in ann.lines if line.startswith("Still reconnecting")]
+    tries = [int(re.search(r"\d+", line).group()) for line in said]
+    assert tries == sorted(set(tries)) and tries[0] >= 2, said  # (each says a later try)
+    assert ann.lines[-1] == ("You left the table. The server cannot be reached now; if its game comes back, "
+                             "the same ono99 join brings you back to your seat."), ann.lines[-3:]

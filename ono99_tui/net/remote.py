@@ -50,6 +50,7 @@ class RemoteTable:
         # a new connection back to this seat (or watch) after a drop; None: a drop ends the table here
         self.redial: Callable[[], Awaitable[Client]] | None = None
         self.status: str | None = None  # "reconnecting..." while the connection is down, for the screen
+        self.dial_try = 0  # while the connection is down: which try at dialling back is under way (1, 2, ...)
         self.give_up_after = GIVE_UP_AFTER
         # the screen's close() leaves the connection to its owner, who shut()s it later: the host of
         # `ono99 host`, whose server must close (and say why) before the host's own connection does
@@ -248,6 +249,7 @@ class RemoteTable:
         # stranger's 80 columns cut "(why; now what the last try met)" short
         self._tell(SeatUpdate(self.my_seat, self.view, [], [f"Connection lost: {why}. Reconnecting..."], False))
         for delay in backoff():
+            self.dial_try = tries + 1
             self._set_status(f"Reconnecting... ({why})" if tries == 0
                              else f"Reconnecting, try {tries + 1}... ({last or why})")
             await asyncio.sleep(delay)

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 
 from ..errors import UserError
 from ..net.lobby import host_leaving, no_table_now
+from ..table import SeatUpdate
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
 from .lobby import Lobby
@@ -24,6 +26,7 @@ from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_
 from .table import PROMPT, Leave, PlainTable
 
 ASK_AT_ONCE = ("h", "t", "s", "l", "r", "?", "q", "x")  # answered even while someone else plays
+STILL_RECONNECTING_EVERY = 60.0  # seconds: at most one "Still reconnecting" line this often
 __all__ = ["Plan", "join_plan", "run_join"]
 
 
@@ -42,6 +45,7 @@ class RemotePlain(PlainTable):
         # (seq, view) of the turn asked: its hand is the one said, its numbers the ones typed, its
         # seq the one sent (the table may move on meanwhile: a move timer, a reconnection)
         self._pinned: tuple[int, object] | None = None
+        self._told_reconnecting: float | None = None  # while the connection is down: when a line last said so
 
     def run(self) -> str:
         try:
@@ -79,6 +83,9 @@ class RemotePlain(PlainTable):
                              f"--name {self.names[self.seat]}) to carry it on; its players come back to their seats.")
             else:
                 self.con.say(f"{why} The table closes: you were its host.")
+        elif self.table.status is not None:  # (dialling back: no server to keep anything may be running)
+            self.con.say(f"{why} The server cannot be reached now; if its game comes back, the same ono99 join "
+                         "brings you back to your seat.")
         elif self.back_hint:
             self.con.say(f"{why} Your seat is kept: a bot plays it after the server's turn timer; "
                          f"{self.back_hint}.")
@@ -97,9 +104,25 @@ class RemotePlain(PlainTable):
                     # connection being down), so the turn is asked again; other news (someone came
                     # back, a move timer ran out) is said, and asks nothing again
                     self._sent = self._asked = None
+                self._still_reconnecting()
             elif kind == "lost":
                 if not self.table.over:
                     raise Lost(*rest[:2])
+
+    def _still_reconnecting(self) -> None:
+        """While the connection is down, a line at most every STILL_RECONNECTING_EVERY seconds (the
+        first one, "Connection lost ... Reconnecting...", is the table's own): a long silence would
+        read as a hang. Each try at dialling back sends an update, so this runs as they go."""
+        if self.table.status is None:
+            self._told_reconnecting = None
+            return
+        now = time.monotonic()
+        if self._told_reconnecting is None:
+            self._told_reconnecting = now
+        elif now - self._told_reconnecting >= STILL_RECONNECTING_EVERY:
+            self._told_reconnecting = now
+            self._pending.append(SeatUpdate(self.seat, self.table.view, [],
+                                            [f"Still reconnecting (try {self.table.dial_try})..."], False))
 
     def _flush(self) -> None:
         if self._pending:
