@@ -578,8 +578,11 @@ def cmd_serve(args) -> int:
     _server_log(args.verbose)
     _warn_open(config.host, config.password, "sit at your tables")
 
+    # (--no-save: nothing is written, and the tables end when the server stops)
+    saved = "games are saved" if config.save else "--no-save: games are not saved, and end when it stops"
+
     def ready(port: int) -> None:
-        _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; games are saved)")
+        _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; {saved})")
         sys.stdout.flush()
 
     try:

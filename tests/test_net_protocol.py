@@ -142,6 +142,23 @@ def test_serve_listens_on_loopback_and_a_sigterm_tells_players_and_stops(tmp_pat
             proc.wait()
 
 
+def test_serve_says_whether_it_saves_games_and_never_that_it_does_under_no_save():
+    """A stranger's find: `ono99 serve --no-save` said "games are saved" as it started."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    for flags, end in [([], "games are saved)"),
+                       (["--no-save"], "--no-save: games are not saved, and end when it stops)")]:
+        proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--port", "0", *flags],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        try:
+            line = proc.stdout.readline()
+        finally:
+            proc.terminate()
+            proc.wait(20)
+        assert re.fullmatch(r"ono99 serve: listening on 127\.0\.0\.1:\d+ \(Ctrl\+C or SIGTERM stops it; "
+                            + re.escape(end) + "\n", line), line
+        assert "Traceback" not in proc.stderr.read()
+
+
 def test_serve_refuses_bad_options_in_one_line():
     for args, words in [(["--port", "70000"], "--port must be 0 to 65535"),
                         (["--turn-timer", "-1"], "--turn-timer must be 0 or more"),
