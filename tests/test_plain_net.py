@@ -334,3 +334,19 @@ def test_a_plain_join_left_while_reconnecting_says_the_server_cannot_be_reached_
     assert tries == sorted(set(tries)) and tries[0] >= 2, said  # (each says a later try)
     assert ann.lines[-1] == ("You left the table. The server cannot be reached now; if its game comes back, "
                              "the same ono99 join brings you back to your seat."), ann.lines[-3:]
+
+
+def test_a_plain_host_that_keeps_no_game_says_so_for_q_in_its_help():
+    """`?` at a --no-save host listed "q: leave the table; the game is kept, and the same ono99
+    host carries it on", and q then closed the table: the help says what q does there."""
+    host = Running("host", "--plain", "--port", "0", "--seats", "2", "--bot-delay", "0", "--no-save")
+    host.wait_for(r"^Others join with: ono99 join localhost:\d+ --name NAME$")
+    host.type("b\ns\n")
+    host.wait_for(r"^Which card\?$")
+    host.type("?\n")
+    host.wait_for(r"^q: leave the table; it closes, and the game ends here for everyone \(this server keeps no "
+                  r"game once it stops\)\.$")
+    host.type("q\n", close=True)
+    assert host.finish() == 0 and host.err == "", host.err
+    assert host.lines[-1] == "You left the table. The table closes: you were its host.", host.lines[-3:]
+    assert not any("the game is kept" in line for line in host.lines)

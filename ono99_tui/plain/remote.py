@@ -64,7 +64,9 @@ class RemotePlain(PlainTable):
         """The table's commands, as a network seat has them: its own help, and the host's x."""
         hosting = self.net.server is not None
         if key in ("?", "help"):
-            return W.help_lines(view.rules, self.setup.rules_label, W.HOST_COMMANDS if hosting else W.GUEST_COMMANDS)
+            commands = W.GUEST_COMMANDS if not hosting else W.HOST_COMMANDS \
+                if host_leaving(self.net.server.config, True)[1] else W.HOST_COMMANDS_NOT_KEPT
+            return W.help_lines(view.rules, self.setup.rules_label, commands)
         if key == "x" and hosting:
             answer = self.con.ask("Close the table for everyone? The game ends here for all its players. "
                                   "Type yes to close it; anything else stays.")

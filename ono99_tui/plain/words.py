@@ -299,6 +299,11 @@ GUEST_COMMANDS = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q")) + (
 HOST_COMMANDS = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q")) + (
     ("q", "leave the table; the game is kept, and the same ono99 host carries it on"),
     ("x", "close the table for everyone: the game ends here (asks first)"),)
+# a host whose server keeps no game once it stops (--no-save, --port 0): q closes the table too
+HOST_COMMANDS_NOT_KEPT = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q")) + (
+    ("q", "leave the table; it closes, and the game ends here for everyone (this server keeps no game "
+          "once it stops)"),
+    ("x", "close the table for everyone: the game ends here (asks first)"),)
 
 
 def help_lines(rules, label: str, commands=COMMANDS) -> list[str]:
