@@ -1136,10 +1136,24 @@ def _dash_values(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
     return out
 
 
+def _unrecognized(parser: argparse.ArgumentParser, args, extra: list[str]) -> None:
+    """argparse's error for words no option takes (exit 2), with a hint where one helps: ono99 host
+    has no -v (its screen cannot show a log), and serve and web do."""
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    verbose = [w for w in extra if w == "-v" or len(w) > 2 and "--verbose".startswith(w.split("=")[0])]
+    if getattr(args, "func", None) is cmd_host and verbose:
+        # (argparse's internals, as _dash_values reads them: the host command's own usage)
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["host"]
+        sub.error(f"{message} (ono99 host has no -v: ono99 serve -v or ono99 web -v show the server's log)")
+    parser.error(message)
+
+
 def main(argv: list[str] | None = None) -> int:
     _escape_what_cannot_be_printed()
     parser = build_parser()
-    args = parser.parse_args(_dash_values(parser, sys.argv[1:] if argv is None else list(argv)))
+    args, extra = parser.parse_known_args(_dash_values(parser, sys.argv[1:] if argv is None else list(argv)))
+    if extra:
+        _unrecognized(parser, args, extra)
     try:
         return args.func(args)
     except UserError as exc:

@@ -234,3 +234,19 @@ def test_the_game_screen_without_a_terminal_is_one_line_pointing_at_plain():
             "ono99: the game screen needs a terminal, and standard input and output are not one: add --plain "
             "for the game in lines of text (for pipes and screen readers)"]
     assert "\x1b[" not in proc.stderr and proc.stdout == ""
+
+
+def test_host_with_v_says_where_the_servers_log_is_shown_and_other_unknown_options_stay_plain():
+    """A stranger's find: `ono99 host -v` (serve and web have -v) said only "unrecognized
+    arguments: -v". It now says where the server's log is shown; nothing else changes."""
+    hint = " (ono99 host has no -v: ono99 serve -v or ono99 web -v show the server's log)"
+    for args in (["host", "-v"], ["host", "--plain", "--verbose"], ["--plain", "host", "--port", "0", "-v"]):
+        proc = ono99(*args)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert proc.stderr.startswith("usage: ono99 host "), proc.stderr
+        word = args[-1]
+        assert proc.stderr.splitlines()[-1] == f"ono99 host: error: unrecognized arguments: {word}{hint}"
+    for args in (["host", "--bogus"], ["serve", "--port", "0", "--bogus"], ["join", "h", "--name", "A", "-v"]):
+        proc = ono99(*args)
+        assert proc.returncode == 2 and "(ono99 host has no -v" not in proc.stderr, proc.stderr
+        assert proc.stderr.splitlines()[-1] == f"ono99: error: unrecognized arguments: {args[-1]}", proc.stderr
