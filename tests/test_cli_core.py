@@ -56,6 +56,17 @@ def test_rules_check_exit_codes_and_messages(tmp_path):
     assert missing.returncode == 2 and "cannot read the rules file: no such file" in missing.stderr
 
 
+def test_a_rules_file_with_a_table_twice_names_the_file_line_and_table(tmp_path):
+    twice = tmp_path / "twice.toml"
+    twice.write_text("[scoring]\nmode = 'points'\n\n[scoring]\nlimit = 300\n")
+    said = (f"{twice}, line 4: the rules file is not valid TOML: [scoring] appears twice (first on line 1); "
+            "merge its keys into one [scoring] table")
+    check = ono99("rules", "check", str(twice))
+    assert check.returncode == 2 and check.stderr.splitlines() == [said]
+    play = ono99("--rules", str(twice), "--plain", input="")
+    assert play.returncode == 2 and play.stderr.splitlines() == [f"ono99: --rules: {said}"]
+
+
 def test_rules_show_unknown_preset_is_a_clear_error():
     out = ono99("rules", "show", "nonesuch")
     assert out.returncode == 2 and "no preset or file named 'nonesuch'" in out.stderr

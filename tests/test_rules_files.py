@@ -69,13 +69,36 @@ def test_high_card_needs_number_cards_to_draw():
 
 
 def test_not_toml_and_unreadable_files(tmp_path):
-    assert problems("target = = 3")[0].startswith("house.toml: the rules file is not valid TOML:")
+    assert problems("target = = 3") == [
+        "house.toml, line 1: the rules file is not valid TOML: Invalid value (column 10)"]
+    assert problems("target = [1,") == [
+        "house.toml: the rules file is not valid TOML: Invalid value (at the end of the file)"]
     with pytest.raises(RulesError, match="cannot read the rules file: no such file"):
         load_rules_file(tmp_path / "missing.toml")
     binary = tmp_path / "bin.toml"
     binary.write_bytes(b"\xff\xfe\x00")
     with pytest.raises(RulesError, match="not a UTF-8 text file"):
         load_rules_file(binary)
+
+
+@pytest.mark.parametrize("text, said", [
+    ("[scoring]\nmode = 'points'\n\n[scoring]\nlimit = 300\n",
+     "house.toml, line 4: the rules file is not valid TOML: [scoring] appears twice (first on line 1); "
+     "merge its keys into one [scoring] table"),
+    ("target = 90\nhand_size = 5\ntarget = 80",
+     "house.toml, line 3: the rules file is not valid TOML: target is given twice (first on line 1); keep one"),
+    ("[scoring]\nmode = 'points'\nlimit = 300\n\"mode\" = 'tokens'  # again\n",
+     "house.toml, line 4: the rules file is not valid TOML: scoring.mode is given twice (first on line 2); keep one"),
+    ("deck.ten = 5\n[deck]\nhold = 2\n",
+     "house.toml, line 2: the rules file is not valid TOML: [deck] is declared, but deck was already set on "
+     "line 1; set its keys in one place"),
+    ("deck = 5\n[deck]\nhold = 2\n",
+     "house.toml, line 2: the rules file is not valid TOML: [deck] is declared, but a value was already set "
+     "there on line 1; keep one of them"),
+])
+def test_a_table_or_key_given_twice_is_said_with_its_line_and_name(text, said):
+    """tomllib says "Cannot declare ('scoring',) twice (at line 4, column 9)"."""
+    assert problems(text) == [said]
 
 
 @pytest.mark.parametrize("name", preset_names())

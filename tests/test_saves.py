@@ -91,6 +91,14 @@ def test_every_kind_of_damage_is_listed_with_a_reason_and_can_be_deleted(store):
     assert "tampered" not in store.names()
 
 
+def test_a_save_that_is_not_toml_is_listed_with_its_line_never_its_path(store):
+    store.folder.mkdir(parents=True, exist_ok=True)
+    store.path("broken").write_text("players = 2\nnot a save\n")
+    said = "line 2: the record is not valid TOML: Expected '=' after a key in a key/value pair (column 5)"
+    assert store.info("broken").damaged == said
+    assert dict(store.check()) == {"broken": said}
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_corrupted_bytes_never_crash_the_list(store, data):

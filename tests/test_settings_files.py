@@ -35,3 +35,10 @@ def test_settings_round_trip_and_unreadable_file(private_dirs):
     path.write_bytes(b"\xff\xfe not utf-8")
     got, problems = load_settings()
     assert got == Settings() and problems and str(path) in problems[0]
+
+
+def test_a_setting_given_twice_is_a_notice_with_its_line_and_the_defaults_are_used():
+    got, problems = parse_settings("theme = 'ono99-light'\nundo = false\ntheme = 'ono99-ansi'\n", "config.toml")
+    assert got == Settings()
+    assert problems == ["config.toml, line 3: the settings file is not valid TOML: theme is given twice "
+                        "(first on line 1); keep one; using the default settings"]

@@ -367,7 +367,7 @@ def load_rules_text(text: str, source: str = "<text>") -> Rules:
     try:
         data = parse_toml(text.removeprefix("\ufeff"), source, "rules file")
     except ReadError as exc:
-        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
+        raise RulesError([Problem(exc.where, "", exc.reason)]) from None
     return rules_from_dict(data, source)
 
 

@@ -21,7 +21,7 @@ def load_rules_file(path: str | Path) -> Rules:
     try:
         text = read_text(path, "rules file")
     except ReadError as exc:
-        raise RulesError([Problem(exc.source, "", exc.reason)]) from None
+        raise RulesError([Problem(exc.where, "", exc.reason)]) from None
     return load_rules_text(text, str(path))
 
 

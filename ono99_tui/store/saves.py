@@ -277,7 +277,7 @@ class SaveStore:
             _remember(path, len(game.plays), read)
         except RecordError as exc:
             reason = _with_source(exc, path)
-            self._note_damaged(name, path, str(exc).replace(str(path) + ": ", ""))
+            self._note_damaged(name, path, _without_source(str(exc), path))
             raise SaveError(f"damaged save: {reason}") from None
         return record, game, read
 
@@ -523,7 +523,7 @@ class SaveStore:
                     index.put(entry.name, entry.stamp, info.cached(), partial=True)
                     return info
             except RecordError as exc:
-                info.damaged = str(exc).replace(str(entry.path) + ": ", "")
+                info.damaged = _without_source(str(exc), entry.path)
             except Exception as exc:  # noqa: BLE001 - a save must never crash the list
                 info.damaged = f"unreadable ({type(exc).__name__})"
             index.put(entry.name, entry.stamp, info.cached())
@@ -597,7 +597,7 @@ class SaveStore:
                 try:
                     record, game, read = self._open(entry.name, record_events=False)
                 except SaveError as exc:
-                    yield entry.name, str(exc).removeprefix("damaged save: ").replace(str(entry.path) + ": ", "")
+                    yield entry.name, _without_source(str(exc).removeprefix("damaged save: "), entry.path)
                     continue
                 problems = []
                 if read.set_aside or read.linked:
@@ -1025,6 +1025,12 @@ def _trusted_head(text: str):
             and isinstance(summary.get("out"), list) and isinstance(summary.get("scoring"), str)):
         return None
     return record.seats, record.meta, summary
+
+
+def _without_source(text: str, path: Path) -> str:
+    """A problem as a save's list says it, under the save's name: without its path, keeping
+    where in the file ("line 3: ..." of "PATH, line 3: ...")."""
+    return text.replace(f"{path}: ", "").replace(f"{path}, ", "")
 
 
 def _with_source(exc: Exception, path: Path) -> str:
