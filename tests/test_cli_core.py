@@ -43,7 +43,7 @@ def test_rules_check_exit_codes_and_messages(tmp_path):
     good = tmp_path / "good.toml"
     good.write_text("[scoring]\nmode = 'points'\n")
     bad = tmp_path / "bad.toml"
-    bad.write_text("[scoring]\nmod = 'points'\ntokens = 0\n")
+    bad.write_text("[scoring]\nmod = 'points'\ntokens = 0\nwinner = 'last'\n")
     ok = ono99("rules", "check", str(good))
     assert ok.returncode == 0 and ok.stdout.strip() == f"{good}: ok"
     both = ono99("rules", "check", str(good), str(bad))
@@ -51,6 +51,8 @@ def test_rules_check_exit_codes_and_messages(tmp_path):
     assert both.stderr.splitlines() == [
         f'{bad}: scoring.mod: unknown key (did you mean "scoring.mode"?)',
         f"{bad}: scoring.tokens: 0 is out of range; allowed: a whole number from 1 to 20",
+        f"{bad}: scoring.winner: unknown key; allowed in [scoring]: mode, tokens, extra_life, limit, end, "
+        "bust_penalty",
     ]
     missing = ono99("rules", "check", str(tmp_path / "nope.toml"))
     assert missing.returncode == 2 and "cannot read the rules file: no such file" in missing.stderr

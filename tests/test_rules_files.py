@@ -30,6 +30,24 @@ def test_unknown_key_suggests_the_nearest():
     assert problems("hand_sise = 5\n") == ['house.toml: hand_sise: unknown key (did you mean "hand_size"?)']
 
 
+def test_unknown_key_with_nothing_close_says_what_its_table_allows():
+    # "deck.zzzz" had been matched to "deck.ten" by the "deck." the two share
+    assert problems("[deck]\nzzzz = 3\ntne = 3\n") == [
+        "house.toml: deck.zzzz: unknown key; allowed in [deck]: number_each, ten, minus_ten, hold, reverse, "
+        "double_play, ninety_nine",
+        'house.toml: deck.tne: unknown key (did you mean "deck.ten"?)']
+    assert problems("qwertyuiop = 3\n") == [
+        "house.toml: qwertyuiop: unknown key; allowed at the top level: target, hand_size, "
+        "forced_bust_plays_lowest, and the tables [deck], [dealer], [double_play], [ninety_nine_card], [scoring]"]
+
+
+def test_unknown_table_says_the_tables_allowed():
+    assert problems("[house]\nx = 1\n[scorng]\nmode = 'points'\n") == [
+        "house.toml: house: unknown table; allowed tables: [deck], [dealer], [double_play], [ninety_nine_card], "
+        "[scoring]",
+        'house.toml: scorng: unknown table (did you mean "scoring"?)']
+
+
 def test_wrong_types_out_of_range_and_bad_choices_are_all_collected():
     found = problems(
         "target = '99'\nhand_size = 0\n[deck]\nten = true\n[scoring]\nmode = 'chips'\nextra_life = 1\n"

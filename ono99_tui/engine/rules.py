@@ -235,28 +235,47 @@ DEFAULT = Rules()
 MAX_UNKNOWN = 20
 
 
-def _nearest(name: str, options: list[str]) -> str:
+def _allowed_in(table: str, is_table: bool) -> str:
+    """What may be written in ``table`` ("" for the top level), for an unknown key there."""
+    tables = ", ".join(f"[{t}]" for t in SECTIONS)
+    if is_table:
+        return f"allowed tables: {tables}"
+    if table:
+        leaves = [k.path.rpartition(".")[2] for k in KEYS if k.path.rpartition(".")[0] == table]
+        return f"allowed in [{table}]: {', '.join(leaves)}"
+    top = [k.path for k in KEYS if "." not in k.path]
+    return f"allowed at the top level: {', '.join(top)}, and the tables {tables}"
+
+
+def _nearest(name: str, is_table: bool = False) -> str:
     """A "did you mean" for an unknown key, looking across tables: a key put under the wrong
-    table (hand_sise under [ninety_nine_card]) is matched by its own name first."""
-    if len(name) > 60:
-        return ""
+    table (hand_sise under [ninety_nine_card]) is matched by its own name first. With
+    nothing close, what that table allows (the "deck." two names share is no likeness)."""
     table, _, leaf = name.rpartition(".")
-    by_leaf: dict[str, str] = {}
-    for option in options:
-        by_leaf.setdefault(option.rpartition(".")[2], option)
-    same = difflib.get_close_matches(leaf, list(by_leaf), n=1, cutoff=0.75)
-    if same and by_leaf[same[0]].rpartition(".")[0] != table:
-        found = by_leaf[same[0]]
-        where = f"[{found.rpartition('.')[0]}]" if "." in found else "the top level, outside any table"
-        return f' (did you mean "{found}"? "{same[0]}" belongs in {where})'
-    close = difflib.get_close_matches(name, options, n=1, cutoff=0.5)
-    return f' (did you mean "{close[0]}"?)' if close else ""
+    if len(name) <= 60:
+        if not is_table:
+            by_leaf: dict[str, str] = {}
+            for option in KEY_BY_PATH:
+                by_leaf.setdefault(option.rpartition(".")[2], option)
+            same = difflib.get_close_matches(leaf, list(by_leaf), n=1, cutoff=0.75)
+            if same and by_leaf[same[0]].rpartition(".")[0] != table:
+                found = by_leaf[same[0]]
+                where = f"[{found.rpartition('.')[0]}]" if "." in found else "the top level, outside any table"
+                return f' (did you mean "{found}"? "{same[0]}" belongs in {where})'
+        here = {} if is_table else {p.rpartition(".")[2]: p for p in KEY_BY_PATH if p.rpartition(".")[0] == table}
+        if not table:
+            here.update({s: s for s in SECTIONS})
+        close = difflib.get_close_matches(leaf, list(here), n=1, cutoff=0.6)
+        if close:
+            return f' (did you mean "{here[close[0]]}"?)'
+    return f"; {_allowed_in(table, is_table)}"
 
 
-def _unknown(source: str, path: str, options: list[str], problems: list[Problem], count: list[int]) -> None:
+def _unknown(source: str, path: str, problems: list[Problem], count: list[int], is_table: bool = False) -> None:
     count[0] += 1
     if count[0] <= MAX_UNKNOWN:
-        problems.append(Problem(source, path, "unknown key" + _nearest(path, options)))
+        what = "unknown table" if is_table else "unknown key"
+        problems.append(Problem(source, path, what + _nearest(path, is_table)))
 
 
 def _check_value(spec: KeySpec, value: Any, source: str, problems: list[Problem]) -> bool:
@@ -300,7 +319,6 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
     values: dict[str, Any] = {}
     if not isinstance(data, dict):
         raise RulesError([Problem(source, "", "the rules must be a TOML table")])
-    all_paths = list(KEY_BY_PATH)
     unknown = [0]
     for name, value in data.items():
         if name in SECTIONS:
@@ -311,7 +329,7 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
                 path = f"{name}.{key}"
                 spec = KEY_BY_PATH.get(path)
                 if spec is None:
-                    _unknown(source, path, all_paths, problems, unknown)
+                    _unknown(source, path, problems, unknown)
                 elif _check_value(spec, sub, source, problems):
                     values[spec.field] = sub
         elif name in KEY_BY_PATH:
@@ -319,7 +337,7 @@ def rules_from_dict(data: Any, source: str = "", base: Rules = DEFAULT) -> Rules
             if _check_value(spec, value, source, problems):
                 values[spec.field] = value
         else:
-            _unknown(source, name, all_paths + list(SECTIONS), problems, unknown)
+            _unknown(source, name, problems, unknown, isinstance(value, dict))
     if unknown[0] > MAX_UNKNOWN:
         problems.append(Problem(source, "", f"and {unknown[0] - MAX_UNKNOWN:,} more unknown keys"))
     if problems:
