@@ -5,6 +5,7 @@ from hypothesis import strategies as st
 
 from ono99_tui.store.settings import Settings, load_settings, parse_settings, save_settings
 from ono99_tui.tui.themes import ThemeError, parse_theme
+from tests.cli import ono99
 
 KEYS = st.sampled_from(["theme", "ascii", "bot_delay", "player_name", "rules", "undo", "colour", "name"])
 VALUES = st.one_of(st.booleans(), st.integers(-10, 10), st.floats(-1, 9, allow_nan=False),
@@ -42,3 +43,18 @@ def test_a_setting_given_twice_is_a_notice_with_its_line_and_the_defaults_are_us
     assert got == Settings()
     assert problems == ["config.toml, line 3: the settings file is not valid TOML: theme is given twice "
                         "(first on line 1); keep one; using the default settings"]
+
+
+def test_a_misspelt_setting_is_a_notice_with_did_you_mean_else_what_is_allowed(private_dirs):
+    path = private_dirs / "config" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('them = "ono99-light"\nzzz = 1\nbot_delay = 1\n[ui]\nx = 1\n')
+    allowed = "allowed: ascii, bot_delay, confirm_bust, player_name, rules, theme, turn_alert, undo"
+    said = [f'{path}, line 1: them: unknown setting (did you mean "theme"?)',
+            f"{path}, line 2: zzz: unknown setting; {allowed}",
+            f"{path}, line 4: ui: unknown setting; {allowed}"]
+    assert load_settings() == (Settings(bot_delay=1.0), said)
+    # a notice, as a user meets it: the game still opens, with the settings it could read
+    proc = ono99("--plain", input="q\n")
+    lines = proc.stdout.splitlines()
+    assert proc.returncode == 0 and lines[:3] == said and lines[3].startswith("O'NO 99, in plain text.")

@@ -7,6 +7,7 @@ file is only rewritten when the player saves settings from the app.
 
 from __future__ import annotations
 
+import difflib
 import json
 import re
 import unicodedata
@@ -83,7 +84,7 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
             if unknown <= MAX_UNKNOWN:
                 line = line_of(text, key)
                 where = f"{visible(source)}, line {line}" if line else visible(source)
-                problems.append(f"{where}: {shorten(key, 40)}: unknown setting (settings: {', '.join(sorted(known))})")
+                problems.append(f"{where}: {shorten(key, 40)}: unknown setting{_nearest(key, known)}")
             continue
         line = line_of(text, key)
         where = f"{visible(source)}, line {line}" if line else visible(source)
@@ -94,6 +95,12 @@ def parse_settings(text: str, source: str) -> tuple[Settings, list[str]]:
     if unknown > MAX_UNKNOWN:
         problems.append(f"{visible(source)}: and {unknown - MAX_UNKNOWN:,} more unknown settings")
     return replace(Settings(), **values), problems
+
+
+def _nearest(key: str, known: set[str]) -> str:
+    """A "did you mean" for a misspelt setting (them, Theme), else every setting there is."""
+    close = difflib.get_close_matches(key, sorted(known), n=1, cutoff=0.6) if len(key) <= 40 else []
+    return f' (did you mean "{close[0]}"?)' if close else f"; allowed: {', '.join(sorted(known))}"
 
 
 def _as_toml(value) -> str:
@@ -127,8 +134,8 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
 
 
 def line_of(text: str, key: str) -> int | None:
-    """The line a top-level key is set on, for messages."""
+    """The line a top-level key is set on (key = ..., or a table [key]), for messages."""
     for i, line in enumerate(text.splitlines(), start=1):
-        if re.match(rf"\s*{re.escape(key)}\s*=", line):
+        if re.match(rf"\s*(?:{re.escape(key)}\s*=|\[\s*{re.escape(key)}\s*\])", line):
             return i
     return None
