@@ -109,7 +109,7 @@ def test_settings_in_plain_text_are_saved_and_used():
     rc, lines = plain("--plain", lines="o\nAnn\nnosuch\npoints\noff\nmaybe\noff\ng\nh\nu\nq\nq\n")
     assert rc == 0
     assert any(line.startswith("Settings saved in ") for line in lines)
-    assert "Type on or off, or Enter." in lines
+    assert "Type on or off, Enter, or q." in lines
     assert any("nosuch" in line for line in lines)  # the unknown rules named in one line
     assert any(line.startswith("Table: Ann, human; Bo, medium bot") and "Rules: points." in line for line in lines)
     assert "Nothing to undo: undo is off in your settings." in lines
@@ -127,8 +127,45 @@ def test_load_lists_the_saves_and_opens_one_by_number_or_name():
     assert rc == 0
     assert any(re.fullmatch(rf"1: {re.escape(name)}, round 1, played .+\. You, Bo \(medium\), Cy \(medium\), "
                             r"Di \(medium\)\. .+\.", line) for line in menu), menu[:8]
-    assert "No save '7': type a number from 1 to 1, a name, or Enter." in menu
+    assert "No save '7': type a number from 1 to 1, a name, or Enter or q to go back." in menu
     assert menu.count(f"Resuming {name}.") == 2
+
+
+MENU = "Main menu: n new game; g quick game against three bots; s statistics; o settings; ? rules and help; q quit."
+START = "Press Enter to start, e to change the table, or b to go back."
+
+
+def test_q_goes_back_from_new_game_and_from_its_changes_keeping_the_table():
+    rc, lines = plain("--plain", lines="n\nq\nn\ne\n3\nAnn\nq\nq\nq\n")
+    assert rc == 0 and lines[-1] == "Goodbye."
+    # at the confirmation, q is b: back to the main menu, not "Type Enter alone to start ..."
+    assert lines[lines.index(START) + 1] == MENU
+    assert not any(line.startswith("Type Enter alone") for line in lines)
+    # q in the middle of the changes: the table as it was, the third seat and Ann forgotten
+    shown = [line for line in lines if line.startswith("New game: ")]
+    assert len(shown) == 3 and shown[1] == shown[2] and "seat 4, Di" in shown[2] and "Ann" not in shown[2]
+    at = lines.index("Seat 1 name? Enter keeps You.")
+    assert lines[at + 2:at + 4] == ["The table is not changed.", shown[2]]
+
+
+def test_q_leaves_settings_unchanged_and_goes_back_from_load():
+    rc, lines = plain("--plain", lines="o\nAnn\nq\no\n\nq\nq\n")  # q at the second question, then the first
+    assert rc == 0 and lines.count("Settings not changed.") == 2
+    said = [line for line in lines if line.startswith("Settings: your name ")]
+    assert len(said) == 2 and all(line.startswith("Settings: your name You;") for line in said)
+    _, lines = plain("--plain", lines="g\n")
+    name = saved_name(lines)
+    rc, menu = plain("--plain", lines="l\nq\nq\n")
+    assert rc == 0 and not any(line.startswith("No save") for line in menu)
+    assert menu[menu.index("Type a save's number or name, or press Enter to go back.") + 1].startswith("Main menu:")
+    assert f"Resuming {name}." not in menu
+
+
+def test_q_at_save_as_saves_no_copy():
+    rc, lines = plain("--plain", lines="g\nw\nq\nq\n")
+    going_on = saved_name(lines)
+    assert rc == 0 and f"No copy saved; the game is saved as {going_on}." in lines
+    assert list(SaveStore().names()) == [going_on]
 
 
 def test_continue_from_the_menu_opens_the_latest_unfinished_game():

@@ -31,6 +31,11 @@ def bot_delay_from_env() -> float:
         raise UserError(f"ONO99_BOT_DELAY must be a number of seconds, not {delay!r}") from None
 
 
+class Back(Exception):
+    """q typed at a question inside New game's changes or Settings: leave them, nothing changed
+    (q leaves or goes back at every plain question)."""
+
+
 class PlainApp:
     def __init__(self, console: Console, settings=None, rules_spec: str | None = None, seed: int | None = None,
                  bot_delay: float = 0.0):
@@ -149,8 +154,6 @@ class PlainApp:
 
     def edit_settings(self) -> None:
         """The settings that matter without a screen, one question a line; saved to config.toml."""
-        from ..engine.game import GameSetupError, normalise_name
-        from ..engine.rules import RulesError
         from ..store.rule_presets import resolve
         from ..store.settings import save_settings
 
@@ -158,26 +161,13 @@ class PlainApp:
         onoff = {True: "on", False: "off"}
         self.con.say(f"Settings: your name {s.player_name}; rules for a new game {s.rules}; undo against bots "
                      f"{onoff[s.undo]}; a busting card asks again {onoff[s.confirm_bust]}. (Bots wait "
-                     "between plays only if ONO99_BOT_DELAY says so; themes and ASCII are for the full screen.)")
-        while True:
-            answer = self.con.ask(f"Your name at the table? Enter keeps {s.player_name}.")
-            try:
-                name = normalise_name(answer) if answer else s.player_name
-                break
-            except GameSetupError as exc:
-                self.con.say(f"{W.cap(str(exc))}.")
-        while True:
-            answer = self.con.ask(f"Rules for a new game: a preset or a rules file? Enter keeps {s.rules}.")
-            try:
-                if answer:
-                    resolve(answer)
-                rules = answer or s.rules
-                break
-            except RulesError as exc:
-                self.con.say(f"{exc.problems[0]}.")
-        undo = self._ask_on_off("Undo against bots, on or off?", s.undo)
-        confirm = self._ask_on_off("Ask again before a card that loses the round, on or off?", s.confirm_bust)
-        new = dataclasses.replace(s, player_name=name, rules=rules, undo=undo, confirm_bust=confirm)
+                     "between plays only if ONO99_BOT_DELAY says so; themes and ASCII are for the full screen.) "
+                     "Type q at any question to leave them as they are.")
+        try:
+            new = self._ask_settings(s)
+        except Back:
+            self.con.say("Settings not changed.")
+            return
         if new == s:
             self.con.say("Nothing changed.")
             return
@@ -187,19 +177,52 @@ class PlainApp:
             self.con.say(f"Settings not saved: {exc.strerror or exc}.")
             return
         self.settings = new
-        if rules != s.rules:
-            self.rules_spec, self.rules_given = rules, True
-            self.rules, self.rules_label = resolve(rules)
+        if new.rules != s.rules:
+            self.rules_spec, self.rules_given = new.rules, True
+            self.rules, self.rules_label = resolve(new.rules)
         self.con.say(f"Settings saved in {path}.")
+
+    def _ask_settings(self, s):
+        """Settings as answered, or Back."""
+        from ..engine.game import GameSetupError, normalise_name
+        from ..engine.rules import RulesError
+        from ..store.rule_presets import resolve
+
+        while True:
+            answer = self._ask(f"Your name at the table? Enter keeps {s.player_name}.")
+            try:
+                name = normalise_name(answer) if answer else s.player_name
+                break
+            except GameSetupError as exc:
+                self.con.say(f"{W.cap(str(exc))}.")
+        while True:
+            answer = self._ask(f"Rules for a new game: a preset or a rules file? Enter keeps {s.rules}.")
+            try:
+                if answer:
+                    resolve(answer)
+                rules = answer or s.rules
+                break
+            except RulesError as exc:
+                self.con.say(f"{exc.problems[0]}.")
+        undo = self._ask_on_off("Undo against bots, on or off?", s.undo)
+        confirm = self._ask_on_off("Ask again before a card that loses the round, on or off?", s.confirm_bust)
+        return dataclasses.replace(s, player_name=name, rules=rules, undo=undo, confirm_bust=confirm)
+
+    def _ask(self, question: str) -> str:
+        """The answer to one question of New game's changes or Settings; Back on q."""
+        answer = self.con.ask(question)
+        if answer.lower() == "q":
+            raise Back
+        return answer
 
     def _ask_on_off(self, question: str, now: bool) -> bool:
         while True:
-            answer = self.con.ask(f"{question} Enter keeps {'on' if now else 'off'}.").lower()
+            answer = self._ask(f"{question} Enter keeps {'on' if now else 'off'}.").lower()
             if not answer:
                 return now
             if answer in ("on", "off", "yes", "no"):
                 return answer in ("on", "yes")
-            self.con.say("Type on or off, or Enter.")
+            self.con.say("Type on or off, Enter, or q.")
 
     def help(self) -> None:
         for line in W.help_lines(self.rules, self.rules_label):
@@ -252,12 +275,13 @@ class PlainApp:
                              f"{info.scores}.")
         while True:
             answer = self.con.ask("Type a save's number or name, or press Enter to go back.")
-            if not answer:
+            if not answer or answer.lower() == "q":  # (a save named q opens by its number)
                 return
             info = infos[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(infos) else \
                 next((i for i in infos if i.name == answer), None)
             if info is None:
-                self.con.say(f"No save {answer!r}: type a number from 1 to {len(infos)}, a name, or Enter.")
+                self.con.say(f"No save {answer!r}: type a number from 1 to {len(infos)}, a name, or Enter or q "
+                             "to go back.")
                 continue
             if info.damaged:
                 self.con.say(f"{info.name} is damaged and cannot be played: {info.damaged}.")
@@ -282,13 +306,17 @@ class PlainApp:
         while True:
             self.con.say("New game: " + self._describe(seats, rules, dealer, seed))
             answer = self.con.ask("Press Enter to start, e to change the table, or b to go back.").lower()
-            if answer == "b":
+            if answer in ("b", "q"):
                 return None
             if answer == "e":
-                seats, rules, dealer, seed = self._edit(seats, rules, dealer, seed)
+                self.con.say("Type q at any question to keep the table as it is.")
+                try:
+                    seats, rules, dealer, seed = self._edit(list(seats), rules, dealer, seed)
+                except Back:
+                    self.con.say("The table is not changed.")
                 continue
             if answer:
-                self.con.say("Type Enter alone to start, e to change, or b to go back.")
+                self.con.say("Type Enter alone to start, e to change, or b (or q) to go back.")
                 continue
             try:
                 setup = self._build(seats, rules, dealer, seed)
@@ -326,7 +354,7 @@ class PlainApp:
         for i in range(count):
             name, kind = seats[i]
             while True:
-                answer = self.con.ask(f"Seat {i + 1} name? Enter keeps {name}.")
+                answer = self._ask(f"Seat {i + 1} name? Enter keeps {name}.")
                 if not answer:
                     break
                 try:
@@ -336,7 +364,7 @@ class PlainApp:
                     self.con.say(f"{W.cap(str(exc))}.")
             shown = "human" if kind == "human" else kind[4:]
             while True:
-                answer = self.con.ask(f"Who plays {name}: human, or a bot level: {', '.join(LEVELS)}? "
+                answer = self._ask(f"Who plays {name}: human, or a bot level: {', '.join(LEVELS)}? "
                                       f"Enter keeps {shown}.").lower()
                 if not answer:
                     break
@@ -346,12 +374,12 @@ class PlainApp:
                 self.con.say(f"Type human or one of {', '.join(LEVELS)}.")
             seats[i] = (name, kind)
         presets = [p.name for p in all_presets()]
-        answer = self.con.ask(f"Rules: a preset, {', '.join(presets)}, or the path of a rules file? "
+        answer = self._ask(f"Rules: a preset, {', '.join(presets)}, or the path of a rules file? "
                               f"Enter keeps {rules}.")
         rules = answer or rules
         named = ", ".join(f"{i} for {n}" for i, (n, _) in enumerate(seats, start=1))
         while True:
-            answer = self.con.ask(f"First dealer: rules, high-card, random, or a seat number ({named})? "
+            answer = self._ask(f"First dealer: rules, high-card, random, or a seat number ({named})? "
                                   "Enter keeps it as it is.").lower()
             if not answer:
                 break
@@ -365,7 +393,7 @@ class PlainApp:
         if dealer.startswith("seat:") and int(dealer[5:]) >= len(seats):
             dealer = "rules"
         while True:
-            answer = self.con.ask("Seed: a whole number for a deal you can play again, or Enter for a new deal.")
+            answer = self._ask("Seed: a whole number for a deal you can play again, or Enter for a new deal.")
             if not answer:
                 seed = None
                 break
@@ -377,12 +405,12 @@ class PlainApp:
 
     def _ask_number(self, question: str, low: int, high: int, default: int) -> int:
         while True:
-            answer = self.con.ask(question)
+            answer = self._ask(question)
             if not answer:
                 return default
             if answer.isdigit() and low <= int(answer) <= high:
                 return int(answer)
-            self.con.say(f"Type a number from {low} to {high}, or Enter.")
+            self.con.say(f"Type a number from {low} to {high}, Enter, or q.")
 
     @staticmethod
     def _build(seats, rules_spec, dealer, seed):

@@ -336,8 +336,8 @@ class PlainTable:
             self.con.say("This game is not being saved, so it cannot be saved as a name.")
             return
         name = self.con.ask("Save a copy as what name? Letters, digits, spaces, - and _. "
-                            "Enter alone saves no copy.")
-        if not name:
+                            "Enter alone (or q) saves no copy.")
+        if not name or name.lower() == "q":
             self.con.say(f"No copy saved; the game is saved as {save.name}.")
             return
         try:
