@@ -414,3 +414,13 @@ def test_q_in_a_write_protected_game_with_plays_made_asks_before_they_are_lost()
     left = [line for line in lines if line.startswith("You left the table.")]
     assert left == ["You left the table. This game is not saved here."] and lines.index(left[0]) > asked[1]
     assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("rules, said", [
+    ("standard", "a Ninety-nine cannot be played."),
+    ("ninety-nine-option", "a Ninety-nine keeps the total too, played when the total ends in 0, one a turn."),
+])
+def test_help_says_the_ninety_nine_as_the_rules_in_force_have_it(rules, said):
+    rc, lines = plain("--plain", "--rules", rules, lines="?\nq\n")
+    first = next(line for line in lines if line.startswith("Keep the running total under 99."))
+    assert rc == 0 and f"Double Play makes the next player play twice; {said} Whoever takes" in first

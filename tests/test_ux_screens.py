@@ -14,7 +14,7 @@ from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.menu import MenuScreen
 from ono99_tui.tui.screens.new_game import NewGameScreen
-from ono99_tui.tui.screens.modals import GameOverScreen, HelpScreen, PassScreen, RoundEndScreen, _Notice
+from ono99_tui.tui.screens.modals import GameOverScreen, HelpScreen, PassScreen, RoundEndScreen, _Notice, help_text
 from ono99_tui.tui.screens.reference import CardReferenceScreen, reference_rows, reference_text
 from ono99_tui.tui.screens.save_as import NameScreen
 
@@ -113,6 +113,28 @@ async def test_help_lists_every_table_key():
         text = str(a.screen.query_one(".dialog-body", Static).render())
     for key in ("1-9, 0", "Left/Right", "Enter", "u ", "Ctrl+S", "? ", "r ", "Escape", "Ctrl+P"):
         assert f"  {key}" in text, key
+
+
+async def test_help_says_the_99_card_as_the_rules_in_force_have_it():
+    """Under ninety-nine-option (R7.2) the help had said "99 cards cannot be played"."""
+    a = Ono99App(bot_delay=600, seed=7, rules_spec="ninety-nine-option")
+    async with a.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g", "question_mark")
+        await pilot.pause()
+        text = " ".join(str(a.screen.query_one(".dialog-body", Static).render()).split())
+    assert "cannot be played" not in text
+    assert "A 99 card may be played when the total ends in 0" in text
+    assert "With only 99s you lose at once, unless the total ends in 0." in text
+
+
+def test_help_follows_the_double_play_and_forced_bust_house_rules():
+    text = " ".join(help_text(DEFAULT.replace(double_play_deflect=False, double_play_no_double_on_first=False,
+                                              forced_bust_plays_lowest=False), "house").split())
+    assert "Double Play: the next player plays twice. 99 cards cannot be played" in text
+    assert "If every card you can play would do that, you choose which to play." in text
+    standard = " ".join(help_text(DEFAULT, "standard").split())
+    assert ("they may not start with a Double Play, and a Hold or Reverse as their first play passes the whole "
+            "obligation on." in standard and "you must play your lowest" in standard)
 
 
 async def test_card_reference_from_the_help_screen_and_the_palette():

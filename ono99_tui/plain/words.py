@@ -307,9 +307,12 @@ HOST_COMMANDS_NOT_KEPT = tuple(c for c in COMMANDS if c[0] not in ("u", "w", "q"
 
 
 def help_lines(rules, label: str, commands=COMMANDS) -> list[str]:
+    # the Ninety-nine as the rules in force have it (R7.1, or R7.2 under ninety-nine-option)
+    ninety_nine = ("a Ninety-nine keeps the total too, played when the total ends in 0, one a turn"
+                   if rules.ninety_nine_card_playable_on_tens else "a Ninety-nine cannot be played")
     lines = [f"Keep the running total under {rules.target}. On your turn play one card; you draw "
              "automatically. Two to Nine and Ten add their value, Minus Ten takes 10 off, Hold keeps the "
-             "total, Reverse also changes direction, Double Play makes the next player play twice. "
+             f"total, Reverse also changes direction, Double Play makes the next player play twice; {ninety_nine}. "
              f"Whoever takes the total to {rules.target} or more loses the round."]
     lines.append(f"Rules in force, {label}: " + " ".join(rules.summary()))
     lines.append("Commands at the table, each followed by Enter:")

@@ -171,19 +171,33 @@ TABLE_KEYS = (
 
 
 def help_text(rules: Rules, label: str) -> str:
+    """The rules in brief as the table plays them: each house rule that changes a sentence
+    (the 99 card, Double Play, a forced bust) changes it here."""
     bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
     in_force = "\n".join(f"  {escape(line)}" for line in rules.summary())
     keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in TABLE_KEYS)
+    double = [part for on, part in (
+        (rules.double_play_no_double_on_first, "they may not start with a Double Play"),
+        (rules.double_play_deflect, "a Hold or Reverse as their first play passes the whole obligation on"),
+    ) if on]
+    if rules.ninety_nine_card_playable_on_tens:  # R7.2
+        ninety_nine = ("A 99 card may be played when the total ends in 0: the total stays and play passes on, "
+                       "as with a Hold (but it does not pass a Double Play on); one 99 a turn. "
+                       "In your hand a 99 costs 20 points.")
+        only_99s = "With only 99s you lose at once, unless the total ends in 0."
+    else:
+        ninety_nine = "99 cards cannot be played; they cost 20 points in your hand."
+        only_99s = "With only 99s you lose at once."
+    forced = "you must play your lowest" if rules.forced_bust_plays_lowest else "you choose which to play"
     return (
         f"[b]O'NO 99[/b]: keep the running total under {rules.target}.\n\n"
         "On your turn play one card; you draw automatically. 2-9 and 10 add their value. "
         "Minus Ten takes 10 off (the total may go below 0). Hold: the total stays. "
         "Reverse: the total stays and play changes direction (with two players it is a Hold). "
-        "Double Play: the next player plays twice; they may not start with a Double Play, and a "
-        "Hold or Reverse as their first play passes the whole obligation on. "
-        "99 cards cannot be played; they cost 20 points in your hand.\n\n"
+        f"Double Play: the next player plays twice{'; ' if double else '.'}{', and '.join(double)}"
+        f"{'. ' if double else ' '}{ninety_nine}\n\n"
         f"Whoever brings the total to {rules.target} or more loses the round. If every card you can "
-        "play would do that, you must play your lowest. With only 99s you lose at once.\n\n"
+        f"play would do that, {forced}. {only_99s}\n\n"
         f"[b]Rules in force[/b] ({for_markup(label)}):\n{in_force}\n\n"  # label: a file or save's
         f"[b]Keys at the table[/b]:\n{keys}\n\n"
         f"[b]Computer players[/b]:\n{bots}"
