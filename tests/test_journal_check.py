@@ -9,6 +9,7 @@ in silence (one flipped byte in line 3 of a 12-play journal: 10 plays gone at th
 """
 
 import json
+import os
 import random
 
 import pytest
@@ -304,6 +305,28 @@ def test_saves_restore_reads_no_bak_through_a_link(store, capsys, tmp_path):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert path.read_bytes() == before and target.read_bytes() == target_before and bak.is_symlink()
     assert not [p for p in store.folder.iterdir() if ".replaced-" in p.name]
+
+
+def files_of(folder) -> dict:
+    return {p.name: (p.read_bytes(), p.stat().st_mode) for p in folder.iterdir() if p.is_file()}
+
+
+def test_saves_restore_refuses_a_write_protected_save_and_changes_nothing(store):
+    """A stranger's find: `saves restore` on a save made read-only on purpose (chmod a-w)
+    replaced it silently, although a table opening it treats it as read-only."""
+    from tests.cli import ono99
+
+    killed_mid_round(store)
+    path = store.path("crash")
+    os.chmod(path, 0o444)
+    before = files_of(store.folder)
+    proc = ono99("saves", "restore", "crash")
+    assert proc.returncode == 2 and proc.stdout == "", proc
+    assert proc.stderr.count("\n") == 1 and "'crash' is write-protected" in proc.stderr, proc.stderr
+    assert f"chmod u+w {path}" in proc.stderr
+    assert files_of(store.folder) == before
+    os.chmod(path, 0o644)  # allowed again: restored as usual
+    assert ono99("saves", "restore", "crash").returncode == 0 and path.read_bytes() != before["crash.toml"][0]
 
 
 # -- undo in a save ---------------------------------------------------------------------------------

@@ -72,6 +72,16 @@ def check_name(name: str) -> str:
     return name
 
 
+def write_protected(path) -> bool:
+    """The save's owner took its write permission away (chmod a-w): a save kept as it is on
+    purpose, which a rename over it would ignore. By the mode bits, so as root too."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and not mode & stat.S_IWUSR
+
+
 def now_iso() -> str:
     return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
 
@@ -371,6 +381,9 @@ class SaveStore:
             if not os.path.lexists(path):
                 raise SaveError(f"no save named {name!r} in {self.folder}")
             raise SaveError(f"{name!r} has no .bak (previous version) to restore")
+        if write_protected(path):  # kept as it is on purpose, as a table opening it keeps it
+            raise SaveError(f"{name!r} is write-protected (chmod a-w), so its .bak was not restored over it; "
+                            f"to restore it, allow writing first: chmod u+w {path}")
         if is_link(bak):  # (its target could be any file of the user's: never copied into a save)
             raise SaveError(f"{bak} is a link, not a previous version: ono99 follows no link in the saves "
                             "folder (nothing was restored)")

@@ -24,7 +24,6 @@ so leaving the table or the app writes everything.
 from __future__ import annotations
 
 import os
-import stat
 import threading
 
 from ..engine import Game
@@ -32,7 +31,7 @@ from ..engine.record import Record, SeatSpec
 from .atomic import remove_stale_temps
 from .journal import JournalWriter, journal_path, new_id
 from .lock import Lock
-from .saves import SaveError, SaveStore, now_iso
+from .saves import SaveError, SaveStore, now_iso, write_protected  # (net/server.py imports it from here)
 
 FOLD_EVERY = 400  # plays in a journal before the record is rewritten anyway (a round that runs long)
 
@@ -419,16 +418,6 @@ class _Writer:
                 with self._cond:
                     self._busy = False
                     self._cond.notify_all()
-
-
-def write_protected(path) -> bool:
-    """The save's owner took its write permission away (chmod a-w): a save kept as it is on
-    purpose, which a rename over it would ignore. By the mode bits, so as root too."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISREG(mode) and not mode & stat.S_IWUSR
 
 
 def _kept(folder, note: dict) -> bool:
