@@ -1,6 +1,6 @@
 """SIGKILL every multi-file operation at each of its steps, before and after the step, and count
 what was lost (issue 20: "the kill-between-every-step harness"). The operations: rename, delete,
-import, the stats update and the journal fold (tests/steps.py says what a step is and what must
+import, restore, the stats update and the journal fold (tests/steps.py says what a step is and what must
 hold afterwards: every acknowledged play still there, nothing damaged, no leftover journal taken
 by a new save). The in-suite part, with raised faults instead of kills, is tests/test_crash_steps.py.
 

@@ -410,9 +410,11 @@ def _quoted(name: str) -> str:
 
 
 def cmd_saves_restore(args) -> int:
+    from .store.saves import restored_kept
+
     store = _store()
-    kept = _save_errors(lambda: store.restore(args.name))
-    _out(f"Restored {args.name!r} from its .bak" + (f"; the save it replaced is kept as {kept}." if kept else "."))
+    kept, journal = _save_errors(lambda: store.restore(args.name))
+    _out(f"Restored {args.name!r} from its .bak{restored_kept(kept, journal)}.")
     return 0
 
 

@@ -111,8 +111,13 @@ def finished_game(seed: int = 7) -> Game:
 def setup(op: str, folder) -> dict:
     store = SaveStore(folder / "saves")
     state = {"op": op}
-    if op in ("rename", "delete", "import", "fold"):
+    if op in ("rename", "delete", "import", "fold", "restore"):
         state["plays"] = mid_round_save(store)
+    if op == "restore":  # the .bak holds fewer plays than the save and its journal
+        from ono99_tui.store.files import load_record
+
+        state["bak_plays"] = load_record(store.path("friday").with_name("friday.toml.bak")).play_count
+        assert state["bak_plays"] < state["plays"]
     if op == "import":
         state["import_plays"] = record_file(folder / "incoming.toml")
     if op == "stats":
@@ -128,6 +133,8 @@ def run(op: str, folder) -> None:
         store.rename("friday", "saturday")
     elif op == "delete":
         store.delete("friday")
+    elif op == "restore":
+        store.restore("friday")
     elif op == "import":
         store.import_file(folder / "incoming.toml")
     elif op == "stats":
@@ -156,6 +163,8 @@ def check(state: dict, folder) -> list[str]:
         if players.get("You", {}).get("games") not in (1, 2):
             lost.append(f"stats count {players.get('You', {}).get('games')}, not 1 or 2")
         return lost
+    if op == "restore":
+        return _restore_lost(state, store)
     names = store.names()
     for info in store.listing():
         if info.damaged:
@@ -184,4 +193,31 @@ def check(state: dict, folder) -> list[str]:
     return lost
 
 
-OPERATIONS = ("rename", "delete", "import", "stats", "fold")
+def _restore_lost(state: dict, store: SaveStore) -> list[str]:
+    """A restore cut short leaves the save as it was (every play, its journal's too) or the .bak
+    restored whole, and then the save it replaced kept with its journal; nothing reads as damaged."""
+    from ono99_tui.store.journal import read_journal
+
+    lost = [f"{name}: {why}" for name, why in store.check() if why]
+    if lost:
+        return lost
+    count = store.load("friday").play_count
+    if count == state["plays"]:
+        return []
+    if count != state["bak_plays"]:
+        return [f"friday: {count} plays, neither the save's {state['plays']} nor the .bak's {state['bak_plays']}"]
+    kept = sorted(p for p in store.folder.iterdir() if p.name.startswith("friday.toml.replaced-")
+                  and not p.name.endswith(".journal"))
+    if len(kept) != 1:
+        return [f"restored, but the save it replaced is kept {len(kept)} times"]
+    from ono99_tui.store.files import load_record
+
+    record = load_record(kept[0])
+    read = read_journal(record, kept[0])
+    if record.play_count + len(read.plays) != state["plays"] or read.set_aside:
+        return [f"the kept save and journal hold {record.play_count} + {len(read.plays)} plays "
+                f"of {state['plays']}"]
+    return []
+
+
+OPERATIONS = ("rename", "delete", "import", "stats", "fold", "restore")

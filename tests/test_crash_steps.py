@@ -1,5 +1,5 @@
 """Every multi-file operation fails between each of its steps and nothing acknowledged is lost
-(issue 20 item 6 and "Every multi-file operation crash-safe"): rename, delete, import, the stats
+(issue 20 item 6 and "Every multi-file operation crash-safe"): rename, delete, import, restore, the stats
 update and the journal fold, each cut at step 0, 1, 2, ... until it runs through. The kill-based
 run (SIGKILL at each step, before and after it) is benchmarks/crash_steps.py."""
 

@@ -239,6 +239,11 @@ def test_a_journal_naming_another_record_says_both_ids(store):
     # with no play the record lacks, the same journal is a fold's leftover: nothing to report
     rewrite_journal(store, other, [])
     assert read_journal(record, store.path("crash")) == JournalRead([], 0, None, present=True)
+    # a record naming no journal at all (edited by hand) says so, not Python's None
+    del record.meta["journal"]
+    rewrite_journal(store, other, plays)
+    assert read_journal(record, store.path("crash")).problem == (
+        f"it continues another record (journal id {other!r}, the save names no journal)")
 
 
 def test_a_journal_that_is_a_link_a_folder_or_unreadable_is_never_read_and_says_why(store, tmp_path, monkeypatch):

@@ -21,7 +21,7 @@ from ono99_tui.engine import Game
 from ono99_tui.engine.record import VERSION, Record, check_digest, digest, toml_string
 from ono99_tui.engine.rules import DEFAULT
 from ono99_tui.store.files import load_record
-from ono99_tui.store.journal import MAX_BYTES, journal_path
+from ono99_tui.store.journal import MAX_BYTES, journal_path, read_journal
 from ono99_tui.store.saves import SaveStore
 from ono99_tui.store.session import SaveSession
 from ono99_tui.table import TableSession
@@ -281,8 +281,8 @@ def test_a_damaged_save_offers_its_bak_and_saves_restore_puts_it_back(store, cap
     assert code == 2 and "saves restore crash" in out
     code, out, _ = run_cli(capsys, "saves", "restore", "crash")
     assert code == 0 and "Restored 'crash'" in out
-    kept = [p for p in store.folder.iterdir() if p.name.startswith("crash.toml.replaced-")]
-    assert len(kept) == 1 and kept[0].read_text() == damaged
+    kept = sorted(p for p in store.folder.iterdir() if p.name.startswith("crash.toml.replaced-"))
+    assert len(kept) == 2 and kept[0].read_text() == damaged and kept[1].name == kept[0].name + ".journal"
     record, game = store.open_game("crash")
     assert game.plays == g.plays[: len(game.plays)]
     code, out, _ = run_cli(capsys, "saves", "restore", "nothing")
@@ -305,6 +305,77 @@ def test_saves_restore_reads_no_bak_through_a_link(store, capsys, tmp_path):
     assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
     assert path.read_bytes() == before and target.read_bytes() == target_before and bak.is_symlink()
     assert not [p for p in store.folder.iterdir() if ".replaced-" in p.name]
+
+
+def test_saves_restore_keeps_the_replaced_saves_journal_aside_and_leaves_a_save_that_checks(store):
+    """A stranger's find: after `saves restore` the save's journal (the plays since the replaced
+    save was written) stayed beside the restored one, which then opened as damaged ("12 plays in
+    the journal set aside", or "the save names 'None'" for a .bak naming no journal)."""
+    from tests.cli import ono99
+
+    g = killed_mid_round(store)
+    path = store.path("crash")
+    journal = journal_path(path).read_bytes()
+    bak = load_record(path.with_name("crash.toml.bak"))
+    proc = ono99("saves", "restore", "crash")
+    assert proc.returncode == 0 and proc.stderr == "", proc
+    kept = sorted(p.name for p in store.folder.iterdir() if ".replaced-" in p.name)
+    assert len(kept) == 2 and kept[1] == kept[0] + ".journal"
+    assert proc.stdout == (f"Restored 'crash' from its .bak; the save it replaced is kept as {kept[0]}, "
+                           f"and its journal (plays since) as {kept[1]}.\n")
+    assert not journal_path(path).exists() and (store.folder / kept[1]).read_bytes() == journal
+    # the restored save is the .bak's game, whole, and says nothing is wrong
+    record, game = store.open_game("crash")
+    assert game.plays == g.plays[: bak.play_count] and record.meta["name"] == "crash"
+    check = ono99("saves", "check")
+    assert check.returncode == 0 and check.stdout.startswith("crash: ok\n"), check.stdout
+    # the save it replaced, with its journal beside it, still holds every play
+    old = load_record(store.folder / kept[0])
+    assert old.play_count + len(read_journal(old, store.folder / kept[0]).plays) == len(g.plays)
+
+
+@pytest.mark.parametrize("bak", ["missing", "empty", "cut short", "another game", "no name",
+                                 "no journal id", "a folder"])
+def test_saves_restore_with_any_bak_leaves_one_whole_save_and_names_real_things(store, bak):
+    """Whatever the .bak is, restore either refuses in one message naming it, the save untouched,
+    or restores a save that checks; no message says None."""
+    from tests.cli import ono99
+
+    g = killed_mid_round(store)
+    path = store.path("crash")
+    bak_path = path.with_name("crash.toml.bak")
+    text = bak_path.read_text()
+    bak_path.unlink()
+    if bak == "empty":
+        bak_path.write_text("")
+    elif bak == "cut short":
+        bak_path.write_text(text[: len(text) // 2])
+    elif bak == "not a record":
+        bak_path.write_text('theme = "ono99-dark"\n')
+    elif bak == "another game":
+        other = Game(["Ann", "Ben"], DEFAULT, 99)
+        other.play(other.legal_plays()[0])
+        bak_path.write_text(Record.from_game(other, meta={"name": "elsewhere"}).to_toml())
+    elif bak in ("no name", "no journal id"):
+        key = "name" if bak == "no name" else "journal"
+        bak_path.write_text("".join(line for line in text.splitlines(keepends=True)
+                                    if not line.startswith(f"{key} = ")))
+    elif bak == "a folder":
+        bak_path.mkdir()
+    before = files_of(store.folder)
+    proc = ono99("saves", "restore", "crash")
+    said = proc.stdout + proc.stderr
+    assert "None" not in said and said.count("\n") == 1, said
+    if bak in ("missing", "empty", "cut short", "not a record", "a folder"):
+        assert proc.returncode == 2 and files_of(store.folder) == before, said
+        assert ("has no .bak" if bak == "missing" else f"the .bak of 'crash' is damaged too: {bak_path}") in said
+        assert store.open_game("crash")[1].plays == g.plays
+        return
+    assert proc.returncode == 0 and "Restored 'crash' from its .bak" in proc.stdout, said
+    check = ono99("saves", "check")
+    assert check.returncode == 0 and check.stdout.startswith("crash: ok\n"), check.stdout
+    record = store.load("crash")
+    assert record.meta["name"] == "crash" and isinstance(record.meta["journal"], str)
 
 
 def files_of(folder) -> dict:
@@ -526,5 +597,8 @@ async def test_the_load_screen_offers_a_damaged_saves_bak_and_b_puts_it_back(sto
         await app.workers.wait_for_complete()
         await settle(pilot)
         assert not screen.infos[0].damaged and screen.infos[0].name == "crash"
-    kept = [p for p in store.folder.iterdir() if p.name.startswith("crash.toml.replaced-")]
-    assert len(kept) == 1 and kept[0].read_text() == damaged
+        kept = sorted(p.name for p in store.folder.iterdir() if p.name.startswith("crash.toml.replaced-"))
+        told = [str(n.message) for n in app._notifications]
+        assert f"'crash' is back at its previous version; the save it replaced is kept as {kept[0]}, and its " \
+               f"journal (plays since) as {kept[1]}." in told, told
+    assert len(kept) == 2 and (store.folder / kept[0]).read_text() == damaged

@@ -46,6 +46,17 @@ def new_id() -> str:
     return secrets.token_hex(8)
 
 
+def read_id(path: Path) -> str | None:
+    """The id the journal at ``path`` names in its first line, or None when it names none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            header = fh.readline(200).decode("utf-8", "replace").split(" ")
+    except OSError:
+        return None
+    return header[2].strip() if len(header) >= 3 and header[0] == MAGIC else None
+
+
 def chain(previous: str, payload: str) -> str:
     """The check value of a line whose play is ``payload`` (its JSON text), after ``previous``."""
     return hashlib.sha256(f"{previous}\n{payload}".encode("utf-8")).hexdigest()[:CHECK_LEN]
@@ -221,10 +232,12 @@ def _parse(raw: bytes, record: "Record") -> JournalRead:
     version, journal_id = int(header[1]), header[2]
     if not isinstance(wanted, str) or journal_id != wanted:
         # a journal from before the record was last written: the record holds all its plays.
-        # One with plays the record does not hold has a damaged id, or is not this save's.
-        if beyond:
+        # One with plays the record does not hold has a damaged id, or is not this save's --
+        # unless it is the journal of the save a restore replaced (kept beside that save).
+        if beyond and journal_id != record.meta.get("replaced_journal"):
+            named = repr(wanted[:16]) if isinstance(wanted, str) else "no journal"
             return JournalRead([], beyond, f"it continues another record (journal id {journal_id[:16]!r}, "
-                                           f"the save names {str(wanted)[:16]!r})")
+                                           f"the save names {named})")
         return JournalRead([])
     previous = None
     if version == 2:

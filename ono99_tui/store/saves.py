@@ -369,11 +369,19 @@ class SaveStore:
             return dst.name
         raise SaveError(f"cannot set aside {src}: too many kept journals beside it")
 
-    def restore(self, name: str) -> str:
-        """Put the save's .bak (its previous version) back as the save; the save it replaces is
-        kept as NAME.toml.replaced-STAMP. Refused when the .bak does not replay. Returns that
-        kept file's name."""
+    def restore(self, name: str) -> tuple[str, str]:
+        """Put the save's .bak (its previous version) back as the save. The save it replaces is
+        kept as NAME.toml.replaced-STAMP and its journal (plays since it was written, which
+        would not follow the .bak) as NAME.toml.replaced-STAMP.journal. Refused when the .bak
+        does not replay, or the save is write-protected. Returns those kept files' names
+        ("" for none).
+
+        Crash-safe: the kept files are made first (new names only), then the restored record
+        replaces the save in one rename (the commit), then the journal is removed. The restored
+        record names the replaced journal (meta.replaced_journal), so a journal a crash left
+        beside it is not read as its own, nor reported as damage."""
         from ..engine.record import Record, RecordError
+        from .journal import new_id, read_id
 
         path = self.path(name)
         bak = path.with_name(path.name + ".bak")
@@ -384,31 +392,52 @@ class SaveStore:
         if write_protected(path):  # kept as it is on purpose, as a table opening it keeps it
             raise SaveError(f"{name!r} is write-protected (chmod a-w), so its .bak was not restored over it; "
                             f"to restore it, allow writing first: chmod u+w {path}")
-        if is_link(bak):  # (its target could be any file of the user's: never copied into a save)
-            raise SaveError(f"{bak} is a link, not a previous version: ono99 follows no link in the saves "
-                            "folder (nothing was restored)")
+        for what, where in (("a previous version", bak), ("a save", path)):
+            if is_link(where):  # (its target could be any file of the user's: never copied, never replaced)
+                raise SaveError(f"{where} is a link, not {what}: ono99 follows no link in the saves "
+                                "folder (nothing was restored)")
+        if os.path.lexists(path) and not stat.S_ISREG(os.lstat(path).st_mode):
+            raise SaveError(f"{path} is not a regular file, so the .bak was not restored over it "
+                            "(move it away, then restore)")
         try:
-            text = _read_text(bak)
-            Record.loads(text, str(bak)).replay(record_events=False)
+            record = Record.loads(_read_text(bak), str(bak))
+            record.replay(record_events=False)  # also sets its summary
         except RecordError as exc:
             raise SaveError(f"the .bak of {name!r} is damaged too: {_with_source(exc, bak)}") from None
+        jpath = journal_path(path)
         with self._locked(name, path, "restore"):
-            kept = None
-            if os.path.lexists(path):
+            journal = jpath if _regular(jpath) else None
+            meta = {**record.meta, "name": check_name(name), "journal": new_id()}
+            meta.pop("replaced_journal", None)
+            if journal is not None and (old := read_id(jpath)) is not None:
+                meta["replaced_journal"] = old
+            record.meta = meta
+            kept = kept_journal = None
+            if os.path.lexists(path) or journal is not None:
                 stamp = time.strftime("%Y%m%d-%H%M%S")
-                kept = path.with_name(f"{path.name}.replaced-{stamp}")
-                k = 2
-                while os.path.lexists(kept):
+                kept, k = path.with_name(f"{path.name}.replaced-{stamp}"), 2
+                while os.path.lexists(kept) or os.path.lexists(f"{kept}.journal"):
                     kept, k = path.with_name(f"{path.name}.replaced-{stamp}-{k}"), k + 1
-                try:
-                    os.link(path, kept, follow_symlinks=False)
-                except OSError as exc:
-                    raise SaveError(f"cannot keep {path.name} aside before restoring: {exc.strerror or exc}") from None
+                kept_journal = kept.with_name(kept.name + ".journal") if journal is not None else None
+                kept = kept if os.path.lexists(path) else None
+            made = []
             try:
-                write_atomic(path, text, backup=False)
+                for src, dst in ((path, kept), (jpath, kept_journal)):
+                    if dst is not None:
+                        _link_or_copy(src, dst)
+                        made.append(dst)
+                write_atomic(path, record.to_toml(), backup=False)  # the commit
             except OSError as exc:
-                raise SaveError(f"cannot restore {path}: {exc.strerror or exc}") from None
-        return kept.name if kept else ""
+                for dst in made:  # new names only: the save and its journal are as they were
+                    dst.unlink(missing_ok=True)
+                raise SaveError(f"cannot restore {path}: {exc.strerror or exc} (nothing was restored)") from None
+            _note_checked(self.folder, meta["name"], path)
+            if journal is not None:
+                try:
+                    jpath.unlink()
+                except OSError:
+                    pass  # named by meta.replaced_journal: never read as the restored save's
+        return (kept.name if kept else ""), (kept_journal.name if kept_journal else "")
 
     def load(self, name: str) -> "Record":
         """The save as a record, every play checked (its journal's plays included)."""
@@ -881,6 +910,23 @@ def _link_or_copy(src: Path, dst: Path) -> None:
     from .atomic import _fsync_dir
 
     _fsync_dir(dst.parent)
+
+
+def restored_kept(kept: str, journal: str) -> str:
+    """What `saves restore` kept aside, as the end of its sentence ("" for nothing)."""
+    if kept and journal:
+        return f"; the save it replaced is kept as {kept}, and its journal (plays since) as {journal}"
+    if kept:
+        return f"; the save it replaced is kept as {kept}"
+    return f"; the journal left beside it is kept as {journal}" if journal else ""
+
+
+def _regular(path: Path) -> bool:
+    """A regular file (never a link followed) is at ``path``."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _play_journal(record: "Record", game, read: JournalRead, events_from_round: int | None = None) -> None:

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
 
-from ...store.saves import SaveError, SaveInfo, SaveStore
+from ...store.saves import SaveError, SaveInfo, SaveStore, restored_kept
 from ...text import for_markup
 from ..messages import ResumeFailed, ResumeGame
 from .notice import _Notice
@@ -163,11 +163,11 @@ class LoadScreen(Screen):
         if info is None or not info.damaged or not info.has_bak:
             return
         try:
-            kept = self.store.restore(info.name)
+            kept, journal = self.store.restore(info.name)
         except SaveError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
-        self.notify(f"{info.name!r} is back at its previous version; the damaged save is kept as {kept}.",
+        self.notify(f"{info.name!r} is back at its previous version{restored_kept(kept, journal)}.",
                     timeout=8, markup=False)
         self.reload()
 
