@@ -334,7 +334,7 @@ def test_saves_restore_keeps_the_replaced_saves_journal_aside_and_leaves_a_save_
     assert old.play_count + len(read_journal(old, store.folder / kept[0]).plays) == len(g.plays)
 
 
-@pytest.mark.parametrize("bak", ["missing", "empty", "cut short", "another game", "no name",
+@pytest.mark.parametrize("bak", ["missing", "empty", "cut short", "not a record", "another game", "no name",
                                  "no journal id", "a folder"])
 def test_saves_restore_with_any_bak_leaves_one_whole_save_and_names_real_things(store, bak):
     """Whatever the .bak is, restore either refuses in one message naming it, the save untouched,

@@ -103,7 +103,7 @@ def test_first_dealer_must_match_the_seed_unless_named():
     [
         ("", "the file is empty, not an ono99 record"),
         ("# only a comment\n", "the file is empty, not an ono99 record"),
-        ("version = 1\n", "format must be \"ono99-record\""),
+        ("version = 1\n", "has no format field"),
         ("format = 'ono99-record'\nversion = 9\n", "newer ono99 \\(record version 9\\)"),
         ("format = 'ono99-record'\nversion = 1\nseed = 'x'\n", "seed must be a whole number"),
         ("format = 'ono99-record'\nversion = 1\nseed = 1\n", "\\[\\[seats\\]\\] is missing"),
@@ -126,6 +126,43 @@ def test_first_dealer_must_match_the_seed_unless_named():
 def test_malformed_records_fail_with_a_clear_message(text, message):
     with pytest.raises(RecordError, match=message):
         Record.loads(text, "game.toml").replay()
+
+
+RECORD = "format = 'ono99-record'\nversion = 3\nseed = 1\n[[seats]]\nname='A'\n[[seats]]\nname='B'\n[rules]\n"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("version = 3\nseed = 1\n", 'has no format field; an ono99 record has format = "ono99-record"'),
+    ("format = 'ono99-record'\nseed = 1\n", "has no version field; an ono99 record has version = 1 to 3"),
+    ("format = 'ono99-record'\nversion = 3\n", "has no seed field; an ono99 record has seed = a whole number"),
+    ("format = 'x'\n", 'format must be "ono99-record", not "x"; is this an ono99 record?'),
+    ("format = 'ono99-record'\nversion = true\n", "version must be a whole number from 1, not true"),
+    ("format = 'ono99-record'\nversion = 3\nseed = '5'\n", 'seed must be a whole number, not "5"'),
+    (RECORD.replace("name='B'", "name='B'\nplayer=false"), 'player must be "human" or "bot:LEVEL", not false'),
+    (RECORD + "[[rounds]]\nplays = [true]\n", 'play 1 (round 1) must be "NAME: CARD", not true'),
+    (RECORD + "[[rounds]]\nundo = [true]\n", "round 1 undo must be an array of play counts in order (0 to 1000), "
+                                               "not [true]"),
+    (RECORD.replace("seed = 1", "seed = 1\ndealer_chosen_by = false"),
+     "dealer_chosen_by must be one of high-card, random, named, not false"),
+])
+def test_a_missing_or_mistyped_field_is_named_as_the_file_spells_it(text, message):
+    """A stranger's find: `saves import` of a file without a format field said 'format must be
+    "ono99-record", not None': Python's words, for a field the file does not have."""
+    with pytest.raises(RecordError) as caught:
+        Record.loads(text, "game.toml").replay()
+    said = str(caught.value)
+    assert said.startswith("game.toml: ") and message in said, said
+    assert not any(word in said for word in ("None", "True", "False", "'5'", "'x'")), said
+
+
+def test_saves_import_of_a_file_without_a_format_field_says_so_in_one_line(tmp_path):
+    from tests.cli import ono99
+
+    path = tmp_path / "notes.toml"
+    path.write_text("title = 'my notes'\n")
+    proc = ono99("saves", "import", str(path))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f'ono99: {path}: has no format field; an ono99 record has format = "ono99-record"\n'
 
 
 @settings(max_examples=200, deadline=None)

@@ -939,6 +939,15 @@ def test_import_of_a_record_named_like_a_device_says_what_it_was_saved_as_and_wh
     assert store.load("imported 2").play_count == 8
 
 
+def test_import_of_a_record_whose_name_is_not_a_string_takes_the_files_name(store, capsys, tmp_path):
+    """meta.name = true was saved as 'True' (Python's spelling of the file's true)."""
+    source = tmp_path / "tuesday.toml"
+    source.write_text(Record.from_game(played(8), SEATS, {"name": True, "rules": "standard"}).to_toml())
+    code, out, err = run_cli(capsys, "saves", "import", str(source))
+    assert code == 0 and "as 'tuesday'" in out and "True" not in out, (out, err)
+    assert store.names() == ["tuesday"]
+
+
 async def test_quitting_the_app_mid_game_writes_every_play_and_folds_the_journal(store):
     """The writer thread never holds plays back at exit: leaving the app from the table
     (the app exits, the table screen unmounts, the session closes) leaves the whole game in

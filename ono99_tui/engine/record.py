@@ -16,7 +16,7 @@ from typing import Any
 import tomli_w
 
 from ..parsing import ReadError, parse_toml
-from ..text import shorten, visible
+from ..text import quoted as in_quotes, shorten, visible
 from . import cards as C
 from .game import MAX_ROUND_PLAYS, Game, GameSetupError, IllegalPlay, normalise_name
 from .rules import Rules, RulesError, rules_from_dict
@@ -46,7 +46,7 @@ def player_problem(player: Any, extra_levels: tuple[str, ...] = ()) -> str | Non
     level (``extra_levels``: more levels allowed here, e.g. the test-only oracles). The one check
     of a seat's player, used by every reader of seats."""
     if not isinstance(player, str) or not _PLAYER.match(player):
-        return f"player must be \"human\" or \"bot:LEVEL\", not {shorten(repr(player))}"
+        return f"player must be \"human\" or \"bot:LEVEL\", not {shown(player)}"
     if player.startswith("bot:") and player[4:] not in BOT_LEVELS + tuple(extra_levels):
         return f"unknown bot level {shorten(repr(player[4:]))}; levels are {', '.join(BOT_LEVELS)}"
     return None
@@ -268,11 +268,16 @@ class Record:
         fmt = doc.get("format")
         if not doc:  # (an empty file: a save cut off before its first byte)
             raise RecordError(f"{source}: the file is empty, not an ono99 record")
+        if fmt is None:
+            raise RecordError(f'{source}: has no format field; an ono99 record has format = "{FORMAT}"')
         if fmt != FORMAT:
-            raise RecordError(f'{source}: format must be "{FORMAT}", not {shorten(repr(fmt))}; is this an ono99 record?')
+            raise RecordError(f'{source}: format must be "{FORMAT}", not {shown(fmt)}; is this an ono99 record?')
         version = doc.get("version")
+        if version is None:
+            raise RecordError(f"{source}: has no version field; an ono99 record has version = 1 to {VERSION} "
+                              f"(this ono99 writes {VERSION})")
         if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-            raise RecordError(f"{source}: version must be a whole number from 1, not {shorten(repr(version))}")
+            raise RecordError(f"{source}: version must be a whole number from 1, not {shown(version)}")
         if version > VERSION:
             raise RecordError(
                 f"{source}: written by a newer ono99 (record version {version}); "
@@ -284,8 +289,11 @@ class Record:
         if unknown:
             raise RecordError(f"{source}: unknown key {shorten(repr(unknown[0]))} (keys: {', '.join(sorted(known))})")
         seed = doc.get("seed")
+        if seed is None:
+            raise RecordError(f"{source}: has no seed field; an ono99 record has seed = a whole number "
+                              "(it decides the deals)")
         if not isinstance(seed, int) or isinstance(seed, bool):
-            raise RecordError(f"{source}: seed must be a whole number, not {shorten(repr(seed))}")
+            raise RecordError(f"{source}: seed must be a whole number, not {shown(seed)}")
         seats = _seats(doc.get("seats"), source)
         rules_doc = doc.get("rules")
         if not isinstance(rules_doc, dict):
@@ -300,11 +308,11 @@ class Record:
         if isinstance(first, str):
             first = first.strip()  # as the seat names are
         if first is not None and first not in names:
-            raise RecordError(f"{source}: first_dealer {shorten(repr(first))} is not a seat ({', '.join(names)})")
+            raise RecordError(f"{source}: first_dealer {shown(first)} is not a seat ({', '.join(names)})")
         method = doc.get("dealer_chosen_by")
         if method is not None and method not in _DEALER_METHODS:
             raise RecordError(f"{source}: dealer_chosen_by must be one of {', '.join(_DEALER_METHODS)}, "
-                              f"not {shorten(repr(method))}")
+                              f"not {shown(method)}")
         meta = doc.get("meta", {})
         if not isinstance(meta, dict):
             raise RecordError(f"{source}: meta must be a table")
@@ -322,6 +330,20 @@ class Record:
         except ReadError as exc:
             raise RecordError(str(exc)) from None
         return cls.from_dict(doc, source)
+
+
+def shown(value: Any) -> str:
+    """A value read from a file, as the file spells it (true, "x", [1, 2], a table), for a message:
+    never as Python does (True, 'x')."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return in_quotes(value)
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return shorten(json.dumps(value, ensure_ascii=False, default=str))
+    return shorten(value)
 
 
 def toml_string(text: str) -> str:
@@ -418,7 +440,7 @@ def _rounds(raw: Any, names: list[str], source: str):
                     or not all(isinstance(m, int) and not isinstance(m, bool) and 0 <= m <= MAX_ROUND_PLAYS
                                for m in undo) or undo != sorted(undo)):
                 raise RecordError(f"{source}: round {i} undo must be an array of play counts in order "
-                                  f"(0 to {MAX_ROUND_PLAYS}), not {shorten(repr(undo))}")
+                                  f"(0 to {MAX_ROUND_PLAYS}), not {shown(undo)}")
             undos[i] = list(undo)
         if "deck" in entry:
             deck = entry["deck"]
@@ -435,7 +457,7 @@ def _rounds(raw: Any, names: list[str], source: str):
         for text in plays:
             n += 1
             if not isinstance(text, str) or ":" not in text:
-                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {shorten(repr(text))}")
+                raise RecordError(f"{source}: play {n} (round {i}) must be \"NAME: CARD\", not {shown(text)}")
             name, _, card_text = text.rpartition(":")
             name = name.strip()
             if name not in names:

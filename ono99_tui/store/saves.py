@@ -799,7 +799,8 @@ class SaveStore:
         except RecordError as exc:
             raise SaveError(_with_source(exc, source)) from None
         record.meta.pop("journal", None)  # that journal belongs to the other folder
-        given = str(record.meta.get("name") or source.stem)
+        named = record.meta.get("name")  # (a name that is not a string, true or 5, names nothing)
+        given = named.strip() if isinstance(named, str) and named.strip() else source.stem
         notes = []
         try:
             wanted = check_name(given)
@@ -1007,9 +1008,12 @@ def set_aside_notes(meta: dict, folder: Path) -> list[str]:
 
 def _summary_mismatch(written: dict, truth: dict) -> str | None:
     """What the written [summary] gets wrong, or None."""
+    from ..engine.record import shown
+
     for key in ("round", "plays", "finished", "winner", "scores", "out"):
         if written.get(key) != truth.get(key):
-            return f"{key} = {visible(repr(written.get(key)))[:60]} (the plays: {truth.get(key)!r})"
+            said = f"{key} = {shown(written[key])}" if key in written else f"no {key}"
+            return f"{said} (the plays: {'none' if truth.get(key) is None else shown(truth[key])})"
     return None
 
 
