@@ -105,6 +105,16 @@ def test_save_as_writes_a_copy_to_return_to_and_the_game_goes_on_under_its_own_n
     assert rc == 0 and "Resuming my game." in again
 
 
+def test_save_as_takes_a_name_in_any_script_and_resume_opens_it():
+    """A stranger's find: Save as refused 'Partie à Zoé' ("use letters, ...")."""
+    rc, lines = plain("--plain", lines="g\nw\nPartie à Zoé\n1\n1\n")
+    assert rc == 0 and any(line.startswith("A copy is saved as Partie à Zoé; ") for line in lines), lines
+    listed = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "list"], capture_output=True, text=True)
+    assert listed.returncode == 0 and any(line.startswith("Partie à Zoé  ") for line in listed.stdout.splitlines())
+    rc, again = plain("resume", "Partie à Zoé", "--plain", lines="q\nq\n")
+    assert rc == 0 and "Resuming Partie à Zoé." in again
+
+
 def test_settings_in_plain_text_are_saved_and_used():
     rc, lines = plain("--plain", lines="o\nAnn\nnosuch\npoints\noff\nmaybe\noff\ng\nh\nu\nq\nq\n")
     assert rc == 0

@@ -50,6 +50,40 @@ def test_good_names_pass():
     assert check_name("game-2_b.toml") == "game-2_b"
 
 
+UNICODE_NAMES = ["Partie à Zoé", "игра", "खेल 2", "日本語のゲーム", "Ölçü_3-b"]
+
+
+@pytest.mark.parametrize("name", UNICODE_NAMES)
+def test_save_names_take_letters_and_digits_of_any_script(name):
+    """A stranger's find: 'Partie à Zoé' and 'игра' were refused by a message asking for letters."""
+    assert check_name(name) == name
+
+
+@pytest.mark.parametrize("bad", ["a\u200bb", "a\u202eb", "a\u00a0b", "\u0301x", "a\u2215b", "a\uff0fb", "x\x1b[31m",
+                                 "-x", "_x", "a.b", "..", "игра/x"])
+def test_unicode_names_still_refuse_separators_dots_controls_and_invisible_characters(bad):
+    with pytest.raises(SaveError, match="use letters, digits, spaces"):
+        check_name(bad)
+
+
+def test_a_name_is_one_spelling_of_its_letters():
+    """'é' typed as e + a combining accent (as some systems send it) names the same save."""
+    import unicodedata
+
+    assert check_name(unicodedata.normalize("NFD", "Partie à Zoé")) == "Partie à Zoé"
+
+
+def test_a_unicode_name_is_written_listed_renamed_and_deleted_as_one_file(store):
+    g = save(store, "Partie à Zoé", plays=12)
+    assert [p.name for p in store.folder.iterdir() if p.suffix == ".toml"] == ["Partie à Zoé.toml"]
+    assert store.names() == ["Partie à Zoé"] and store.listing()[0].name == "Partie à Zoé"
+    assert store.load("Partie à Zoé").replay().plays == g.plays
+    store.rename("Partie à Zoé", "игра")
+    assert store.names() == ["игра"] and store.load("игра").replay().plays == g.plays
+    store.delete("игра")
+    assert store.names() == []
+
+
 def test_write_load_round_trip_and_backup(store):
     g = save(store, plays=10)
     assert store.load("friday").replay().plays == g.plays

@@ -275,7 +275,7 @@ def test_temp_files_left_by_a_kill_are_removed(store):
     session.close()
 
 
-@pytest.mark.parametrize("name", ["CON", "nul", "Aux", "LPT1", "com9", "prn "])
+@pytest.mark.parametrize("name", ["CON", "nul", "Aux", "LPT1", "com9", "prn ", "COM¹", "lpt³"])
 def test_windows_device_names_are_refused(name):
     with pytest.raises(SaveError, match="device name"):
         check_name(name)

@@ -17,9 +17,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-import re
 import stat
 import time
+import unicodedata
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -44,9 +44,9 @@ __all__ = ["Lock", "SaveError", "SaveInfo", "SaveStore", "check_name"]
 
 SUFFIX = ".toml"
 MAX_NAME = 40
-_NAME_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 _\-]*$")
 # names Windows keeps for devices: a save called "nul" could not be copied to or from it
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10)),
+             *(f"{d}{i}" for d in ("com", "lpt") for i in "¹²³")}  # (Windows reads a superscript digit as one)
 _EXTRAS = (".bak", ".journal", ".lock")
 
 
@@ -56,20 +56,29 @@ class SaveError(Exception):
 
 def check_name(name: str) -> str:
     """A save name as typed by a player, or SaveError saying what is allowed."""
-    name = (name or "").strip()
+    # one spelling of "é" (composed), so a name typed on one system finds its file on another
+    name = unicodedata.normalize("NFC", name or "").strip()
     if name.lower().endswith(SUFFIX):
         name = name[: -len(SUFFIX)].strip()
     if not name:
         raise SaveError("a save needs a name")
     if len(name) > MAX_NAME:
         raise SaveError(f"save names are at most {MAX_NAME} characters ({len(name)} given)")
-    if not _NAME_OK.match(name):
+    if not _name_ok(name):
         raise SaveError(f"save name {name!r}: use letters, digits, spaces, '-' and '_', starting with a letter "
                         "or digit (no '/', '\\', '..' or leading '.')")
     if name.rstrip().lower() in _RESERVED:
         raise SaveError(f"save name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9); "
                         "choose another")
     return name
+
+
+def _name_ok(name: str) -> bool:
+    """Letters and digits of any script (the marks some scripts write them with too), spaces,
+    '-' and '_', starting with a letter or digit: never a path separator, a dot, a control or
+    an invisible character, so a name is always one plain file name in the saves folder."""
+    return name[0].isalnum() and all(c.isalnum() or c in " _-" or unicodedata.category(c) in ("Mn", "Mc")
+                                     for c in name[1:])
 
 
 def write_protected(path) -> bool:
