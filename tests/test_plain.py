@@ -18,9 +18,9 @@ from ono99_tui.store.saves import SaveStore
 GAME = "1\n1\n\n"  # play card 1, confirm it if it busts, go on after a lost round
 
 
-def plain(*args: str, lines: str = "", timeout: float = 120) -> tuple[int, list[str]]:
+def plain(*args: str, lines: str = "", timeout: float = 120, cwd=None) -> tuple[int, list[str]]:
     proc = subprocess.run([sys.executable, "-m", "ono99_tui", *args], input=lines.encode(),
-                          capture_output=True, timeout=timeout, env=dict(os.environ))
+                          capture_output=True, timeout=timeout, env=dict(os.environ), cwd=cwd)
     assert b"Traceback" not in proc.stderr, proc.stderr.decode()
     assert_plain_bytes(proc.stdout)
     return proc.returncode, proc.stdout.decode().splitlines()
@@ -113,6 +113,20 @@ def test_save_as_takes_a_name_in_any_script_and_resume_opens_it():
     assert listed.returncode == 0 and any(line.startswith("Partie à Zoé  ") for line in listed.stdout.splitlines())
     rc, again = plain("resume", "Partie à Zoé", "--plain", lines="q\nq\n")
     assert rc == 0 and "Resuming Partie à Zoé." in again
+
+
+def test_a_rules_file_named_from_one_folder_is_found_by_the_next_new_game_from_another(tmp_path):
+    """A stranger's find: `ono99 --rules myrules.toml` kept "myrules.toml" as the last New game's
+    rules, so New game started from another folder could not find the file."""
+    here, elsewhere = tmp_path / "here", tmp_path / "elsewhere"
+    here.mkdir()
+    elsewhere.mkdir()
+    (here / "myrules.toml").write_text("hand_size = 5\n")
+    rc, lines = plain("--plain", "--rules", "myrules.toml", lines="n\n\nq\nq\n", cwd=here)
+    assert rc == 0 and any(line.startswith("Table: ") and line.endswith(" Rules: myrules.toml.") for line in lines)
+    rc, again = plain("--plain", lines="n\n\nq\nq\n", cwd=elsewhere)
+    assert rc == 0 and not any(line.startswith("Cannot start") for line in again), again
+    assert any(line.startswith("Table: ") and line.endswith(f" Rules: {here / 'myrules.toml'}.") for line in again)
 
 
 def test_settings_in_plain_text_are_saved_and_used():

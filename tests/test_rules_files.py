@@ -86,6 +86,19 @@ def test_high_card_needs_number_cards_to_draw():
     assert found and "dealer.first" in found[0] and '"random"' in found[0]
 
 
+def test_a_rules_spec_kept_for_later_is_a_preset_name_or_an_absolute_file(tmp_path, monkeypatch):
+    from ono99_tui.store.presets import lasting_spec
+
+    mine = tmp_path / "rules"
+    mine.mkdir()
+    (mine / "family.toml").write_text("target = 120\n")
+    monkeypatch.chdir(tmp_path)
+    assert lasting_spec("points", mine) == "points" and lasting_spec("family", mine) == "family"
+    assert lasting_spec("house.toml", mine) == str(tmp_path / "house.toml")
+    assert lasting_spec("sub/house.toml", mine) == str(tmp_path / "sub" / "house.toml")
+    assert lasting_spec("/etc/house.toml", mine) == "/etc/house.toml"
+
+
 def test_not_toml_and_unreadable_files(tmp_path):
     assert problems("target = = 3") == [
         "house.toml, line 1: the rules file is not valid TOML: Invalid value (column 10)"]

@@ -17,7 +17,7 @@ from ..engine.game import GameSetupError, check_names
 from ..engine.record import BOT_LEVELS, player_problem
 from ..text import visible
 from .atomic import write_atomic
-from .paths import config_dir
+from .paths import config_dir, user_rules_dir
 from .readfile import ReadError, load_toml
 
 DEALER_CHOICES = ("rules", "high-card", "random")
@@ -71,8 +71,11 @@ def load_last_setup(path: Path | None = None) -> tuple[LastSetup | None, str | N
 
 
 def save_last_setup(setup: LastSetup, path: Path | None = None) -> Path:
+    from .presets import lasting_spec
+
     path = path or last_setup_file()
-    doc = {"rules": setup.rules, "dealer": setup.dealer,
+    # a rules file given relative to this folder is kept absolute: the next New game may start elsewhere
+    doc = {"rules": lasting_spec(setup.rules, user_rules_dir()), "dealer": setup.dealer,
            "seats": [{"name": name, "player": player} for name, player in setup.seats]}
     write_atomic(path, "# ono99: the last New game setup, written when a game starts\n" + tomli_w.dumps(doc),
                  backup=False)

@@ -3,6 +3,7 @@ resolving a rules spec (a preset name or a file). Moved out of the engine, which
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -34,6 +35,16 @@ def preset_description(name: str) -> str:
 
 def load_preset(name: str) -> Rules:
     return load_rules_text(preset_text(name), f"preset {name}")
+
+
+def lasting_spec(spec: str, user_dir: Path | None = None) -> str:
+    """``spec`` as it resolves the same from any folder later: a preset name as it is, a rules
+    file as an absolute path (a relative one names a file in the folder ono99 runs in now)."""
+    if not spec or spec in _files():
+        return spec
+    if user_dir is not None and "/" not in spec and (Path(user_dir) / f"{spec}.toml").is_file():
+        return spec
+    return os.path.abspath(spec)
 
 
 def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules, str]:
