@@ -270,21 +270,28 @@ def test_leaving_a_plain_join_with_q_mid_game_says_nothing_on_stderr():
         server.proc.wait(10)
 
 
-def test_a_plain_join_dialling_back_to_a_server_without_its_table_says_so_and_keeps_the_seat(tmp_path, monkeypatch):
-    """A stranger's find: a --no-save server killed and started again told a redialling plain
-    join "your seat is gone", which nobody knows. It says what is known, in one line, exit 2."""
-    data = str(tmp_path / "ann-data")
+def _playing_when_the_server_is_killed(join=Running, **env: str) -> tuple[Running, str]:
+    """Ann at a --no-save server's table, at her turn, when the server is killed (no word to
+    anyone); returned once she has said she is reconnecting, with the server's port."""
     server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
     port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
     try:
-        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain", ONO99_DATA_DIR=data)
+        ann = join("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain", **env)
         ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you")
         ann.type("b\ns\n")
         ann.wait_for(r"^Which card\?")
     finally:
-        server.proc.kill()  # no word to anyone
+        server.proc.kill()
         server.proc.wait(10)
     ann.wait_for(r"^Connection lost: .*Reconnecting\.\.\.$")
+    return ann, port
+
+
+def test_a_plain_join_dialling_back_to_a_server_without_its_table_says_so_and_keeps_the_seat(tmp_path, monkeypatch):
+    """A stranger's find: a --no-save server killed and started again told a redialling plain
+    join "your seat is gone", which nobody knows. It says what is known, in one line, exit 2."""
+    data = str(tmp_path / "ann-data")
+    ann, port = _playing_when_the_server_is_killed(Running, ONO99_DATA_DIR=data)
     server = Running("serve", "--port", port, "--bot-delay", "0", "--no-save")
     try:
         server.wait_for(r"listening on 127\.0\.0\.1:")
@@ -314,17 +321,7 @@ def test_a_plain_join_left_while_reconnecting_says_the_server_cannot_be_reached_
     after the server's turn timer", with no server running to keep anything; and a long
     reconnection said nothing after its first line. It says what is known, and a line now and
     then (each minute; here each 2 s) that it still tries."""
-    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
-    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-    try:
-        ann = _Patient("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
-        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you")
-        ann.type("b\ns\n")
-        ann.wait_for(r"^Which card\?")
-    finally:
-        server.proc.kill()  # no word to anyone
-        server.proc.wait(10)
-    ann.wait_for(r"^Connection lost: .*Reconnecting\.\.\.$")
+    ann, port = _playing_when_the_server_is_killed(_Patient)
     first = int(ann.wait_for(r"^Still reconnecting \(try (\d+)\)\.\.\.$").group(1))
     ann.wait_for(rf"^Still reconnecting \(try (?!{first}\))\d+\)\.\.\.$")
     ann.type("q\n", close=True)

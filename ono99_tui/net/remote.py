@@ -43,6 +43,7 @@ class RemoteTable:
         self.undo_used = False
         self.record_stats = False  # the server's business
         self.save = None
+        self.unsaved_plays = 0  # (the server saves)
         self.save_later = None  # (nothing is saved here)
         # the connection ended: (why, how: "closing", "kicked", "gone" for good, "refused" when
         # dialling back, "no_table" when the server dialled back has no such table now, "gave_up", ...)

@@ -94,8 +94,7 @@ class PlainTable:
     def _may_leave(self) -> bool:
         """q in a game opened read-only (write-protected, or open in another ono99) with plays
         made here: they are saved nowhere, so the player is asked first, as the full screen asks."""
-        save = getattr(self.table, "save", None)
-        plays = save.unsaved(self.table.game) if save is not None and not self.table.over else 0
+        plays = self.table.unsaved_plays if not self.table.over else 0
         if not plays:
             return True
         answer = self.con.ask(f"This game was opened read-only, so {plays} play{'s' if plays != 1 else ''} made "

@@ -39,6 +39,7 @@ class Table(Protocol):
     undo_used: bool  # an undo was made in this game (its save is marked)
     record_stats: bool
     save: Any  # the save it keeps (store.session.SaveSession), or None
+    unsaved_plays: int  # plays kept nowhere (its save opened read-only): leaving loses them
     # saves_here: where the front end runs a save that must not hold up a frame (None: at once)
     save_later: Callable[[Callable[[], str | None]], None] | None
 

@@ -328,6 +328,12 @@ class TableSession:
         return " ".join(notices) or None
 
     @property
+    def unsaved_plays(self) -> int:
+        """Plays this table keeps nowhere: its save was opened read-only (write-protected, or open
+        in another ono99), so leaving loses them."""
+        return self.save.unsaved(self.game) if self.save is not None else 0
+
+    @property
     def can_save_as(self) -> bool:
         """Whether Save as (a copy under a name of the player's choice) is offered: this table
         has a save of its own. (A network table's remote end reports False: the server saves.)"""

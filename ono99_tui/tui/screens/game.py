@@ -705,7 +705,7 @@ class GameScreen(Screen):
         """Asked before leaving a game whose saving has failed (a full disk, a saves "folder" that
         is a file): leaving would lose the plays since, and the footer's "Menu" does not say so."""
         save = getattr(self.table, "save", None)
-        if save is not None and save.read_only and (plays := save.unsaved(self.table.game)):
+        if save is not None and save.read_only and (plays := self.table.unsaved_plays):
             # (opened read-only: write-protected, or open in another ono99; its notice said so once)
             return ("Leave without saving?", f"This game was opened read-only, so {plays} "
                     f"play{'s' if plays != 1 else ''} made here {'are' if plays != 1 else 'is'} saved nowhere. "
