@@ -448,3 +448,24 @@ def test_help_says_the_ninety_nine_as_the_rules_in_force_have_it(rules, said):
     rc, lines = plain("--plain", "--rules", rules, lines="?\nq\n")
     first = next(line for line in lines if line.startswith("Keep the running total under 99."))
     assert rc == 0 and f"Double Play makes the next player play twice; {said} Whoever takes" in first
+
+
+def test_a_write_protected_game_played_to_its_end_says_its_end_is_saved_nowhere():
+    """A stranger's find: a game opened read-only and played to its end went back to the menu
+    without a word, the whole game lost. Its end says so (and that w there saves a copy)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        rules = os.path.join(folder, "short.toml")
+        with open(rules, "w") as fh:
+            fh.write("[scoring]\ntokens = 1\nextra_life = false\n")
+        rc, lines = plain("--plain", "--rules", rules, lines="g\n1\n1\n")
+        name = saved_name(lines)
+        path = SaveStore().path(name)
+        os.chmod(path, 0o444)
+        before = path.read_bytes()
+        rc, lines = plain("resume", name, "--plain", lines=GAME * 300)
+    said = [line for line in lines if "saved nowhere, nor counted" in line]
+    assert rc == 0 and len(said) == 1 and said[0].endswith("type w to save a copy."), lines[-30:]
+    assert lines.index(said[0]) > max(i for i, line in enumerate(lines) if line.startswith("Standings"))
+    assert path.read_bytes() == before

@@ -302,3 +302,16 @@ def test_sigkill_while_saving_never_loses_more_than_the_last_play(store):
                 break
             at_step += 1
         assert at_step >= (2 if at_write == 1 else 5), f"write {at_write} took only {at_step} steps"
+
+
+def test_the_chmod_hint_for_a_write_protected_save_can_be_pasted_into_a_shell(store):
+    """A stranger's find: "chmod u+w .../game 2026-12-04 17-19-52.toml" failed when pasted (the
+    spaces split it): the path is quoted for a shell."""
+    import shlex
+
+    save(store, "friday night")
+    path = store.path("friday night")
+    os.chmod(path, 0o444)
+    message = SaveSession(store, "friday night", SEATS, "standard").open()
+    command = message[message.index("chmod u+w "):].split(" to save to it again")[0]
+    assert shlex.split(command) == ["chmod", "u+w", str(path)]

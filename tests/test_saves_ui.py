@@ -279,3 +279,71 @@ async def test_the_tables_news_stays_in_the_log_after_its_toast_has_gone(private
         lines = [str(line) for line in screen.query_one("#log", Log).lines]
         assert lines[-2] == "▸ Bo did not play within 120 s: a bot plays this card for them."
         assert lines[-1] == "▸ [b]x[/b]\\x1b[31m"
+
+
+async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_plays_are_lost(private_dirs, tmp_path):
+    """A stranger's finds: in a game opened read-only, Ctrl+Q quit at once, and playing it to
+    the end then choosing the menu lost the whole game, both without a word (Escape asked).
+    Both ask now; a second Ctrl+Q at the question quits."""
+    import os
+
+    from ono99_tui.tui.screens.notice import _Notice
+
+    rules = tmp_path / "short.toml"
+    rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    app = Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        name = screen.table.save.name
+        await pilot.press("escape")
+        await settle(pilot)
+    path = SaveStore().path(name)
+    os.chmod(path, 0o444)
+    before = path.read_bytes()
+    app = Ono99App(bot_delay=0, resume_name=name)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.table.save.read_only
+        for _ in range(3000):
+            if isinstance(app.screen, GameOverScreen) or screen.table.unsaved_plays and screen._human_may_play():
+                break
+            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
+                await pilot.press("enter")
+            elif screen._human_may_play():
+                await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
+            else:
+                await settle(pilot)
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice) and app.is_running
+        assert "saved nowhere" in str(app.screen.query_one(".dialog-body").render())
+        await pilot.press("escape")  # Stay
+        await settle(pilot)
+        assert app.screen is screen
+        for _ in range(3000):
+            if isinstance(app.screen, GameOverScreen):
+                break
+            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
+                await pilot.press("enter")
+            elif screen._human_may_play():
+                await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
+            else:
+                await settle(pilot)
+        await pilot.press("right", "enter")  # Main menu
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        body = str(app.screen.query_one(".dialog-body").render())
+        assert "its end and the " in body and "nor counted in the statistics" in body
+        await pilot.press("escape")  # Stay: the finished table, where Ctrl+S saves a copy
+        await settle(pilot)
+        assert app.screen is screen
+        await pilot.press("ctrl+q")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        await pilot.press("ctrl+q")  # asked already: a second Ctrl+Q quits
+        await settle(pilot)
+        assert not app.is_running
+    assert path.read_bytes() == before

@@ -14,6 +14,7 @@ import ipaddress
 import itertools
 import logging
 import secrets
+import shlex
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -648,7 +649,8 @@ class Server:
             raise ValueError(f"table id {entry.id} is already in use")
         path = store.path(entry.save)
         if write_protected(path):
-            raise _NotNow(f"its save {entry.save!r} is write-protected: chmod u+w {path}, then start again")
+            raise _NotNow(f"its save {entry.save!r} is write-protected: chmod u+w {shlex.quote(str(path))}, "
+                          "then start again")
         record, game = store.open_game(entry.save, events_from_round=-1)
         if game.over:
             log.info("table %d (%s): its game %r is over: not resumed", entry.id, entry.name, entry.save)

@@ -217,9 +217,15 @@ class PlainTable:
         for line in W.standings_lines(public := self.table.view_for(None), self.table.standings(), public.round):
             self.con.say(line)
         self._flush()  # statistics notices
+        if plays := self.table.unsaved_plays:
+            self.con.say(f"This game was opened read-only, so its end and the {plays} play{'s' if plays != 1 else ''} "
+                         "made here are saved nowhere, nor counted in the statistics: type w to save a copy.")
         while True:
             answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.",
                                   fresh=True).lower()
+            if answer == "w" and self.table.save is not None:
+                self._save_as()
+                continue
             if answer == "a":
                 return "again"
             if answer in ("", "m", "q"):
@@ -346,7 +352,7 @@ class PlainTable:
             return
         going_on = self.table.save.name
         self.save_name = going_on
-        where = "" if going_on == used else f"; this game goes on saving as {going_on}"
+        where = "; this game goes on saving there" if going_on == used else f"; this game goes on saving as {going_on}"
         self.con.say(f"A copy is saved as {used}{where}.")
 
     def _undo(self, seat: int) -> bool:

@@ -287,7 +287,8 @@ COMMANDS = (
     ("l", "the last plays of this round"),
     ("r", "card reference: what each card does, how many are unseen"),
     ("u", "undo your last play, against bots only"),
-    ("w", "save the game as a name of your choice; later plays are saved there too"),
+    ("w", "save a copy of the game under a name of your choice; the game goes on saving under its own name "
+           "(one opened read-only goes on saving in the copy)"),
     ("?", "this help"),
     ("q", "leave the table; the game is saved after every play"),
 )

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import stat
 import time
 import unicodedata
@@ -400,7 +401,7 @@ class SaveStore:
             raise SaveError(f"{name!r} has no .bak (previous version) to restore")
         if write_protected(path):  # kept as it is on purpose, as a table opening it keeps it
             raise SaveError(f"{name!r} is write-protected (chmod a-w), so its .bak was not restored over it; "
-                            f"to restore it, allow writing first: chmod u+w {path}")
+                            f"to restore it, allow writing first: chmod u+w {shlex.quote(str(path))}")
         for what, where in (("a previous version", bak), ("a save", path)):
             if is_link(where):  # (its target could be any file of the user's: never copied, never replaced)
                 raise SaveError(f"{where} is a link, not {what}: ono99 follows no link in the saves "

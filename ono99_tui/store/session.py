@@ -24,6 +24,7 @@ so leaving the table or the app writes everything.
 from __future__ import annotations
 
 import os
+import shlex
 import threading
 
 from ..engine import Game
@@ -81,7 +82,8 @@ class SaveSession:
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         notice = (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
-                  f"so nothing here will be saved over it. Use Save as to keep a copy.{hint}")
+                  f"so nothing here will be saved over it. Use Save as (Ctrl+S; w in lines) to keep a "
+                  f"copy.{hint}")
         if game is not None:
             report = self.store.journal_report(self.name, game)
             if report is not None and report.set_aside:
@@ -95,7 +97,8 @@ class SaveSession:
         if not write_protected(path):
             return None
         return (f"{self.name!r} is write-protected (chmod a-w): opened read-only, so nothing here will be "
-                f"saved over it. Use Save as to keep a copy, or chmod u+w {path} to save to it again.")
+                f"saved over it. Use Save as (Ctrl+S; w in lines) to keep a copy, or "
+                f"chmod u+w {shlex.quote(str(path))} to save to it again.")
 
     def _why(self, exc: OSError) -> str:
         """An OSError's reason, in words; "File exists" from a saves "folder" that is a file says so."""
@@ -190,7 +193,7 @@ class SaveSession:
                 if not lock.acquire():
                     self.read_only = True
                     return (f"{self.name!r} was opened by another ono99 meanwhile: "
-                            "not saving over it. Use Save as to keep a copy.")
+                            "not saving over it. Use Save as (Ctrl+S; w in lines) to keep a copy.")
                 self.lock = lock
             if self._writer.error is not None:  # a round-end fold failed: rewrite the record now
                 self._writer.error = None

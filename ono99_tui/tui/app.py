@@ -87,6 +87,25 @@ class Ono99App(App):
         if self.no_color:
             self._filters[:] = [NoColor() if isinstance(f, Monochrome) else f for f in self._filters]
 
+    async def action_quit(self) -> None:
+        """Ctrl+Q from a game whose plays are kept nowhere (opened read-only, or saving failed)
+        asks first, as Escape there does; anything else quits at once."""
+        from .screens.game import GameScreen
+        from .screens.notice import _Notice
+
+        game = next((s for s in reversed(self.screen_stack) if isinstance(s, GameScreen)), None)
+        question = game._unsaved_question() if game is not None else None
+        if question is None or isinstance(self.screen, _Notice) and self.screen.title_text == question[0]:
+            self.exit()
+            return
+        title, body, _ = question
+
+        def answered(answer: str | None) -> None:
+            if answer == "quit":
+                self.exit()
+
+        self.push_screen(_Notice(title, body, (("stay", "Stay"), ("quit", "Quit anyway"))), answered)
+
     def _first_theme(self, name: str) -> None:
         """Set the theme before the app runs. ``self.theme = name`` would also queue Textual's
         restyle of the whole app (every stylesheet parsed again, ~10% of a bare app's start)

@@ -565,7 +565,19 @@ class GameScreen(Screen):
         self.advance()
 
     def _after_game(self, choice: str | None) -> None:
-        self.post_message(self.Finished(self.setup, choice or "menu"))
+        question = self._unsaved_question()
+        if question is None:
+            self.post_message(self.Finished(self.setup, choice or "menu"))
+            return
+        from .notice import _Notice
+
+        def answered(answer: str | None) -> None:
+            # Stay: the finished table stays on screen, where Ctrl+S saves a copy and Escape leaves
+            if answer == "leave":
+                self.post_message(self.Finished(self.setup, choice or "menu"))
+
+        title, body, leave = question
+        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))), answered)
 
     # -- actions ----------------------------------------------------------------------
     def _human_may_play(self) -> bool:
@@ -688,7 +700,7 @@ class GameScreen(Screen):
             self.notify(str(exc), severity="error", timeout=8, markup=False)
             return
         going_on = self.table.save.name if self.table.save is not None else used
-        where = "" if going_on == used else f"; this game goes on saving as {going_on!r}"
+        where = "; this game goes on saving there" if going_on == used else f"; this game goes on saving as {going_on!r}"
         self.notify(f"A copy is saved as {used!r}{where}.", timeout=5, markup=False)
 
     def palette_commands(self):
@@ -707,9 +719,11 @@ class GameScreen(Screen):
         save = getattr(self.table, "save", None)
         if save is not None and save.read_only and (plays := self.table.unsaved_plays):
             # (opened read-only: write-protected, or open in another ono99; its notice said so once)
-            return ("Leave without saving?", f"This game was opened read-only, so {plays} "
-                    f"play{'s' if plays != 1 else ''} made here {'are' if plays != 1 else 'is'} saved nowhere. "
-                    "Stay and press Ctrl+S (Save as) to keep a copy, or leave and lose them.", "Leave anyway")
+            made = f"{plays} play{'s' if plays != 1 else ''} made here"
+            lost = (f"its end and the {made} are saved nowhere, nor counted in the statistics" if self.table.over
+                    else f"the {made} {'are' if plays != 1 else 'is'} saved nowhere")
+            return ("Leave without saving?", f"This game was opened read-only, so {lost}. Stay and press "
+                    "Ctrl+S (Save as) to keep a copy, or leave and lose them.", "Leave anyway")
         if save is None or not save.failed or self.table.over:
             return None
         return ("Leave without saving?", f"This game could not be saved: {save.failed}. Leaving now loses "
