@@ -469,3 +469,11 @@ def test_a_write_protected_game_played_to_its_end_says_its_end_is_saved_nowhere(
     assert rc == 0 and len(said) == 1 and said[0].endswith("type w to save a copy."), lines[-30:]
     assert lines.index(said[0]) > max(i for i, line in enumerate(lines) if line.startswith("Standings"))
     assert path.read_bytes() == before
+
+
+def test_a_line_that_is_no_command_lists_only_the_commands_this_table_has():
+    """A stranger's find: hot seat listed u, which then said "undo is only for a game against
+    bots". Two players at one keyboard: no u (w stays: the game is saved here)."""
+    rc, lines = plain("--plain", lines="n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n2\n7\n\n\nxyz\nq\n")
+    said = [line for line in lines if line.startswith("'xyz' is not a command")]
+    assert rc == 0 and said == ["'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, w, ? or q."], said

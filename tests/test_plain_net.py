@@ -239,7 +239,8 @@ def test_a_line_typed_while_others_play_is_dropped_and_said_on_a_terminal_not_ke
                 break
             term.write(f"{safe[0]}\n")  # (a Double Play owed: the turn goes on; play its first card)
         term.write(f"{safe[0]}\n7\n")  # a card, and a key meant for nothing yet, in one write
-        term.wait_for(r"^It is not your turn: '7' was not used\.$", start)
+        # the card's own line first (a stranger saw the 7 refused before the card it followed)
+        term.wait_for(r"^Ann: [^\n]*\n(?:[^\n]*\n)*?It is not your turn: '7' was not used\.$", start)
         again = term.wait_for(r"^Which card\?$", start)  # the next turn is asked, its hand said first
         term.write("q\n")
         term.wait_for(r"^You left the table\. The table closes", start + again.end())  # (--no-save)

@@ -153,7 +153,8 @@ class RemotePlain(PlainTable):
                 self._asked = where
                 self._start_turn(self.seat)
                 self.con.say(PROMPT)
-            if self.inbox.typed and not self.inbox.other:
+            # (a play sent and not yet answered: its line comes first, then what was typed after it)
+            if self.inbox.typed and not self.inbox.other and self._sent != where:
                 head = self.inbox.typed[0]
                 if head is None:
                     raise EndOfInput
@@ -212,6 +213,9 @@ class RemotePlain(PlainTable):
         for line in W.scores_lines(self.table.view_for(None), cards=False):
             self.con.say(line)
         self.con.say(f"Round {lost['round']} is over; round {lost['round'] + 1} begins.")
+
+    def _keys(self) -> str:
+        return "h, t, s, l, r, ?" + (", x" if self.net.server is not None else "") + " or q"
 
     def _undo(self, seat: int) -> bool:
         self.con.say("Nothing to undo: undo is only for a game against bots on this computer.")

@@ -290,7 +290,7 @@ class PlainTable:
         if lines is None:
             shown = answer if len(answer) <= 20 else answer[:20] + "..."
             what = "Nothing typed" if not answer else f"{shown!r} is not a command"
-            self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or h, t, s, l, r, u, w, ? or q.")
+            self.con.say(f"{what}: type a card's number from 1 to {len(cards)}, or {self._keys()}.")
             return False
         for line in lines:
             self.con.say(line)
@@ -354,6 +354,16 @@ class PlainTable:
         self.save_name = going_on
         where = "; this game goes on saving there" if going_on == used else f"; this game goes on saving as {going_on}"
         self.con.say(f"A copy is saved as {used}{where}.")
+
+    def _keys(self) -> str:
+        """The commands this table has, for a line that was none: u only where an undo can be
+        (one player at this keyboard, against bots), w only where a copy can be saved."""
+        keys = ["h", "t", "s", "l", "r"]
+        if self.table.undo_allowed and len(getattr(self.table, "humans", ())) == 1:
+            keys.append("u")
+        if self.table.can_save_as:
+            keys.append("w")
+        return ", ".join(keys + ["?"]) + " or q"
 
     def _undo(self, seat: int) -> bool:
         if not self.table.may_undo(seat):
