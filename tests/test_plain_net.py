@@ -97,6 +97,7 @@ def test_plain_join_to_nothing_is_one_message():
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert proc.returncode == 2
     assert proc.stderr.startswith("ono99: cannot connect to 127.0.0.1:1") and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr == "ono99: cannot connect to 127.0.0.1:1: connection refused\n"  # (not asyncio's words)
 
 
 def test_host_plain_plays_against_bots_and_leaves_at_end_of_input():

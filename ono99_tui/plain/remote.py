@@ -346,8 +346,9 @@ def run_join(plan: Plan) -> int:
         except ServerError as exc:
             raise UserError(str(exc)) from None
         except (OSError, TimeoutError) as exc:
-            raise UserError(f"cannot connect to {plan.host}:{plan.port}: "
-                            f"{getattr(exc, 'strerror', None) or exc or 'no answer'}") from None
+            from ..net.client import why_not
+
+            raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}") from None
         console.say("Back in your seat." if resumed else f"Seated at table {table_id}, seat {seat + 1}.")
         for note in net.notes:
             console.say(f"Note: {note}")

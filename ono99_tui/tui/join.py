@@ -175,7 +175,9 @@ class JoinApp(Ono99App):
             self.fail(str(exc))
             return
         except (OSError, TimeoutError) as exc:
-            self.fail(f"cannot connect to {plan.host}:{plan.port}: {getattr(exc, 'strerror', None) or exc}")
+            from ..net.client import why_not
+
+            self.fail(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}")
             return
         self.seat, self.table_id, self.token = reply["seat"], reply["table"], reply["token"]
         if plan.keep:
