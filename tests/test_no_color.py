@@ -81,6 +81,9 @@ def test_a_game_under_no_color_sends_no_colour_code_on_a_256_colour_terminal(tmp
 
     try:
         until("Quick game")
+        # the line Enter picks shows without colour: underlined (Textual draws a list's lines
+        # without reverse), where it had been only bold like the menu's title
+        assert re.search(rb"\x1b\[[0-9;]*\b4\b[0-9;]*mNew game", bytes(raw)), bytes(raw)[bytes(raw).find(b"New game") - 60:][:120]
         os.write(master, b"g")
         until("Your hand")
         until("Play")

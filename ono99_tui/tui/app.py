@@ -145,6 +145,8 @@ class Ono99App(App):
         self._exit_on_sigterm()
         if self.ascii:
             self.add_class("ascii")
+        if self.no_color:
+            self.add_class("no-color")  # (ono99.tcss: what colour showed, reverse shows)
         for text in self.notices:
             self.notify(text, severity="warning", timeout=12)
         if self.resume_name:
