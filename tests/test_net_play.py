@@ -268,6 +268,9 @@ def test_a_connected_player_who_never_plays_does_not_hold_the_others_table_for_g
             name = server.tables[table].seats[idle].name
             # the notice comes before the play it explains, so a log reads that play as the bot's
             assert told["message"] == f"{name} did not play within 0.2 s: a bot plays this card for them."
+            idler = [a, b][seats.index(idle)]  # (and the player it was about hears it as "you")
+            own = await wait_for(idler, lambda m: m["type"] == "notice" and "did not play within" in m["message"])
+            assert own["message"] == "You did not play within 0.2 s: a bot plays this card for you."
             after = await wait_for(other, lambda m: m["type"] == "state" and m["seq"] > first["seq"])
             assert [e["seat"] for e in after["events"] if e["type"] == "play"] == [idle]
             game = server.tables[table].session.game

@@ -830,9 +830,11 @@ class Server:
                     table.timeouts += 1
                     log.info("table %d: %s did not play within %g s; a bot played for them", table.id, name, limit)
                     # told first, so that everyone's log reads the play that follows as the bot's
+                    mine = table.seats[seat].conn
                     for conn in table.connections():
-                        conn.send({"type": "notice", "message": f"{name} did not play within {limit:g} s: "
-                                   "a bot plays this card for them."})
+                        conn.send({"type": "notice", "message": (
+                            f"You did not play within {limit:g} s: a bot plays this card for you." if conn is mine
+                            else f"{name} did not play within {limit:g} s: a bot plays this card for them.")})
                     self._submit_quietly(session, seat, card, seq)
                 continue
             await wake.wait()

@@ -410,8 +410,8 @@ class GameScreen(Screen):
     def _table_changed(self, update: SeatUpdate) -> None:
         """The one way the turn goes on: every change at the table (a play from this keyboard, a bot's,
         one that arrived from a server, an undo) comes here, once, and is drawn and acted on."""
-        for notice in update.notices:
-            self.notify(notice, severity="warning", timeout=12, markup=False)
+        for notice in update.notices:  # (a short toast: the log keeps them, and toasts sit over the hand)
+            self.notify(notice, severity="warning", timeout=7, markup=False)
         self._log_notices(update.notices)
         if not update.changed:
             return  # notices only (the table's tell): nothing to redraw, the turn has not moved
