@@ -80,6 +80,12 @@ def test_two_plain_joins_play_a_whole_game_at_one_server_table():
         server.proc.wait(10)
     for player in (ann, bob):
         assert_plain_bytes(bytes(player.raw))
+        # (a stranger's find: a human out of a network game was told "The computer players play
+        # on" with a person still playing, and offered "m for the main menu", which join has not)
+        assert "The computer players play on." not in player.lines
+        assert not any("m for the main menu" in line for line in player.lines)
+    out = [line for player in (ann, bob) for line in player.lines if line.startswith("You are out")]
+    assert all(line == "You are out of the game; the others play on." for line in out), out
     assert not any(line.startswith("Note:") for line in ann.lines)  # (she gave none)
     over = [[line for line in p.lines if line.startswith("Game over after")] for p in (ann, bob)]
     assert len(over[0]) == 1 and over[0] == over[1], over

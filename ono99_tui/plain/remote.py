@@ -79,6 +79,8 @@ class RemotePlain(PlainTable):
     def _gone(self, why: str) -> None:
         if self.table.over:
             self.con.say(f"{why} The game is over.")
+        elif self.net.server is None and self.table.view.out[self.seat]:
+            self.con.say(f"{why} You were out of this game; the others play on without you.")
         elif self.net.server is not None:
             if host_leaving(self.net.server.config, not self.net.for_good)[1]:
                 self.con.say(f"{why} The game is kept: run the same ono99 host (port {self.net.server.config.port}, "
@@ -213,6 +215,21 @@ class RemotePlain(PlainTable):
         for line in W.scores_lines(self.table.view_for(None), cards=False):
             self.con.say(line)
         self.con.say(f"Round {lost['round']} is over; round {lost['round'] + 1} begins.")
+
+    def _out_of_game(self) -> None:
+        """Out at a network table: the others (people among them) play on at the server's pace,
+        and there is no menu here to go back to, only leaving."""
+        self.con.say("You are out of the game; the others play on.")
+        choices = {"": "watch", "w": "watch", "s": "skip"}
+        while True:
+            answer = self.con.ask("Press Enter to watch every play, type s to hear only how each round ends, "
+                                  "or q to leave.").lower()
+            if answer in ("q", "m"):
+                raise Leave
+            if answer in choices:
+                self.pace = choices[answer]
+                return
+            self.con.say("Press Enter alone to watch, or type s or q.")
 
     def _keys(self) -> str:
         return "h, t, s, l, r, ?" + (", x" if self.net.server is not None else "") + " or q"
