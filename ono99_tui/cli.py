@@ -353,6 +353,10 @@ def _store():
 
 
 def cmd_saves_list(args) -> int:
+    import shlex
+
+    from .store.saves import write_protected
+
     store = _store()
     shown = unchecked = 0
     for info in _save_errors(lambda: iter(list(store.infos()))):
@@ -371,6 +375,9 @@ def cmd_saves_list(args) -> int:
         _out(f"    {info.scores}")
         if info.set_aside:
             _out(f"    [damaged journal] {info.set_aside}")
+        if write_protected(store.path(info.name)):  # (opens read-only: plays made in it are kept nowhere)
+            _out(f"    [write-protected] opens read-only; chmod u+w {shlex.quote(str(store.path(info.name)))} "
+                 "to play on in it")
     if not shown:
         _out(f"No saved games in {store.folder}.")
     elif unchecked:

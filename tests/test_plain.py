@@ -432,12 +432,17 @@ def test_q_in_a_write_protected_game_with_plays_made_asks_before_they_are_lost()
     before = path.read_bytes()
     rc, lines = plain("resume", name, "--plain", lines="1\n1\nq\nno\nq\nyes\n")
     assert rc == 0
-    asked = [i for i, line in enumerate(lines) if "saved nowhere" in line]
+    asked = [i for i, line in enumerate(lines) if line.startswith("This game was opened read-only")]
     assert len(asked) == 2 and "write-protected" in " ".join(lines[:asked[0]]), lines
     assert lines[asked[0]].startswith("This game was opened read-only, so ") and "Type yes to leave anyway" in lines[asked[0]]
     left = [line for line in lines if line.startswith("You left the table.")]
-    assert left == ["You left the table. This game is not saved here."] and lines.index(left[0]) > asked[1]
+    assert len(left) == 1 and lines.index(left[0]) > asked[1]
+    assert re.fullmatch(r"You left the table\. This game is not saved here: the \d+ plays? made here (are|is) saved "
+                        r"nowhere\.", left[0]), left
     assert path.read_bytes() == before
+    rc, listed = plain("saves", "list")  # (the listing says which saves open read-only)
+    at = listed.index(next(line for line in listed if line.startswith(name + "  ")))
+    assert rc == 0 and any(line.startswith("    [write-protected] opens read-only; chmod u+w ") for line in listed[at:at + 5])
 
 
 @pytest.mark.parametrize("rules, said", [

@@ -79,7 +79,9 @@ class PlainTable:
     def _left(self, why: str) -> None:
         save = self.table.save
         if save is None or save.read_only:
-            self.con.say(f"{why} This game is not saved here.")
+            plays = self.table.unsaved_plays
+            lost = f": the {plays} play{'s' if plays != 1 else ''} made here are saved nowhere" if plays else ""
+            self.con.say(f"{why} This game is not saved here{lost}.")
             return
         self.table.flush()
         if save.failed:  # (saving failed and was tried after each play: these plays are not kept)
