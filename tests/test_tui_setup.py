@@ -264,3 +264,37 @@ async def test_eight_seats_all_show_on_the_scoreboard_at_80x24():
         text = screen_text(app)
         for name in ("You", "Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal"):
             assert f" {name} " in text, name
+
+
+async def test_escape_from_settings_with_changes_asks_and_without_changes_goes_back(private_dirs):
+    """A stranger's find: a name and a bot delay typed, then Escape (the footer's "Back"): the
+    changes went without a word. With changes Escape asks (Stay first); without, it goes back."""
+    from ono99_tui.tui.screens.notice import _Notice
+    from tests.waits import settle
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("settings")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SettingsScreen)
+        await pilot.press("escape")  # nothing changed: back at once
+        await settle(pilot)
+        assert not isinstance(app.screen, (SettingsScreen, _Notice))
+        app.menu_choice("settings")
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#player_name", Input).value = "Ana"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        await pilot.press("escape")  # Stay
+        await settle(pilot)
+        assert app.screen is screen and screen.query_one("#player_name", Input).value == "Ana"
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("right", "enter")  # Save
+        await settle(pilot)
+        assert not isinstance(app.screen, (SettingsScreen, _Notice))
+    saved, _ = load_settings()
+    assert saved.player_name == "Ana"

@@ -124,7 +124,32 @@ class SettingsScreen(Screen):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_save()
 
+    def _changed(self) -> bool:
+        """Whether the form differs from the settings it opened with (a value that does not read
+        as a setting counts as a change: it was typed)."""
+        try:
+            return self.read() != self.start
+        except ValueError:
+            return True
+
     def action_cancel(self) -> None:
+        """Escape: back; with changes made, asked first (the footer's "Back" does not say they go)."""
+        if not self._changed():
+            self._back()
+            return
+        from .notice import _Notice
+
+        def answered(choice: str | None) -> None:
+            if choice == "discard":
+                self._back()
+            elif choice == "save":
+                self.action_save()
+
+        self.app.push_screen(_Notice("Leave settings?", "Your changes are not saved yet.",
+                                     (("stay", "Stay"), ("save", "Save"), ("discard", "Discard changes"))),
+                             answered)
+
+    def _back(self) -> None:
         if self.app.theme != self.app.settings.theme and self.app.settings.theme in self.app.ono99_themes:
             self.app.theme = self.app.settings.theme  # unsaved: put the theme back
         self.app.pop_screen()
