@@ -287,3 +287,31 @@ def test_alone_with_bots_a_player_may_take_all_the_time_they_like():
                 await asyncio.sleep(0.05)
             assert server.tables[table].session.seq == state["seq"]
     run(main())
+
+
+def test_a_join_coming_back_to_a_kept_seat_is_told_to_the_table_once():
+    """A stranger's find: every `ono99 join` back to a kept seat showed the others "Bob is back",
+    "Bob lost the connection...", "Bob is back": the check made before the screen opens (probe)
+    came back to the seat and left again. It now only checks the server answers; the screen
+    comes back, once."""
+    from ono99_tui.net.lobby import JoinPlan, probe
+
+    async def main():
+        async with serving(turn_timer=60) as server:
+            table, (ann, bob), seats, tokens = await table_with(server, ["Ann", "Bob"])
+            await bob.aclose()
+            await until(lambda: server.tables[table].seats[seats[1]].conn is None, "Bob gone")
+            plan = JoinPlan(HOST, server.port, "Bob", table=table, comeback=tokens[1])
+            await asyncio.get_running_loop().run_in_executor(None, probe, plan)
+            assert plan.comeback == tokens[1]  # (the screen comes back with it)
+            back = await connect(server, "Bob", token=tokens[1])  # the screen's own coming back
+            assert back.welcome["resumed"] is True
+            await back.request({"type": "tables"})  # (the server has handled Bob's coming back)
+            ann.send({"type": "tables", "id": 99})  # answered after every table message before it
+            seen = []
+            while (msg := await ann.recv()).get("re") != 99:  # every seat change Ann was told of
+                if msg["type"] == "table" and (not seen or seen[-1] != msg["table"]["seats"][seats[1]]["connected"]):
+                    seen.append(msg["table"]["seats"][seats[1]]["connected"])  # (each change, once)
+            # an empty seat, Bob sat, Bob left, Bob back: once, never "lost" again in between
+            assert seen == [False, True, False, True], seen
+    run(main())

@@ -147,6 +147,14 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     from ..errors import UserError
 
     async def check():
+        if (plan.comeback or plan.older) and not plan.token and not plan.watch:
+            # a seat kept here: the screen comes back to it (trying each kept token). Coming back
+            # here too, then leaving, told the others "Bob is back", "Bob lost the connection",
+            # "Bob is back" at every join: this only checks the server answers (address, password)
+            client = await Client.connect(plan.host, plan.port, plan.name, plan.password, address=plan.address,
+                                          timeout=timeout)
+            await client.aclose()
+            return
         client = await connect_back(plan, timeout)
         try:
             if plan.watch:  # (before the screen: a wrong --table is one line on a plain terminal)
