@@ -158,6 +158,21 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
         assert record.meta["undo_used"] is True and record.play_count == len(before)
 
 
+async def play_on(pilot, screen, until=lambda: False) -> None:
+    """Play the first playable card at each of our turns and go on after every notice, until the
+    game is over (its notice up) or ``until()`` holds."""
+    app = pilot.app
+    for _ in range(3000):
+        if isinstance(app.screen, GameOverScreen) or until():
+            return
+        if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
+            await pilot.press("enter")
+        elif screen._human_may_play():
+            await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
+        else:
+            await settle(pilot)
+
+
 async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     rules = tmp_path / "short.toml"
     rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
@@ -165,16 +180,7 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
-        for _ in range(3000):
-            if isinstance(app.screen, GameOverScreen):
-                break
-            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
-                await pilot.press("enter")
-            elif screen._human_may_play():
-                playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
-                await pilot.press(str(playable[0]))
-            else:
-                await settle(pilot)
+        await play_on(pilot, screen)
         game = screen.table.game
         assert game.over
     players, problem = load_stats()
@@ -307,15 +313,7 @@ async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_p
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, GameScreen) and screen.table.save.read_only
-        for _ in range(3000):
-            if isinstance(app.screen, GameOverScreen) or screen.table.unsaved_plays and screen._human_may_play():
-                break
-            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
-                await pilot.press("enter")
-            elif screen._human_may_play():
-                await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
-            else:
-                await settle(pilot)
+        await play_on(pilot, screen, lambda: screen.table.unsaved_plays and screen._human_may_play())
         await pilot.press("ctrl+q")
         await settle(pilot)
         assert isinstance(app.screen, _Notice) and app.is_running
@@ -323,15 +321,7 @@ async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_p
         await pilot.press("escape")  # Stay
         await settle(pilot)
         assert app.screen is screen
-        for _ in range(3000):
-            if isinstance(app.screen, GameOverScreen):
-                break
-            if isinstance(app.screen, (RoundEndScreen, PassScreen, OutScreen)):
-                await pilot.press("enter")
-            elif screen._human_may_play():
-                await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
-            else:
-                await settle(pilot)
+        await play_on(pilot, screen)
         await pilot.press("right", "enter")  # Main menu
         await settle(pilot)
         assert isinstance(app.screen, _Notice)
