@@ -242,6 +242,11 @@ async def test_a_write_protected_game_asks_before_its_plays_are_lost_and_save_as
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, GameScreen) and screen.table.save.read_only
+        from textual.widgets import Log
+
+        # why it is read-only stays in the log, under the game so far (its toast goes)
+        logged = " ".join(str(line) for line in screen.query_one("#log", Log).lines)
+        assert "▸ 'friday' is write-protected (chmod a-w)" in logged, logged
         await wait_for_my_turn(pilot, screen)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))

@@ -105,6 +105,7 @@ class GameScreen(Screen):
     def __init__(self, setup: TableSetup, game: Game | None = None, save_name: str | None = None,
                  undo_used: bool = False, table=None):
         super().__init__()
+        self._early_notices: list[str] | None = []  # told while it mounts, before the log has the game so far
         self.setup = setup
         # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`); either
         # way the screen reads it through the table contract (table/contract.py)
@@ -163,6 +164,8 @@ class GameScreen(Screen):
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
         self._write_log(self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS)))
+        self._log_notices(self._early_notices, mounting=True)  # (opening the save's: after the game so far)
+        self._early_notices = None
         self._draw()
         self.advance()
 
@@ -307,10 +310,16 @@ class GameScreen(Screen):
 
     _log_joinable: str | None = None  # the log's last line, while more short plays may join it
 
-    def _log_notices(self, notices) -> None:
-        """The table's news in the log too, where it stays (a toast goes after 12 s): who left or
-        came back, a move timer that played a card for someone, saving that failed."""
-        if not notices or not self.is_mounted or not self.query("#log"):
+
+    def _log_notices(self, notices, mounting: bool = False) -> None:
+        """The table's news in the log too, where it stays (a toast goes after 7 s): who left or
+        came back, a move timer that played a card for someone, a save opened read-only or failing."""
+        if not notices:
+            return
+        if self._early_notices is not None and not mounting:
+            self._early_notices.extend(notices)
+            return
+        if not self.is_mounted and not mounting or not self.query("#log"):
             return
         log = self.query_one("#log", Log)
         width = max(20, (log.content_size.width or MIN_W - 2) - log.styles.scrollbar_size_vertical)
