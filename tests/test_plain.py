@@ -224,7 +224,9 @@ def test_menu_bad_choice_and_commands_at_the_table():
     assert rc == 0
     assert lines[3] == "Not a menu choice: type n, g, s, o, ? or q."
     text = "\n".join(lines)
-    assert re.search(r"^Round 1, total \d+, bust at 99, play goes (left|right)\. It is your turn\.", text, re.M)
+    # (a bot's Double Play just before: "It is your turn and must play twice.", a deal in ~30)
+    assert re.search(r"^Round 1, total -?\d+, bust at 99, play goes (left|right)\. It is your turn( and must play "
+                     r"twice)?\.", text, re.M), text
     assert re.search(r"^Tokens: You 3 tokens, 4 cards; Bo 3 tokens, 4 cards", text, re.M)
     # `l`: the round's plays so far; a quick game's deal is new each time, so when you play first
     # there are none, and nothing before your first turn may then say a bot played
@@ -482,3 +484,14 @@ def test_a_line_that_is_no_command_lists_only_the_commands_this_table_has():
     rc, lines = plain("--plain", lines="n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n2\n7\n\n\nxyz\nq\n")
     said = [line for line in lines if line.startswith("'xyz' is not a command")]
     assert rc == 0 and said == ["'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, w, ? or q."], said
+
+
+def test_hot_seat_with_the_default_name_you_never_says_yous():
+    """A stranger's find: seat 1 keeps the default name "You" when seat 2 is made human, and hot
+    seat then said "You's hand" and "You's turn"."""
+    from ono99_tui.engine.describe import possessive
+
+    assert possessive("You") == "Your" and possessive("Bea") == "Bea's"
+    rc, lines = plain("--plain", lines="n\ne\n2\n\nhuman\nBea\nhuman\n\n2\n7\n\n\nxyz\nq\n")
+    assert rc == 0 and any(line.startswith("Pass to You.") for line in lines), lines
+    assert not [line for line in lines if "You's" in line], lines

@@ -19,6 +19,11 @@ def agree(who: str, verb: str) -> str:
             "loses": "lose", "deals": "deal", "holds": "hold"}.get(verb, verb)
 
 
+def possessive(who: str) -> str:
+    """"Ann's"; the default human seat name "You" reads "Your" (hot seat had "You's hand")."""
+    return "Your" if who == "You" else f"{who}'s"
+
+
 def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None) -> str | None:
     """One line for ``event``, or None for events not worth a line (draws, deals' decks)."""
     arrow = "->" if ascii else "→"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import time
 
 from ..engine import cards as C
+from ..engine.describe import possessive
 from ..engine.legal import busts
 from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from . import words as W
@@ -196,7 +197,7 @@ class PlainTable:
             if answer == "":
                 self.seated = seat
                 return
-            self.con.say(f"Press Enter alone to see {name}'s hand, or type q to leave.")
+            self.con.say(f"Press Enter alone to see {possessive(name)} hand, or type q to leave.")
 
     def _out_of_game(self) -> None:
         if len(self.humans) > 1:

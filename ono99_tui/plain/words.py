@@ -8,7 +8,7 @@ Pure functions of views and events: no I/O here.
 from __future__ import annotations
 
 from ..engine import cards as C
-from ..engine.describe import agree
+from ..engine.describe import agree, possessive
 from ..engine.legal import busts
 from ..engine.view import PlayerView
 
@@ -189,7 +189,7 @@ def hand_order(view: PlayerView) -> list[str]:
 def hand_lines(view: PlayerView, owner: str | None = None) -> list[str]:
     """The turn's header, then the hand as a numbered list with what each card would do.
     (The total is in the line before, the play that made it, and in every card's line.)"""
-    head = "Your turn" if owner is None else f"{owner}'s turn"
+    head = "Your turn" if owner is None else f"{possessive(owner)} turn"
     if view.plays_owed == 2:
         head += ", first of two plays"
     elif view.second_of_two:

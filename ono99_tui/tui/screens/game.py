@@ -21,7 +21,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe
+from ...engine.describe import agree, describe, possessive
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -377,7 +377,7 @@ class GameScreen(Screen):
             hand.hide()
             title = "Hands hidden" if self.hot_seat else "Watching"
         else:
-            title = f"{view.names[self.viewer]}'s hand" if self.hot_seat else "Your hand"
+            title = f"{possessive(view.names[self.viewer])} hand" if self.hot_seat else "Your hand"
             hand.show(view)
         if title != self._hand_title:  # setting a title repaints the box: only when it changes
             self._hand_title = title

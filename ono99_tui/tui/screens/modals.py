@@ -129,7 +129,8 @@ class PassScreen(_Notice):
     BINDINGS = MENU_ON_ESCAPE
 
     def __init__(self, name: str):
-        super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready.",
+        super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready."
+                         if name != "You" else "Pass the keyboard to You.\n\nPress Enter when you are ready.",
                          (("ok", f"I am {name}"),), escape="menu")
 
     def action_close(self) -> None:
