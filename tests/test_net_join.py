@@ -1,6 +1,7 @@
 """`ono99 host`/`ono99 join`: the local table screen, driven through the protocol. A host app
 (server in its own loop) and a protocol client play a whole game at one table."""
 
+import contextlib
 import random
 import time
 
@@ -342,6 +343,21 @@ async def test_a_join_at_a_server_that_keeps_nothing_says_its_table_ends_with_th
         await server.close()
 
 
+@contextlib.asynccontextmanager
+async def _ann_at_a_started_table(port: int):
+    """Bob makes a 2-seat table and sits; Ann joins it on the full screen (keeping her token);
+    Bob starts: (Ann's app, its pilot, the table) once her table screen is up."""
+    bob = await Client.connect(HOST, port, "Bob")
+    table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+    await bob.request({"type": "sit", "table": table})
+    app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+        await bob.request({"type": "start"})
+        await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        yield app, pilot, table
+
+
 async def test_a_join_dialling_back_to_a_server_without_its_table_says_so_and_keeps_the_seat():
     """A stranger's find: a --no-save server killed and started again told a redialling guest
     "your seat is gone", which nobody knows: the game may come back. What is known is said: that
@@ -354,14 +370,7 @@ async def test_a_join_dialling_back_to_a_server_without_its_table_says_so_and_ke
     port = await server.start()
     again = None
     try:
-        bob = await Client.connect(HOST, port, "Bob")
-        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
-        await bob.request({"type": "sit", "table": table})
-        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
-            await bob.request({"type": "start"})
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        async with _ann_at_a_started_table(port) as (app, pilot, table):
             for conn in list(server.connections):
                 conn.writer.transport.abort()  # killed: no word to anyone
             await server.close()
@@ -388,14 +397,7 @@ async def test_a_join_gives_up_in_one_clear_line_when_the_server_never_comes_bac
     server = Server(config)
     port = await server.start()
     try:
-        bob = await Client.connect(HOST, port, "Bob")
-        table = (await bob.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
-        await bob.request({"type": "sit", "table": table})
-        app = JoinApp(JoinPlan(HOST, port, "Ann", table=table, keep=True))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
-            await bob.request({"type": "start"})
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+        async with _ann_at_a_started_table(port) as (app, pilot, table):
             app.remote.give_up_after = 0.3
             await server.close()
             await until(pilot, lambda: app.failure is not None, "gave up")
