@@ -173,10 +173,15 @@ async def play_on(pilot, screen, until=lambda: False) -> None:
             await settle(pilot)
 
 
-async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
+def _short_game_app(tmp_path) -> Ono99App:
+    """The app set for a short game: one token each, no extra life (a quick game ends soon)."""
     rules = tmp_path / "short.toml"
     rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
-    app = Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
+    return Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
+
+
+async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
+    app = _short_game_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
@@ -300,9 +305,7 @@ async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_p
 
     from ono99_tui.tui.screens.notice import _Notice
 
-    rules = tmp_path / "short.toml"
-    rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
-    app = Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
+    app = _short_game_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
