@@ -2,6 +2,7 @@
 
 import pytest
 
+from ono99_tui.engine.describe import possessive
 from ono99_tui.tui.app import Ono99App
 from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
@@ -85,7 +86,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
                 await pilot.press("enter")
                 await settle(pilot)
                 assert table.viewer == seat
-                assert _shown(table) == (sorted(game.hands[seat]), f"{name}'s hand")
+                assert _shown(table) == (sorted(game.hands[seat]), f"{possessive(name)} hand")  # ("Your": You)
                 checked += 1
             elif isinstance(app.screen, GameOverScreen):
                 break
