@@ -139,6 +139,11 @@ async def connect_back(plan, timeout: float | None = None) -> Client:
     return client
 
 
+def cannot_connect(plan, exc: BaseException) -> str:
+    """The one line for a dial that failed (both front ends, before and after the screen opens)."""
+    return f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}"
+
+
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     """Before the screen starts: can we connect, say hello and find the table? Raises UserError
     with one clear line if not (the terminal is still a plain terminal then)."""
@@ -174,4 +179,4 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     except ServerError as exc:
         raise UserError(str(exc)) from None
     except (OSError, TimeoutError) as exc:  # (Disconnected is a ConnectionError)
-        raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}") from None
+        raise UserError(cannot_connect(plan, exc)) from None

@@ -17,7 +17,7 @@ import threading
 import time
 
 from ..errors import UserError
-from ..net.lobby import host_leaving, no_table_now
+from ..net.lobby import cannot_connect, host_leaving, no_table_now
 from ..table import SeatUpdate
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
@@ -363,9 +363,7 @@ def run_join(plan: Plan) -> int:
         except ServerError as exc:
             raise UserError(str(exc)) from None
         except (OSError, TimeoutError) as exc:
-            from ..net.client import why_not
-
-            raise UserError(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}") from None
+            raise UserError(cannot_connect(plan, exc)) from None
         console.say("Back in your seat." if resumed else f"Seated at table {table_id}, seat {seat + 1}.")
         for note in net.notes:
             console.say(f"Note: {note}")

@@ -15,8 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
-from ..net.lobby import (NEW_TABLE, JoinPlan, choose_table, choose_watched, connect_back, host_leaving, no_table_now,
-                         open_tables)
+from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
+                         host_leaving, no_table_now, open_tables)
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -175,9 +175,7 @@ class JoinApp(Ono99App):
             self.fail(str(exc))
             return
         except (OSError, TimeoutError) as exc:
-            from ..net.client import why_not
-
-            self.fail(f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}")
+            self.fail(cannot_connect(plan, exc))
             return
         self.seat, self.table_id, self.token = reply["seat"], reply["table"], reply["token"]
         if plan.keep:
