@@ -81,7 +81,7 @@ class Ono99App(App):
         Monochrome filter: 256-colour grey codes, dark backgrounds forced on a light terminal).
         Without colour the terminal's own foreground and background are used throughout; focus,
         cards and the current seat show by reverse, bold and text (ono99.tcss). Textual keeps
-        its filters in the private ``_filters``: tests/test_tui_snapshots.py fails if that moves."""
+        its filters in the private ``_filters``: tests/test_no_color.py fails if that moves."""
         from textual.filter import Monochrome, NoColor
 
         if self.no_color:
@@ -96,15 +96,9 @@ class Ono99App(App):
         game = next((s for s in reversed(self.screen_stack) if isinstance(s, GameScreen)), None)
         question = game._unsaved_question() if game is not None else None
         if question is None or isinstance(self.screen, _Notice) and self.screen.title_text == question[0]:
-            self.exit()
+            self.exit()  # (nothing to lose, or asked already: a second Ctrl+Q quits)
             return
-        title, body, _ = question
-
-        def answered(answer: str | None) -> None:
-            if answer == "quit":
-                self.exit()
-
-        self.push_screen(_Notice(title, body, (("stay", "Stay"), ("quit", "Quit anyway"))), answered)
+        game.ask_then((*question[:2], "Quit anyway"), self.exit)
 
     def _first_theme(self, name: str) -> None:
         """Set the theme before the app runs. ``self.theme = name`` would also queue Textual's

@@ -9,6 +9,7 @@ updated in place after every play.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import work
@@ -574,19 +575,14 @@ class GameScreen(Screen):
         self.advance()
 
     def _after_game(self, choice: str | None) -> None:
+        def finished() -> None:
+            self.post_message(self.Finished(self.setup, choice or "menu"))
+
         question = self._unsaved_question()
         if question is None:
-            self.post_message(self.Finished(self.setup, choice or "menu"))
-            return
-        from .notice import _Notice
-
-        def answered(answer: str | None) -> None:
-            # Stay: the finished table stays on screen, where Ctrl+S saves a copy and Escape leaves
-            if answer == "leave":
-                self.post_message(self.Finished(self.setup, choice or "menu"))
-
-        title, body, leave = question
-        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))), answered)
+            finished()
+        else:  # (Stay: the finished table stays on screen, where Ctrl+S saves a copy and Escape leaves)
+            self.ask_then(question, finished)
 
     # -- actions ----------------------------------------------------------------------
     def _human_may_play(self) -> bool:
@@ -709,7 +705,8 @@ class GameScreen(Screen):
             self.notify(str(exc), severity="error", timeout=8, markup=False)
             return
         going_on = self.table.save.name if self.table.save is not None else used
-        where = "; this game goes on saving there" if going_on == used else f"; this game goes on saving as {going_on!r}"
+        where = ("; this game goes on saving there" if going_on == used
+                 else f"; this game goes on saving as {going_on!r}")
         self.notify(f"A copy is saved as {used!r}{where}.", timeout=5, markup=False)
 
     def palette_commands(self):
@@ -753,13 +750,20 @@ class GameScreen(Screen):
             left()
             self.app.pop_screen()
             return
-        from .notice import _Notice
 
-        def answered(choice: str | None) -> None:
-            if choice == "leave" and self.app.screen is self:
+        def leave() -> None:
+            if self.app.screen is self:
                 left()
                 self.app.pop_screen()
 
-        # Stay first: Escape (and an Enter meant for something else) keeps the table
+        self.ask_then(question, leave)
+
+    def ask_then(self, question: tuple[str, str, str], go: Callable[[], object]) -> None:
+        """Ask ``question`` (title, body, the leaving button's label) over the table; ``go()`` once
+        the player chooses to leave. Stay comes first: Escape (and an Enter meant for something
+        else) keeps the table."""
+        from .notice import _Notice
+
         title, body, leave = question
-        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))), answered)
+        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))),
+                             lambda choice: go() if choice == "leave" else None)
