@@ -24,6 +24,13 @@ def possessive(who: str) -> str:
     return "Your" if who == "You" else f"{who}'s"
 
 
+def plays_made(n: int, verb: bool = True) -> str:
+    """"1 play made here is", "4 plays made here are" (``verb``: with it): what leaving a game
+    opened read-only loses."""
+    words = f"{n} play made here" if n == 1 else f"{n} plays made here"
+    return f"{words} {'is' if n == 1 else 'are'}" if verb else words
+
+
 def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None) -> str | None:
     """One line for ``event``, or None for events not worth a line (draws, deals' decks)."""
     arrow = "->" if ascii else "→"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 
 from ..engine import cards as C
-from ..engine.describe import possessive
+from ..engine.describe import plays_made, possessive
 from ..engine.legal import busts
 from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from . import words as W
@@ -81,7 +81,7 @@ class PlainTable:
         save = self.table.save
         if save is None or save.read_only:
             plays = self.table.unsaved_plays
-            lost = f": the {plays} play{'s' if plays != 1 else ''} made here are saved nowhere" if plays else ""
+            lost = f": the {plays_made(plays)} saved nowhere" if plays else ""
             self.con.say(f"{why} This game is not saved here{lost}.")
             return
         self.table.flush()
@@ -100,9 +100,8 @@ class PlainTable:
         plays = self.table.unsaved_plays if not self.table.over else 0
         if not plays:
             return True
-        answer = self.con.ask(f"This game was opened read-only, so {plays} play{'s' if plays != 1 else ''} made "
-                              f"here {'are' if plays != 1 else 'is'} saved nowhere. Type yes to leave anyway; "
-                              "anything else stays (w saves a copy).")
+        answer = self.con.ask(f"This game was opened read-only, so {plays_made(plays)} saved nowhere. Type yes to "
+                              "leave anyway; anything else stays (w saves a copy).")
         return answer.strip().lower() in ("y", "yes")
 
     def _introduce(self) -> None:
@@ -221,8 +220,8 @@ class PlainTable:
             self.con.say(line)
         self._flush()  # statistics notices
         if plays := self.table.unsaved_plays:
-            self.con.say(f"This game was opened read-only, so its end and the {plays} play{'s' if plays != 1 else ''} "
-                         "made here are saved nowhere, nor counted in the statistics: type w to save a copy.")
+            self.con.say(f"This game was opened read-only, so its end and the {plays_made(plays, verb=False)} are saved "
+                         "nowhere, nor counted in the statistics: type w to save a copy.")
         while True:
             answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.",
                                   fresh=True).lower()

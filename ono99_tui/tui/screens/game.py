@@ -22,7 +22,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe, possessive
+from ...engine.describe import agree, describe, plays_made, possessive
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -725,9 +725,8 @@ class GameScreen(Screen):
         save = getattr(self.table, "save", None)
         if save is not None and save.read_only and (plays := self.table.unsaved_plays):
             # (opened read-only: write-protected, or open in another ono99; its notice said so once)
-            made = f"{plays} play{'s' if plays != 1 else ''} made here"
-            lost = (f"its end and the {made} are saved nowhere, nor counted in the statistics" if self.table.over
-                    else f"the {made} {'are' if plays != 1 else 'is'} saved nowhere")
+            lost = (f"its end and the {plays_made(plays, verb=False)} are saved nowhere, nor counted in the "
+                    "statistics" if self.table.over else f"the {plays_made(plays)} saved nowhere")
             return ("Leave without saving?", f"This game was opened read-only, so {lost}. Stay and press "
                     "Ctrl+S (Save as) to keep a copy, or leave and lose them.", "Leave anyway")
         if save is None or not save.failed or self.table.over:
