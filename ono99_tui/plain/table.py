@@ -220,8 +220,8 @@ class PlainTable:
             self.con.say(line)
         self._flush()  # statistics notices
         if plays := self.table.unsaved_plays:
-            self.con.say(f"This game was opened read-only, so its end and the {plays_made(plays, verb=False)} are saved "
-                         "nowhere, nor counted in the statistics: type w to save a copy.")
+            self.con.say(f"This game was opened read-only, so its end and the {plays_made(plays, verb=False)} are "
+                         "saved nowhere, nor counted in the statistics: type w to save a copy.")
         while True:
             answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.",
                                   fresh=True).lower()
