@@ -134,6 +134,16 @@ def test_hot_seat_prints_a_hand_only_after_pass_to_is_answered():
     assert lines[-2].startswith("Pass to Bo.") and lines[-1].startswith("End of input.")
 
 
+def test_hot_seat_calls_the_default_name_you_as_a_person():
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    seats = [SeatSpec("You"), SeatSpec("Bo")]
+    table = TableSession(seats, game.rules, 0, game=game)
+    lines, _ = run(table, TableSetup(seats, game.rules, "standard"), "x\n\n1\n")
+    first = lines.index("Pass to You. Press Enter when you are ready, or type q to leave.")
+    assert lines[first + 1] == "Press Enter alone to see your hand, or type q to leave."
+    assert not any("You, press" in line or "You's" in line for line in lines)
+
+
 @pytest.mark.parametrize("raw, text", [(b"\x1b[200~3\x1b[201~\r\n", "3"), (b" h \n", "h"),
                                        (b"\xff\xfe1\n", "\ufffd\ufffd1"), (b"\x07\x00q\x7f\n", "q")])
 def test_input_lines_lose_their_escape_sequences_and_controls(raw, text):

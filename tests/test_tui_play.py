@@ -8,7 +8,7 @@ from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.widgets.card import CardWidget
-from textual.widgets import Select
+from textual.widgets import Button, Select
 
 from tests.waits import palette_ready, settle, until_my_turn
 
@@ -76,6 +76,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
         table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
         game = table.table.game
         passes = checked = ended = 0
+        called = set()
         for _ in range(400):
             if isinstance(app.screen, PassScreen):
                 passes += 1
@@ -83,6 +84,9 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
                 seat = game.current
                 name = game.names[seat]
                 assert app.screen.title_text == f"Pass to {name}"
+                button = str(app.screen.query_one("#btn-ok", Button).label)
+                assert button == ("I am ready" if name == "You" else f"I am {name}")  # never "I am You"
+                called.add(name)
                 await pilot.press("enter")
                 await settle(pilot)
                 assert table.viewer == seat
@@ -102,6 +106,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
                     ended += 1
                     assert table.viewer is None and _shown(table)[0] == [], "the hand outlived its turn"
         assert passes >= 2 and checked == passes and ended >= 2
+        assert "You" in called  # the default name was called to the keyboard, so its button was read
         assert isinstance(app.screen, GameOverScreen)
 
 

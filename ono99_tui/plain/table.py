@@ -187,8 +187,8 @@ class PlainTable:
     def _pass_to(self, seat: int) -> None:
         name = self.names[seat]
         while True:
-            answer = self.con.ask(f"Pass to {name}. {name}, press Enter when you are ready, or type q to leave.",
-                                  fresh=True)
+            who = f"{name}, press" if name != "You" else "Press"  # the default name: not "You, press"
+            answer = self.con.ask(f"Pass to {name}. {who} Enter when you are ready, or type q to leave.", fresh=True)
             if answer.lower() == "q":
                 if self._may_leave():
                     raise Leave
@@ -196,7 +196,8 @@ class PlainTable:
             if answer == "":
                 self.seated = seat
                 return
-            self.con.say(f"Press Enter alone to see {possessive(name)} hand, or type q to leave.")
+            whose = "your" if name == "You" else possessive(name)  # not "see Your hand"
+            self.con.say(f"Press Enter alone to see {whose} hand, or type q to leave.")
 
     def _out_of_game(self) -> None:
         if len(self.humans) > 1:

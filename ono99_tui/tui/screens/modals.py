@@ -131,7 +131,7 @@ class PassScreen(_Notice):
     def __init__(self, name: str):
         super().__init__(f"Pass to {name}", f"Pass the keyboard to {name}.\n\nPress Enter when {name} is ready."
                          if name != "You" else "Pass the keyboard to You.\n\nPress Enter when you are ready.",
-                         (("ok", f"I am {name}"),), escape="menu")
+                         (("ok", f"I am {name}" if name != "You" else "I am ready"),), escape="menu")
 
     def action_close(self) -> None:
         """Escape leaves the table for the menu (it is saved after every play) and never shows the
