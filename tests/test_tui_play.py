@@ -87,6 +87,7 @@ async def test_hot_seat_hides_the_hand_between_humans(short_rules):
                 button = str(app.screen.query_one("#btn-ok", Button).label)
                 assert button == ("I am ready" if name == "You" else f"I am {name}")  # never "I am You"
                 called.add(name)
+                assert table._turn_hint == f"Waiting for {'you' if name == 'You' else name}..."
                 await pilot.press("enter")
                 await settle(pilot)
                 assert table.viewer == seat

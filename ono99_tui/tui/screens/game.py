@@ -66,7 +66,8 @@ def turn_hint(view, viewer: int | None) -> str:
     if view.current is None:
         return "Game over." if view.over else ""
     if viewer is None or not view.my_turn:
-        return f"Waiting for {view.names[view.current]}..."
+        who = view.names[view.current]
+        return f"Waiting for {'you' if who == 'You' else who}..."  # the default name reads as a word
     legal = view.legal_plays()
     safe = [c for c in legal if not (c in C.ADDERS and view.total + C.EFFECT[c] >= view.rules.target)]
     if not safe:
