@@ -5,6 +5,8 @@ import contextlib
 import random
 import time
 
+import pytest
+
 from ono99_tui.net.client import Client
 from ono99_tui.net.lobby import JoinPlan
 from ono99_tui.tui.join import JoinApp
@@ -132,6 +134,57 @@ def test_the_table_says_when_someone_drops_and_comes_back():
     remote.handle({"type": "table", "table": seats(True)})
     assert [u.notices for u in told] == [["Bob lost the connection; a bot plays their turns until they are back."],
                                          ["Bob is back."]]
+    left = {"seats": [{"name": "Ann", "player": "human", "connected": True},
+                      {"name": "Bob", "player": "human", "connected": False, "left": True}]}
+    remote.handle({"type": "table", "table": left})
+    assert told[-1].notices == ["Bob left the table; a bot plays their turns until they are back."]
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+q"])
+async def test_a_guest_who_leaves_the_table_screen_is_told_to_the_others_as_leaving(key):
+    """A stranger's find: a guest who left on purpose (Escape) was announced to the table as
+    having "lost the connection". The join now says "stand" before closing; the seat is kept
+    all the same (a bot plays it), and coming back with its token clears the mark."""
+    from ono99_tui.net.server import Server
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        ann = await Client.connect(HOST, port, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2, "rules": SHORT}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            bob, token = app.seat, server.tables[table].seats[app.seat].token
+            await ann.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            screen = app.screen
+            await pilot.press(key)
+            if key == "escape":  # the menu asks "Leave the table?" with Stay, Leave; Ctrl+Q quits at once
+                await until(pilot, lambda: app.screen is not screen, "the question")
+                assert app.screen.title_text == "Leave the table?"
+                await pilot.press("right", "enter")
+            await until(pilot, lambda: not app.is_running, "the join ended")
+        seen = []
+        while True:  # every change of Bob's seat that Ann was told of, up to his leaving
+            msg = await ann.recv()
+            if msg["type"] == "table":
+                seen.append(msg["table"]["seats"][bob])
+                if seen[-1]["player"] == "human" and not seen[-1]["connected"]:
+                    break
+        assert seen[-1] == {"name": "Bob", "player": "human", "connected": False, "left": True}, seen
+        assert server.tables[table].seats[bob].token == token  # kept: he may come back
+        back = await Client.connect(HOST, port, "Bob", token=token)
+        assert back.welcome["resumed"] is True and not server.tables[table].seats[bob].left
+        msg = await ann.recv()
+        while msg["type"] != "table":
+            msg = await ann.recv()
+        assert msg["table"]["seats"][bob] == {"name": "Bob", "player": "human", "connected": True}
+        await back.aclose()
+        await ann.aclose()
+    finally:
+        await server.close()
 
 
 async def test_the_scoreboard_shows_who_is_away_during_the_game():

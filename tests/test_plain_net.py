@@ -278,6 +278,37 @@ def test_leaving_a_plain_join_with_q_mid_game_says_nothing_on_stderr():
         server.proc.wait(10)
 
 
+def test_a_plain_join_that_leaves_with_q_is_told_to_the_table_as_leaving_and_one_killed_as_lost():
+    """Bob leaves with q: Ann hears he left the table (not that his connection was lost); Cy's
+    join is killed: Ann hears Cy lost the connection. Both seats are kept, played by a bot."""
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "60", "--no-save")
+    players = []
+    try:
+        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you")
+        bob = Running("join", f"127.0.0.1:{port}", "--name", "Bob", "--plain")
+        players = [ann, bob]
+        ann.wait_for(r"seat 2, Bob;")
+        cy = Running("join", f"127.0.0.1:{port}", "--name", "Cy", "--plain")
+        players.append(cy)
+        ann.wait_for(r"seat 3, Cy;")
+        ann.type("b\ns\n")
+        for p in (bob, cy):
+            p.wait_for(r"^Table: Ann, human; Bob, human; Cy, human; Medium, medium bot\.")
+        bob.type("q\n", close=True)
+        assert bob.finish() == 0 and bob.lines[-1].startswith("You left the table. Your seat is kept")
+        ann.wait_for(r"^Bob left the table; a bot plays their turns until they are back\.$")
+        cy.proc.kill()
+        ann.wait_for(r"^Cy lost the connection; a bot plays their turns until they are back\.$")
+        assert not any(line.startswith("Bob lost the connection") for line in ann.lines)
+    finally:
+        for p in (*players, server):
+            if p.proc.poll() is None:
+                p.proc.kill()
+            p.proc.wait(10)
+
+
 def _playing_when_the_server_is_killed(join=Running, **env: str) -> tuple[Running, str]:
     """Ann at a --no-save server's table, at her turn, when the server is killed (no word to
     anyone); returned once she has said she is reconnecting, with the server's port."""

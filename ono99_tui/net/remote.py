@@ -57,6 +57,7 @@ class RemoteTable:
         # `ono99 host`, whose server must close (and say why) before the host's own connection does
         self.owner_closes = False
         self._subs: list[_Sub] = []
+        self._stood = False  # leave() said so
         self._reader: asyncio.Task | None = None
         self._watchers_told = -WATCHERS_TOLD_EVERY  # when a line last said who started or stopped watching
 
@@ -188,6 +189,20 @@ class RemoteTable:
     def close(self) -> None:
         if not self.owner_closes:
             self.shut()
+
+    def leave(self) -> None:
+        """Say that this player leaves on purpose (the front end's leave or quit, never a closed
+        terminal or a signal), so that the others are told "left the table", not "lost the
+        connection"; the seat is kept all the same (a bot plays it until they come back). Nothing
+        once the game is over, for a watcher, or while the connection is down. Call it before the
+        connection closes, in its event loop."""
+        if self.my_seat is None or self.over or self.status is not None or self._stood:
+            return
+        self._stood = True
+        try:
+            self.client.send({"type": "stand"})
+        except (ConnectionError, OSError, RuntimeError):
+            pass  # (closing anyway)
 
     def shut(self) -> None:
         """Stop reading and close the connection (``close``, whoever owns it)."""
@@ -367,8 +382,9 @@ def _comings_and_goings(before: list[dict], after: list[dict]) -> list[str]:
     out = []
     for old, new in zip(before, after):
         if new["player"] == "human" and old["connected"] != new["connected"]:
+            gone = "left the table" if new.get("left") else "lost the connection"  # (left: on purpose)
             out.append(f"{new['name']} is back." if new["connected"] else
-                       f"{new['name']} lost the connection; a bot plays their turns until they are back.")
+                       f"{new['name']} {gone}; a bot plays their turns until they are back.")
     return out
 
 

@@ -519,6 +519,7 @@ class Server:
         if conn.table is not None:
             self._leave(conn)
         table.seats[seat].conn = conn
+        table.seats[seat].left = False
         table.away_since = table.closes_at = None  # someone is here: the table is not abandoned
         table.stood_in.discard(seat)  # back: should they leave again, the turn timer applies again
         conn.table, conn.seat = table, seat
@@ -538,6 +539,8 @@ class Server:
             seat = table.seats[conn.seat]
             self.tokens.pop(seat.token, None)
             table.seats[conn.seat] = Seat()
+        elif conn.seat is not None and table.seats[conn.seat].conn is conn:
+            table.seats[conn.seat].left = True  # on purpose: the others hear "left", not "lost the connection"
         self._leave(conn)
         self._forget_if_done(table)
         return {"type": "ok"}

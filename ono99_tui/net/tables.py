@@ -20,6 +20,9 @@ class Seat:
     player: str | None = None  # "human" or "bot:LEVEL"
     token: str | None = None  # a human seat's key for coming back
     conn: object | None = None  # the connection playing this seat now, if any
+    # its player stood up on purpose ("stand") during the game, rather than losing the connection:
+    # the others are told they left, not that the connection dropped (until they are back)
+    left: bool = False
 
     @property
     def empty(self) -> bool:
@@ -30,8 +33,10 @@ class Seat:
         return bool(self.player) and self.player.startswith("bot:")
 
     def public(self) -> dict:
-        return {"name": self.name, "player": self.player,
-                "connected": self.is_bot or self.conn is not None}
+        out = {"name": self.name, "player": self.player, "connected": self.is_bot or self.conn is not None}
+        if self.left and not out["connected"]:
+            out["left"] = True  # (only then: older clients and the lobby listing see the same seats)
+        return out
 
 
 WATCHERS_NAMED = 12  # watchers named in a table's listing (all are counted)

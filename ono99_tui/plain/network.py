@@ -109,6 +109,8 @@ class Network:
         self.thread = threading.Thread(target=self.loop.run_forever, name="ono99-plain-net", daemon=True)
         self.thread.start()
         self.client = None
+        self.remote = None  # the table, once the game starts: stop() closes it, in this loop's thread
+        self.leaving = False  # the player left it on purpose (q), not by the end of input
         self.server = None
         self.token: str | None = None  # the seat's token, once seated: what dialling back asks with
         self.notes: list[str] = []  # lines about the connection, said once seated
@@ -129,6 +131,10 @@ class Network:
                 from ..net.lobby import host_leaving
 
                 await self.server.close(*host_leaving(self.server.config, not self.for_good))
+            if self.remote is not None:
+                if self.leaving:  # a guest says they leave on purpose (see RemoteTable.leave)
+                    self.remote.leave()
+                self.remote.shut()
             if self.client is not None:
                 await self.client.aclose()
             await _end_tasks()
@@ -256,6 +262,9 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
             seat = last["seat"] if last else msg.get("seat")
             table_id = last["table"]["id"] if last else msg["table"]
             remote = RemoteTable(net.client, table_id, seat, msg)
+            # closed by net.stop() in this loop's thread (the table's own close() runs in the player's)
+            remote.owner_closes = True
+            net.remote = remote
             remote.lobby = last["table"] if last else None
             remote.on_lost = lambda why, how: inbox.put(("lost", why, how))
             if plan is not None and seat is not None:

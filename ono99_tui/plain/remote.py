@@ -377,6 +377,7 @@ def run_join(plan: Plan) -> int:
             front = RemotePlain if remote.my_seat is not None else RemoteWatch
             front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
                   settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
+            net.leaving = True  # (returned: the game ended, or the player left with q; EndOfInput raises)
             if remote.over or remote.my_seat is None:  # (watching: the seat was given up)
                 _forget(plan, net)
         except Leave:

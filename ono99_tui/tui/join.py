@@ -112,6 +112,14 @@ class JoinApp(Ono99App):
 
     def left_on_purpose(self) -> None:
         self._closed_for_good = True
+        self._stand_up()
+
+    def _stand_up(self) -> None:
+        """A guest leaving on purpose (the menu, or quitting) says so while the connection is open:
+        the others hear they left, not that the connection was lost. (A closed terminal or a
+        signal says nothing: that is a lost connection.)"""
+        if self.server is None and self.remote is not None:
+            self.remote.leave()
 
     def get_default_screen(self) -> Screen:
         return LobbyScreen()
@@ -402,6 +410,7 @@ class JoinApp(Ono99App):
         self.exit(return_code=0)
 
     async def action_quit(self) -> None:
+        self._stand_up()
         self.exit(return_code=0)
 
     async def on_unmount(self) -> None:
