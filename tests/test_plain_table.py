@@ -122,11 +122,16 @@ def test_out_of_the_game_asks_and_enter_watches_to_the_end():
     assert result == "menu"
 
 
-def test_hot_seat_prints_a_hand_only_after_pass_to_is_answered():
-    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["Ana", "Bo"])
-    seats = [SeatSpec("Ana"), SeatSpec("Bo")]
+def hot_seat_lines(first: str) -> list[str]:
+    """Two humans, ``first`` and Bo, at one keyboard: the lines for "x", Enter, "1", then the end of input."""
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=[first, "Bo"])
+    seats = [SeatSpec(first), SeatSpec("Bo")]
     table = TableSession(seats, game.rules, 0, game=game)
-    lines, _ = run(table, TableSetup(seats, game.rules, "standard"), "x\n\n1\n")
+    return run(table, TableSetup(seats, game.rules, "standard"), "x\n\n1\n")[0]
+
+
+def test_hot_seat_prints_a_hand_only_after_pass_to_is_answered():
+    lines = hot_seat_lines("Ana")
     first = lines.index("Pass to Ana. Ana, press Enter when you are ready, or type q to leave.")
     assert lines[first + 1] == "Press Enter alone to see Ana's hand, or type q to leave."
     assert lines[first + 3] == "Ana's turn, total 0."
@@ -135,10 +140,7 @@ def test_hot_seat_prints_a_hand_only_after_pass_to_is_answered():
 
 
 def test_hot_seat_calls_the_default_name_you_as_a_person():
-    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
-    seats = [SeatSpec("You"), SeatSpec("Bo")]
-    table = TableSession(seats, game.rules, 0, game=game)
-    lines, _ = run(table, TableSetup(seats, game.rules, "standard"), "x\n\n1\n")
+    lines = hot_seat_lines("You")
     first = lines.index("Pass to You. Press Enter when you are ready, or type q to leave.")
     assert lines[first + 1] == "Press Enter alone to see your hand, or type q to leave."
     assert not any("You, press" in line or "You's" in line for line in lines)
