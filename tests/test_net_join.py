@@ -480,10 +480,11 @@ async def test_a_join_whose_connection_drops_in_the_lobby_sits_down_again_by_its
             lobby = lambda: str(app.screen.query_one("#lobby").render())  # noqa: E731
             ann = next(c for c in server.connections if c.name == "Ann")
             ann.writer.transport.abort()  # the connection drops (no goodbye)
+            # (the lobby's text is redrawn from the table message a step after it arrives: waited for too)
             await until(pilot, lambda: app.client is not first and app._table is not None
-                        and app._table["seats"][seat]["name"] == "Ann" and app._table["seats"][seat]["connected"],
-                        "seated again")
-            assert app.failure is None and app.seat == seat and "Reconnecting" not in lobby()
+                        and app._table["seats"][seat]["name"] == "Ann" and app._table["seats"][seat]["connected"]
+                        and "Reconnecting" not in lobby(), "seated again, and the lobby says so")
+            assert app.failure is None and app.seat == seat
             assert server.tables[table].seats[seat].name == "Ann"
             await pilot.press("b")
             await pilot.press("s")  # and the game starts with Ann in her seat
