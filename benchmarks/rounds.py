@@ -15,7 +15,7 @@ decisions of what each gains over medium's card with medium playing afterwards: 
 up in play, on positions the bot itself reaches.
 
     python benchmarks/rounds.py [--bot hard] [--players 4] [--deals 200] [--jobs 2] [--rules standard]
-                                [--others medium|easy,random|...] [--start 0] [--seed 7]
+                                [--others medium|easy,random|...] [--start 0] [--seed 7] [--against medium]
 """
 
 from __future__ import annotations
@@ -29,10 +29,17 @@ from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
+from ono99_tui.bots import search  # noqa: E402
+from ono99_tui.bots.heuristics import TUNED  # noqa: E402
 from ono99_tui.bots.levels import Bot  # noqa: E402
 from ono99_tui.bots.stakes import win_chance  # noqa: E402
 from ono99_tui.engine import Game  # noqa: E402
 from ono99_tui.store.rule_presets import resolve  # noqa: E402
+
+
+#: variants of a level, to pair a change against it (--bot or --against): the search constants
+#: they set. "hard-own-tuned": its own turns and play-outs by heuristics.TUNED (off in hard).
+VARIANTS = {"hard-own-tuned": {"OWN": TUNED}}
 
 
 def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules,
@@ -40,6 +47,18 @@ def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules
     """Play deal ``deal``'s first round with ``level`` in ``seat`` and ``others`` (cycled) in the
     other seats: (loser, the points the others added on average less this seat's (R9.1; 0 under
     tokens), decisions by ``seat``, decisions where it left medium's card)."""
+    settings = VARIANTS.get(level, {})
+    old = {k: getattr(search, k) for k in settings}
+    for k, v in settings.items():
+        setattr(search, k, v)
+    try:
+        return _first_round(players, deal, seed, seat, level.split("-")[0] if settings else level, rules, others)
+    finally:
+        for k, v in old.items():
+            setattr(search, k, v)
+
+
+def _first_round(players, deal, seed, seat, level, rules, others):
     g = Game([f"P{i}" for i in range(players)], rules, seed * 100_000 + deal, record_events=False)
     rest = [others[(deal + i) % len(others)] for i in range(players - 1)]
     levels = rest[:seat] + [level] + rest[seat:]
@@ -59,12 +78,12 @@ def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules
 
 
 def _pair(args) -> tuple[int, int, int, int, float, float, float]:
-    players, deal, seed, seat, level, rules_spec, others = args
+    players, deal, seed, seat, level, rules_spec, others, against = args
     rules = resolve(rules_spec)[0]
     t0 = time.process_time()
     lost_bot, margin_bot, decisions, departures = first_round(players, deal, seed, seat, level, rules, others)
     spent = time.process_time() - t0
-    lost_med, margin_med, _, _ = first_round(players, deal, seed, seat, "medium", rules, others)
+    lost_med, margin_med, _, _ = first_round(players, deal, seed, seat, against, rules, others)
     return (int(lost_bot == seat), int(lost_med == seat), decisions, departures, spent,
             margin_bot, margin_med)
 
@@ -92,9 +111,11 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--rules", default="standard")
     ap.add_argument("--others", default="medium", help="the other seats' levels, cycled (e.g. easy,random)")
+    ap.add_argument("--against", default="medium", help="the level in the same seat the bot is paired "
+                    f"against: medium, another level, or a variant ({', '.join(VARIANTS)})")
     args = ap.parse_args()
     others = tuple(args.others.split(","))
-    tasks = [(args.players, d, args.seed, s, args.bot, args.rules, others)
+    tasks = [(args.players, d, args.seed, s, args.bot, args.rules, others, args.against)
              for d in range(args.start, args.start + args.deals) for s in range(args.players)]
     t0 = time.perf_counter()
     with ProcessPoolExecutor(args.jobs) as pool:
@@ -108,22 +129,22 @@ def main() -> None:
     departures = sum(r[3] for r in rows)
     differ = sum(1 for r in rows if r[0] != r[1])
     load = os.getloadavg()[0]
-    print(f"{args.bot} vs medium in the same seat, {args.players} players, deals {args.start}-"
+    print(f"{args.bot} vs {args.against} in the same seat, {args.players} players, deals {args.start}-"
           f"{args.start + args.deals - 1} (seed {args.seed}), every seat: {n} paired rounds, "
           f"rules {args.rules}, others {args.others}")
-    print(f"  rounds lost: {args.bot} {100 * bot:.1f}%, medium {100 * med:.1f}% "
+    print(f"  rounds lost: {args.bot} {100 * bot:.1f}%, {args.against} {100 * med:.1f}% "
           f"(fair {100 / args.players:.1f}%)")
     print(f"  gain: {100 * mean:+.2f} points of round survival (se {100 * se:.2f}); "
           f"outcomes differ in {differ} rounds")
     if med and args.rules == "standard":
         low, mid, high = (100 * game_rate(x / med, args.players) for x in (bot + se, bot, bot - se))
-        print(f"  {args.bot} loses r = {bot / med:.3f} times medium's share of rounds; in a game of "
+        print(f"  {args.bot} loses r = {bot / med:.3f} times {args.against}'s share of rounds; in a game of "
               f"such rounds (game_rate) it wins {mid:.1f}% (fair {100 / args.players:.1f}%), "
               f"{low:.1f}-{high:.1f}% with r one standard error either way")
     if any(r[5] or r[6] for r in rows):
         pts, pts_se = _mean_se([r[5] - r[6] for r in rows])
         print(f"  points (R9.1), the others' mean less this seat's: {args.bot} "
-              f"{sum(r[5] for r in rows) / n:+.2f}, medium {sum(r[6] for r in rows) / n:+.2f}; "
+              f"{sum(r[5] for r in rows) / n:+.2f}, {args.against} {sum(r[6] for r in rows) / n:+.2f}; "
               f"gain {pts:+.2f} a round (se {pts_se:.2f})")
     print(f"  decisions with a choice {decisions} ({decisions / n:.1f} a round), left medium's card "
           f"in {departures} ({100 * departures / max(1, decisions):.1f}%); per decision "

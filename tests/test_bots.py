@@ -132,6 +132,23 @@ def test_medium_deflects_a_double_when_it_is_tight():
     assert make_bot("medium").choose(g.view(1)) == "hold"
 
 
+def test_tuned_weights_deflect_a_double_only_when_it_is_really_tight():
+    """heuristics.TUNED (benchmarks/tune.py): under a Double Play, medium passes both plays on
+    with a Hold within 20 of the target; the tuned weights first play a number there, and
+    deflect only within 6."""
+    from tests.stacked import game_with, set_total
+
+    from ono99_tui.bots.heuristics import TUNED, choose_medium
+
+    g = game_with([["double", "2", "3", "4"], ["hold", "9", "8", "7"], ["2", "3", "4", "5"]])
+    g.play("double")
+    set_total(g, 85)
+    assert choose_medium(g.view(1), random.Random(0)) == "hold"
+    assert choose_medium(g.view(1), random.Random(0), TUNED) == "9"
+    set_total(g, 94)
+    assert choose_medium(g.view(1), random.Random(0), TUNED) == "hold"
+
+
 def test_easy_beats_random_on_fixed_deals():
     wins = 0
     for i in range(100):
@@ -166,10 +183,11 @@ def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
     assert choose_hard(view, random.Random(2), iterations=16) == "hold"
 
 
-def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None):
+def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None, own=None):
     """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
-    in ``policies`` played by the bot level it names (a "mixed" seat picks one each play)."""
-    from ono99_tui.bots.heuristics import choose_easy, choose_medium, choose_random
+    in ``policies`` played by the bot level it names (a "mixed" seat picks one each play), and
+    the deciding seat by medium with ``own`` weights."""
+    from ono99_tui.bots.heuristics import MEDIUM, choose_easy, choose_medium, choose_random
     from ono99_tui.bots.rollout import MIX
     from ono99_tui.engine.view import PlayerView
 
@@ -186,7 +204,12 @@ def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=No
             x = rng.random()
             level = "medium" if x < MIX["medium"] else "easy" if x < MIX["medium"] + MIX["easy"] else "random"
         legal = v.legal_plays()
-        g.play(legal[0] if len(legal) == 1 else by_level[level](v, rng))
+        if len(legal) == 1:
+            g.play(legal[0])
+        elif level == "medium":
+            g.play(choose_medium(v, rng, own if own and g.current == view.seat else MEDIUM))
+        else:
+            g.play(by_level[level](v, rng))
         plays += 1
     # the round's own loser: with odd decks the next round can be lost at once inside the same play
     summary = next((r for r in g.round_log if r["round"] == start), None)
@@ -203,8 +226,10 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
     the same determinized position, under any house rules: reshuffles (R4.3), running out of
     cards (R4.4), forced lowest (R5.3), deflected Double Plays (R6.4) and the 99 option (R7.2);
     under points rules every seat's points for the round are the engine's too (R9.1); and with the
-    others played by the kinds of player the reading fits (medium, easy, random, a mix)."""
+    others played by the kinds of player the reading fits (medium, easy, random, a mix), and the
+    deciding seat by medium's weights or the tuned ones."""
     from ono99_tui.bots.belief import MODELS
+    from ono99_tui.bots.heuristics import MEDIUM, TUNED
     from ono99_tui.bots.rollout import play_out_sim, round_points
     from ono99_tui.bots.search import _determinize
 
@@ -223,9 +248,10 @@ def test_fast_rollout_matches_the_engine_play_for_play(table, plays, seed):
         hands, draw = _determinize(view, rng)
         s = rng.getrandbits(32)
         policies = {seat: rng.choice(MODELS) for seat in hands} if deal % 2 else None
+        own = TUNED if deal >= 2 else MEDIUM
         for card in view.legal_plays():
-            sim = play_out_sim(view, hands, draw, card, s, 400, policies)
-            loser, points = _reference_rollout(view, hands, draw, card, s, policies=policies)
+            sim = play_out_sim(view, hands, draw, card, s, 400, policies, own)
+            loser, points = _reference_rollout(view, hands, draw, card, s, policies=policies, own=own)
             assert sim.loser == loser
             if points and loser is not None:
                 assert {seat: round_points(rules, sim.hands[seat], seat == loser) for seat in sim.order} == points

@@ -146,6 +146,7 @@ def test_hands_oracle_searches_with_the_real_hands():
     """The second yardstick deals the others' real hands into the hard bot's search (and only
     the draw pile at random): every deal it searches holds exactly the cards they hold."""
     from ono99_tui.bots import LEVELS, search
+    from ono99_tui.bots.heuristics import MEDIUM
     from ono99_tui.bots.oracle import HandsOracle
     from ono99_tui.engine import Game
 
@@ -155,13 +156,14 @@ def test_hands_oracle_searches_with_the_real_hands():
     seen = []
     real_choose = search.choose_hard
 
-    def spy(view, rng, iterations, deal, k):
+    def spy(view, rng, iterations, deal, k, own):
         assert (iterations, k) == (4, HandsOracle.K)  # the budget its yardstick rows were measured with
+        assert own == MEDIUM  # and its own turns played as they were then, whatever hard's are
         def checked():
             hands, draw = deal()
             seen.append(all(hands[s] == g.hands[s] for s in hands) and sorted(draw) == sorted(g.draw))
             return hands, draw
-        return real_choose(view, rng, iterations=iterations, deal=checked, k=k)
+        return real_choose(view, rng, iterations=iterations, deal=checked, k=k, own=own)
 
     search.choose_hard = spy
     try:

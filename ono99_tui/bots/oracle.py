@@ -58,6 +58,7 @@ class HandsOracle:
         self.iterations = iterations or self.ITERATIONS
 
     def choose(self, game: Game, seat: int) -> str:
+        from .heuristics import MEDIUM
         from .search import choose_hard
 
         view = game.view(seat)
@@ -69,4 +70,4 @@ class HandsOracle:
             self.rng.shuffle(draw)
             return hands, draw
 
-        return choose_hard(view, self.rng, iterations=self.iterations, deal=deal, k=self.K)
+        return choose_hard(view, self.rng, iterations=self.iterations, deal=deal, k=self.K, own=MEDIUM)

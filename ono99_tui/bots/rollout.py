@@ -18,7 +18,7 @@ from collections import Counter
 from ..engine import cards as C
 from ..engine.game import MISSING_CARD_POINTS
 from ..engine.legal import legal_plays
-from .heuristics import HELPERS, _standing_of, score_cards
+from .heuristics import HELPERS, MEDIUM, _standing_of, score_cards
 
 MIX = {"medium": 0.6, "easy": 0.25, "random": 0.15}  # belief.MIX: a person, as the reading models one
 
@@ -36,11 +36,12 @@ class RoundSim:
 
     __slots__ = ("rules", "round_no", "seed", "order", "pos", "hands", "draw", "discard", "seen",
                  "total", "direction", "current", "owed", "nn_used", "pending_double", "reshuffles",
-                 "loser", "legal", "deck", "deck_size", "tokens", "points", "policies")
+                 "loser", "legal", "deck", "deck_size", "tokens", "points", "policies", "me", "own")
 
     def __init__(self, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int,
-                 policies: dict[int, str] | None = None):
+                 policies: dict[int, str] | None = None, own=MEDIUM):
         self.policies = policies or {}
+        self.me, self.own = view.seat, own  # the deciding seat plays its own later turns by ``own``
         self.rules = view.rules
         self.round_no = view.round
         self.seed = seed
@@ -141,7 +142,8 @@ class RoundSim:
         if len(legal) == 1:
             return legal[0]
         scores = score_cards(self.rules, legal, self.hands[self.current], self.total, self.owed == 2,
-                             len(self.order) > 2, self.bust_share, self.standing_after)
+                             len(self.order) > 2, self.bust_share, self.standing_after,
+                             self.own if self.current == self.me else MEDIUM)
         best = max(scores.values())
         return rng.choice([c for c in legal if scores[c] == best])
 
@@ -182,10 +184,11 @@ def play_out(view, hands, draw_top_first, card: str, seed: int, max_plays: int) 
 
 
 def play_out_sim(view, hands, draw_top_first, card: str, seed: int, max_plays: int,
-                 policies: dict[int, str] | None = None) -> RoundSim:
+                 policies: dict[int, str] | None = None, own=MEDIUM) -> RoundSim:
     """``play_out``, returning the finished round itself (hands at the end, for R9 points), with
-    each seat in ``policies`` playing by its model (the others, this seat included, by medium)."""
-    sim = RoundSim(view, hands, draw_top_first, seed, policies)
+    each seat in ``policies`` playing by its model (the others by medium) and this seat by
+    medium's ``own`` weights (``heuristics.TUNED`` for the hard bot)."""
+    sim = RoundSim(view, hands, draw_top_first, seed, policies, own)
     rng = random.Random(seed)
     sim.play(card)
     plays = 0

@@ -42,7 +42,7 @@ import random
 import time
 
 from ..engine.view import PlayerView
-from .heuristics import HELPERS, choose_medium, medium_scores
+from .heuristics import HELPERS, MEDIUM, Weights, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
 from .stakes import lives, win_chance
 from .rollout import play_out_sim, round_points
@@ -85,10 +85,18 @@ def _determinize_with_models(view: PlayerView, rng: random.Random, reader: Reade
 MODEL_PLAYOUTS = True  # the others play the play-outs by the kind of player they were read as
 
 
-def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None) -> float:
-    """What the round is worth to this seat after playing ``card``, scored the way the rules in
-    force score it (``round_value``)."""
-    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies))
+# How it plays its own turns where it does not search, and in its play-outs: medium's weights.
+# heuristics.TUNED (benchmarks/tune.py) wins 1.6-1.9 points more games than medium does against
+# medium, yet as hard's own policy it changed 54 of 800 paired heads-up rounds, for +0.00 (se
+# 0.92) points of round survival (benchmarks/rounds.py --bot hard-own-tuned --against hard):
+# where TUNED differs from medium (under a Double Play) hard searches anyway (docs/bots.md).
+OWN = MEDIUM
+
+
+def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None, own=MEDIUM) -> float:
+    """What the round is worth to this seat after playing ``card`` and its later turns by
+    ``own``, scored the way the rules in force score it (``round_value``)."""
+    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies, own))
 
 
 GAME_VALUE = True  # tokens, three or more players: value a round's end by the game it leaves (stakes.py)
@@ -165,18 +173,21 @@ def worth_searching(view: PlayerView) -> bool:
 
 
 def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_ITERATIONS,
-                deadline: float | None = None, k: float = DEFAULT_K, deal=None, memo: dict | None = None) -> str:
+                deadline: float | None = None, k: float = DEFAULT_K, deal=None, memo: dict | None = None,
+                own: Weights | None = None) -> str:
     """``deal()``: one deal of the hidden cards (hands, draw pile top first); by default read
     from the view (``_determinize``). The hands oracle, a yardstick, passes the real hands.
     ``memo``: the reading's cache, kept by the bot between decisions (``belief.Reader``); a pure
-    cache, so the decision is the same with it or without it."""
+    cache, so the decision is the same with it or without it. ``own``: how it plays its own turns
+    where it does not search and in the play-outs (``OWN``; the hands oracle keeps medium's)."""
+    own = OWN if own is None else own
     legal = view.legal_plays()
     if len(legal) == 1:
         return legal[0]
-    prior = medium_scores(view, legal)
+    prior = medium_scores(view, legal, own)
     default = max(legal, key=lambda c: prior[c])
     if not worth_searching(view):
-        return choose_medium(view, rng)
+        return choose_medium(view, rng, own)
     diffs: dict[str, list[float]] = {c: [] for c in legal if c != default}
     if deal is None:
         deal = _deals(view, rng, Reader(view, memo=memo)) if INFERENCE else (
@@ -186,9 +197,9 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
         hands, draw, *models = deal()
         policies = models[0] if models else None
         seed = rng.getrandbits(32)
-        base = _outcome(view, hands, draw, default, seed, policies)
+        base = _outcome(view, hands, draw, default, seed, policies, own)
         for card in diffs:
-            diffs[card].append(_outcome(view, hands, draw, card, seed, policies) - base)
+            diffs[card].append(_outcome(view, hands, draw, card, seed, policies, own) - base)
         if stop is not None and time.perf_counter() > stop:
             break
     best, gain = default, 0.0
