@@ -126,6 +126,8 @@ VARIANTS = {
     "v4": ({"GAME_VALUE": False}, {}),  # valuing a round by its survival only (at any table size)
     "room20": ({"SEARCH_ROOM": 20}, {}),  # search only within 20 of the target (or under a Double Play)
     "room30": ({"SEARCH_ROOM": 30}, {}),
+    "room60": ({"SEARCH_ROOM": 60}, {}),  # search within 60 of the target (hard: 40)
+    "everywhere": ({"SEARCH_ROOM": 200}, {}),  # search every decision with a choice
     "hard-helpers2": ({"HELPER_WEIGHT": 2.0}, {}),
     "hard-helpers5": ({"HELPER_WEIGHT": 5.0}, {}),
     "hard-256": ({}, {"iterations": 256}),
