@@ -173,3 +173,32 @@ async def test_save_and_delete_on_an_unwritable_folder_say_why_and_lose_nothing(
         assert app.screen is screen and screen.preset.name == "mine"
     assert app.return_code in (None, 0)
     assert path.read_text() == before
+
+
+async def test_save_as_a_refused_name_keeps_the_dialog_open_and_the_keys_in_it(private_dirs):
+    """A play-tester saved as "points" (a shipped preset's name): the dialog closed on the
+    refusal and the name typed next went into the rules behind it, wiping a value. Now the
+    reason is in the dialog, which stays open, and the next name goes into it."""
+    from ono99_tui.tui.screens.save_as import NameScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        screen = app.screen
+        key(screen, "target").value = "50"
+        await pilot.pause()
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one(Input).value = "points"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog and isinstance(dialog, NameScreen)
+        assert "shipped preset" in str(dialog.query_one("#name-error").render())
+        await pilot.press("ctrl+u", *"mine", "enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.preset.name == "mine"
+        assert key(screen, "target").value == "50"
+    path = private_dirs / "config" / "rules" / "mine.toml"
+    assert load_rules_file(path).target == 50

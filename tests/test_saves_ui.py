@@ -199,6 +199,34 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     assert f"medium {int(game.winner == 0)}/1" in row
 
 
+async def test_save_as_offers_a_free_name_and_a_taken_one_keeps_the_dialog_open(private_dirs):
+    """A play-tester pressed Enter on what Save as suggested, this game's own name: always taken,
+    so it was refused and the dialog closed. Now it suggests a copy's name, and a taken name
+    is refused in the dialog, which stays open for another."""
+    from ono99_tui.tui.screens.save_as import SaveAsScreen
+
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        own = screen.table.save.name
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, SaveAsScreen) and dialog.query_one(Input).value == f"{own} copy"
+        dialog.query_one(Input).value = own
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is dialog and "already exists" in str(dialog.query_one("#name-error").render())
+        await pilot.press("ctrl+u", *"kept", "enter")
+        await pilot.pause()
+        assert app.screen is screen and SaveStore().path("kept").exists()
+        await pilot.press("ctrl+s", "enter")
+        await pilot.pause()
+        assert app.screen is screen and SaveStore().path(f"{own} copy").exists()
+
+
 async def test_leaving_a_game_that_could_not_be_saved_asks_first(private_dirs):
     """A stranger's find: with a file where the saves folder should be, the game said "Not
     saving" once, and Escape (the footer's "Menu") then left at once, every play of it lost."""

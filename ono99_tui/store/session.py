@@ -148,8 +148,8 @@ class SaveSession:
         return abs(len(game.plays) - self._saved) if self.read_only else 0
 
     def copy_name(self) -> str:
-        """What Save as suggests for a save this session cannot write: "NAME copy" (then
-        "NAME copy 2"...), a name no save has yet (the save's own name would be refused)."""
+        """What Save as suggests: "NAME copy" (then "NAME copy 2"...), a name no save has yet
+        (the save's own name would be refused)."""
         from .saves import MAX_NAME
 
         base = f"{self.name[:MAX_NAME - len(' copy 999')].rstrip()} copy"

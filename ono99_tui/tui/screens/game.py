@@ -691,24 +691,23 @@ class GameScreen(Screen):
         from .save_as import SaveAsScreen
 
         save = self.table.save
-        # (a save this table cannot write, as its own name would be refused: a copy's name)
-        suggested = "" if save is None else save.copy_name() if save.read_only else save.name
-        self.app.push_screen(SaveAsScreen(suggested), self._saved_as)
+        # a name it may take: this save's own is always taken (a play-tester pressed Enter on it)
+        suggested = "" if save is None else save.copy_name()
+        self.app.push_screen(SaveAsScreen(suggested, self._save_as))
 
-    def _saved_as(self, name: str | None) -> None:
-        if not name:
-            return
+    def _save_as(self, name: str) -> str | None:
+        """Save a copy as ``name``; why not, for the dialog to show (it stays open)."""
         from ...store.saves import SaveError
 
         try:
             used = self.table.save_as(name)
         except (SaveError, TableError) as exc:
-            self.notify(str(exc), severity="error", timeout=8, markup=False)
-            return
+            return str(exc)
         going_on = self.table.save.name if self.table.save is not None else used
         where = ("; this game goes on saving there" if going_on == used
                  else f"; this game goes on saving as {going_on!r}")
         self.notify(f"A copy is saved as {used!r}{where}.", timeout=5, markup=False)
+        return None
 
     def palette_commands(self):
         """Palette entries that belong to the table screen."""

@@ -176,13 +176,15 @@ class LoadScreen(Screen):
         if info is None:
             return
 
-        def done(name: str | None) -> None:
-            if not name or name == info.name:
-                return
+        def rename(name: str) -> str | None:
+            if name == info.name:
+                return None
             try:
                 self.store.rename(info.name, name)
             except SaveError as exc:
-                self.notify(str(exc), severity="error", markup=False)
+                self.reload()  # (the list as it is now, behind the dialog)
+                return str(exc)
             self.reload()
+            return None
 
-        self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename"), done)
+        self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename", act=rename))

@@ -206,18 +206,18 @@ class RulesViewScreen(Screen):
             self.app.bell()
             return
 
-        def done(name: str | None) -> None:
-            if not name:
-                return
-            try:
-                path = rp.save_preset(name, rules, f"House rules: {name} (from {self.preset.name})")
-            except (ValueError, OSError) as exc:
-                self.notify(str(exc), severity="error", timeout=8)
-                return
-            self.notify(f"Saved your preset {name} to {path}", timeout=5)
-            self.reload(name)
+        source = self.preset.name
 
-        self.app.push_screen(NameScreen("Save rules as", f"my {self.preset.name}"), done)
+        def save(name: str) -> str | None:
+            try:
+                path = rp.save_preset(name, rules, f"House rules: {name} (from {source})")
+            except (ValueError, OSError) as exc:
+                return str(exc)  # (shown in the dialog, which stays open for another name)
+            self.notify(f"Saved your preset {name} to {path}", timeout=5, markup=False)
+            self.reload(name)
+            return None
+
+        self.app.push_screen(NameScreen("Save rules as", f"my {source}", act=save))
 
     def action_rename(self) -> None:
         preset = self.preset
@@ -225,17 +225,17 @@ class RulesViewScreen(Screen):
             self.notify("Shipped presets cannot be renamed; Save as makes your own copy.", timeout=5)
             return
 
-        def done(name: str | None) -> None:
-            if not name or name == preset.name:
-                return
+        def rename(name: str) -> str | None:
+            if name == preset.name:
+                return None
             try:
                 rp.rename_preset(preset.name, name)
             except (ValueError, OSError) as exc:
-                self.notify(str(exc), severity="error")
-                return
+                return str(exc)
             self.reload(name)
+            return None
 
-        self.app.push_screen(NameScreen(f"Rename {preset.name}", preset.name, "Rename"), done)
+        self.app.push_screen(NameScreen(f"Rename {preset.name}", preset.name, "Rename", act=rename))
 
     def action_delete(self) -> None:
         preset = self.preset

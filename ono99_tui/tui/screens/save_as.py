@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -13,13 +15,18 @@ from ...store.saves import SaveError, check_name
 
 
 class NameScreen(ModalScreen[str | None]):
-    """Ask for a save name; Enter accepts a valid one, Escape cancels."""
+    """Ask for a save name; Enter accepts a valid one, Escape cancels.
+
+    ``act``, when given, does what the name is for (save, rename...) and returns why it could not
+    (a name already taken, a shipped preset's), shown in the dialog, which stays open for another
+    name: a refusal must not close it and send the next keys to the screen behind."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
 
-    def __init__(self, title: str, current: str = "", button: str = "Save"):
+    def __init__(self, title: str, current: str = "", button: str = "Save",
+                 act: Callable[[str], str | None] | None = None):
         super().__init__()
-        self.title_text, self.current, self.button = title, current, button
+        self.title_text, self.current, self.button, self.act = title, current, button, act
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
@@ -43,10 +50,13 @@ class NameScreen(ModalScreen[str | None]):
     def _accept(self) -> None:
         value = self.query_one(Input).value
         problem = self._problem(value)
+        name = None if problem else check_name(value)
+        if name is not None and self.act is not None and not self._answered:
+            problem = self.act(name)
         if problem:
             self.query_one("#name-error", Static).update(problem)
             return
-        self._answer(check_name(value))
+        self._answer(name)
 
     _answered = False
 
@@ -67,5 +77,5 @@ class NameScreen(ModalScreen[str | None]):
 
 
 class SaveAsScreen(NameScreen):
-    def __init__(self, current: str = ""):
-        super().__init__("Save as", current)
+    def __init__(self, current: str = "", act: Callable[[str], str | None] | None = None):
+        super().__init__("Save as", current, act=act)
