@@ -285,10 +285,18 @@ def test_input_with_escape_sequences_and_carriage_returns_is_read_as_its_text():
     assert rc == 0 and lines[-1] == "Goodbye."
 
 
-def test_plain_bot_delay_comes_from_the_environment_only_when_set(monkeypatch):
-    monkeypatch.setenv("ONO99_BOT_DELAY", "soon")
-    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "--plain"], input=b"", capture_output=True)
-    assert proc.returncode == 2 and b"ONO99_BOT_DELAY must be a number of seconds" in proc.stderr
+@pytest.mark.parametrize("front", [["--plain"], []])
+@pytest.mark.parametrize("delay", ["soon", "9", "99999", "-5", "nan", "inf", "1e400"])
+def test_a_bot_delay_from_the_environment_outside_0_to_5_seconds_is_refused(monkeypatch, front, delay):
+    """The settings file allows 0 to 5 s; ONO99_BOT_DELAY cut 99999 to 5 s and took "nan" and
+    "-5" in silence (a play-tester waited on a "frozen" table). Now: one message, exit 2."""
+    monkeypatch.setenv("ONO99_BOT_DELAY", delay)
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", *front], input=b"", capture_output=True,
+                          timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().strip().endswith(
+        f"ONO99_BOT_DELAY must be a number of seconds from 0 to 5, not '{delay}'")
+    assert b"Traceback" not in proc.stderr
 
 
 @pytest.mark.parametrize("where", ["before", "after"])

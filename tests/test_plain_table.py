@@ -200,7 +200,7 @@ def test_bots_wait_only_when_the_environment_asks(monkeypatch):
     assert slept == [0.25]  # Bo's one play after Ana's
     monkeypatch.delenv("ONO99_BOT_DELAY", raising=False)
     assert menu.bot_delay_from_env() == 0.0
-    monkeypatch.setenv("ONO99_BOT_DELAY", "9")
+    monkeypatch.setenv("ONO99_BOT_DELAY", "5")
     assert menu.bot_delay_from_env() == 5.0
     monkeypatch.setenv("ONO99_BOT_DELAY", "0.3")
     assert menu.bot_delay_from_env() == 0.3

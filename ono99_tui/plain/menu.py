@@ -12,6 +12,7 @@ import os
 
 from ..engine.record import SeatSpec
 from ..errors import UserError
+from ..store.settings import bot_delay_from_env as _env_delay
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
 from .table import PlainTable
@@ -22,13 +23,11 @@ DEALERS = {"rules": "as the rules say", "high-card": "by high card (R2.2)", "ran
 
 def bot_delay_from_env() -> float:
     """Bots play at once in plain mode, unless ONO99_BOT_DELAY asks for a pause (0 to 5 s)."""
-    delay = os.environ.get("ONO99_BOT_DELAY")
-    if delay is None:
-        return 0.0
     try:
-        return max(0.0, min(5.0, float(delay)))
-    except ValueError:
-        raise UserError(f"ONO99_BOT_DELAY must be a number of seconds, not {delay!r}") from None
+        delay = _env_delay(os.environ)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    return 0.0 if delay is None else delay
 
 
 class Back(Exception):

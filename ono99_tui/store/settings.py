@@ -68,6 +68,25 @@ def _check(key: str, value):
     return value
 
 
+BOT_DELAY_ENV = "ONO99_BOT_DELAY"
+
+
+def bot_delay_from_env(environ) -> float | None:
+    """The bots' pause from ONO99_BOT_DELAY (None: not set), checked as the setting is: seconds
+    from 0 to 5. A ValueError names the variable and what it allows (a stranger's 99999 was cut
+    to 5 s in silence, "nan" and "-5" taken as numbers)."""
+    text = environ.get(BOT_DELAY_ENV)
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    if value is None or not 0 <= value <= 5:  # (also false for nan)
+        raise ValueError(f"{BOT_DELAY_ENV} must be a number of seconds from 0 to 5, not {shorten(repr(text))}")
+    return value
+
+
 MAX_UNKNOWN = 10  # unknown settings named one by one; the rest are counted
 
 

@@ -12,7 +12,7 @@ from textual.screen import Screen
 
 from ..engine.rules import RulesError
 from ..store.rule_presets import resolve as resolve_rules
-from ..store.settings import Settings, load_settings
+from ..store.settings import Settings, bot_delay_from_env, load_settings
 from ..text import visible
 from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
@@ -434,11 +434,10 @@ def run_app(args) -> int:
     from ..errors import UserError
 
     settings, notices = load_settings()
-    delay = os.environ.get("ONO99_BOT_DELAY")
     try:
-        bot_delay = None if delay is None else max(0.0, min(5.0, float(delay)))
-    except ValueError:
-        raise UserError(f"ONO99_BOT_DELAY must be a number of seconds, not {delay!r}") from None
+        bot_delay = bot_delay_from_env(os.environ)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     from .glyphs import choose_ascii
 
     flag = "ascii" if getattr(args, "ascii", False) else "unicode" if getattr(args, "unicode", False) else None
