@@ -1,6 +1,7 @@
 """House rules in the app (editor, user presets) and the house-rule lab (`ono99 rules compare`)."""
 
 import json
+from dataclasses import replace as dataclasses_replace
 
 from textual.widgets import Input, Select
 
@@ -202,3 +203,38 @@ async def test_save_as_a_refused_name_keeps_the_dialog_open_and_the_keys_in_it(p
         assert key(screen, "target").value == "50"
     path = private_dirs / "config" / "rules" / "mine.toml"
     assert load_rules_file(path).target == 50
+
+
+async def test_an_unreadable_preset_shows_why_and_save_cannot_write_over_it(private_dirs):
+    """A play-tester's broken preset showed its error above the previous preset's keys, and
+    Save (it is yours) would have written those over the file its owner may mean to fix. Now
+    its keys and buttons are hidden, Save and Save as refuse, and the file is left as it was."""
+    from ono99_tui.engine.rules import DEFAULT
+
+    rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50))
+    broken = private_dirs / "config" / "rules" / "broken.toml"
+    broken.write_text("target = [oops\n")
+    before = broken.read_text()
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("mine"))
+        await pilot.pause()
+        screen = app.screen
+        assert key(screen, "target").value == "50" and key(screen, "target").display
+        screen.reload("broken")
+        await pilot.pause()
+        assert screen.preset.name == "broken"
+        text = str(screen.query_one("#rules-text").render())
+        assert "broken cannot be read" in text and "Fix the file" in text
+        shown = [w for w in screen.query(".rule-row, .rule-help, #rules-buttons") if w.display
+                 and w.styles.display != "none" and w.region.area]
+        assert shown == []
+        screen.action_save()
+        await pilot.pause()
+        assert broken.read_text() == before
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen and broken.read_text() == before
+        screen.reload("mine")
+        await pilot.pause()
+        assert key(screen, "target").value == "50" and key(screen, "target").region.area

@@ -71,6 +71,7 @@ class RulesViewScreen(Screen):
         self.presets: list[rp.Preset] = []
         self.rules: Rules | None = None
         self.valid = True
+        self.unreadable = False  # the preset shown cannot be read: nothing to save
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
@@ -119,11 +120,20 @@ class RulesViewScreen(Screen):
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         preset = self.presets[event.option_index]
+        keys = self.query_one("#rules-keys")
         try:
             rules = rp.load(preset)
         except RulesError as exc:
-            self.query_one("#rules-text", Static).update(f"[b]{escape(preset.name)}[/b] cannot be read: {escape(str(exc))}")
+            # no keys, no Save: the values on screen were the preset shown before, and Save would
+            # have written them over this file, which its owner may mean to fix by hand
+            self.rules, self.unreadable = None, True
+            keys.add_class("unreadable")
+            self.query_one("#rules-text", Static).update(
+                f"[b]{escape(preset.name)}[/b] cannot be read: {escape(str(exc))}\n"
+                "Fix the file in an editor, or Delete it here.")
             return
+        self.unreadable = False
+        keys.remove_class("unreadable")
         self.rules = rules
         for spec in KEYS:
             widget = self.query_one("#" + _widget_id(spec.path))
@@ -186,7 +196,16 @@ class RulesViewScreen(Screen):
         elif event.button.id == "save":
             self.action_save()
 
+    def _refuse_unreadable(self) -> bool:
+        if self.unreadable:
+            self.app.bell()
+            self.notify(f"{visible(self.preset.name)} cannot be read, so there is nothing to save; "
+                        "fix the file or delete it.", timeout=6, markup=False)
+        return self.unreadable
+
     def action_save(self) -> None:
+        if self._refuse_unreadable():
+            return
         preset = self.preset
         rules = self.validate()
         if rules is None or not preset.mine:
@@ -201,6 +220,8 @@ class RulesViewScreen(Screen):
         self.notify(f"Saved {preset.name}", timeout=4)
 
     def action_save_as(self) -> None:
+        if self._refuse_unreadable():
+            return
         rules = self.validate()
         if rules is None:
             self.app.bell()
