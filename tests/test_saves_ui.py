@@ -158,6 +158,23 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
         assert record.meta["undo_used"] is True and record.play_count == len(before)
 
 
+async def test_undo_pressed_again_and_again_while_the_bots_play_says_so_once(private_dirs):
+    """A play-tester's "u u u" while the bots played stacked three copies of the same toast over
+    the log and the hand. Once, until the turn comes back."""
+    app = Ono99App(bot_delay=0, seed=8)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)
+        app.bot_delay = 600  # from here the bots wait: the turn stays theirs
+        playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
+        await pilot.press(str(playable[0]), "u", "u", "u")
+        await pilot.pause()
+        assert not screen._human_may_play()
+        told = [n for n in app._notifications if "undo when it is your turn" in str(n.message)]
+        assert len(told) == 1
+
+
 async def play_on(pilot, screen, until=lambda: False) -> None:
     """Play the first playable card at each of our turns and go on after every notice, until the
     game is over (its notice up) or ``until()`` holds."""

@@ -129,6 +129,7 @@ class GameScreen(Screen):
         self._turn_hint = ""
         self._undo_shown = False
         self._out_shown = False  # the viewer is out of the game (the footer offers no Play)
+        self._undo_refused = False  # "undo when it is your turn" said since the turn left the viewer
         self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, self.eyes.log_seat)
@@ -428,6 +429,8 @@ class GameScreen(Screen):
             return  # notices only (the table's tell): nothing to redraw, the turn has not moved
         if not self.is_mounted or not self.query("#log"):
             return  # not built yet, or being taken down (its panes go before it does)
+        if self.table.current == self.viewer:
+            self._undo_refused = False
         lost = next((e for e in update.events if e["type"] == "round_lost"), None)
         # whose hand may show now, decided before anything is drawn: in the step that submitted
         # the play that ended a turn, so no frame shows that hand after it
@@ -681,7 +684,9 @@ class GameScreen(Screen):
 
     def action_undo(self) -> None:
         if not self.may_undo() or not self._human_may_play():
-            self.notify("You can undo when it is your turn.", timeout=4)
+            if not self._undo_refused:  # once until the turn comes back: u u u stacked three toasts
+                self._undo_refused = True
+                self.notify("You can undo when it is your turn.", timeout=4)
             return
         self.query_one(HandPane).undo(self.viewer)  # the slots as they were before the play taken back
         self.table.undo(self.viewer)  # (the table's update redraws and goes on: _table_changed)
