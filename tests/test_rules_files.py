@@ -57,12 +57,23 @@ def test_wrong_types_out_of_range_and_bad_choices_are_all_collected():
         "house.toml: hand_size: 0 is out of range; allowed: a whole number from 1 to 10",
         "house.toml: deck.ten: must be a whole number, not true (a boolean); allowed: a whole number from 0 to 40",
         'house.toml: scoring.mode: "chips" is not allowed; allowed: one of "tokens", "points"',
-        "house.toml: scoring.extra_life: must be true or false, not 1 (int)",
+        "house.toml: scoring.extra_life: must be true or false, not 1 (a whole number)",
+    ]
+
+
+def test_toml_dates_and_times_are_named_in_toml_words():
+    """A play-tester's target = 1979-05-27 read "not datetime.date(1979, 5, 27) (date)"."""
+    found = problems("target = 1979-05-27\nhand_size = 07:32:00\n[scoring]\nmode = 1979-05-27T07:32:00\n")
+    assert found == [
+        "house.toml: target: must be a whole number, not 1979-05-27 (a date); allowed: a whole number from 10 to 999",
+        "house.toml: hand_size: must be a whole number, not 07:32:00 (a time); allowed: a whole number from 1 to 10",
+        'house.toml: scoring.mode: must be a string, not 1979-05-27T07:32:00 (a date and time); allowed: one of '
+        '"tokens", "points"',
     ]
 
 
 def test_negative_count_and_section_not_a_table():
-    assert problems("deck = 5\n") == ["house.toml: deck: must be a table ([deck]), not 5 (int)"]
+    assert problems("deck = 5\n") == ["house.toml: deck: must be a table ([deck]), not 5 (a whole number)"]
     assert "deck.hold: -1 is out of range" in problems("[deck]\nhold = -1\n")[0]
 
 

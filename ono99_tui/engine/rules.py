@@ -8,6 +8,7 @@ One schema (``KEYS``) drives everything: defaults, validation, the commented
 from __future__ import annotations
 
 import dataclasses
+import datetime
 import difflib
 from dataclasses import dataclass, field
 from typing import Any
@@ -310,6 +311,12 @@ def _show(value: Any) -> str:
         return f"{quoted(value)} (a string)"
     if isinstance(value, float):
         return f"{value} (a decimal)"
+    if isinstance(value, int):
+        return f"{shorten(value)} (a whole number)"
+    # TOML's own date and time values, in TOML's words, not Python's (datetime.date(1979, 5, 27))
+    for kind, words in ((datetime.datetime, "a date and time"), (datetime.date, "a date"), (datetime.time, "a time")):
+        if isinstance(value, kind):
+            return f"{value.isoformat()} ({words})"
     return f"{shorten(repr(value))} ({type(value).__name__})"
 
 
