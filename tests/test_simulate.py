@@ -172,3 +172,16 @@ def test_hands_oracle_searches_with_the_real_hands():
     finally:
         search.choose_hard = real_choose
     assert len(seen) >= 40 and all(seen)
+
+
+@pytest.mark.parametrize("bots, said", [
+    (",,,", "a level is missing between commas in ',,,'"),
+    ("hard,,medium", "a level is missing between commas in 'hard,,medium'"),
+    ("", "no levels given"),
+])
+def test_empty_bot_levels_say_what_is_missing(bots, said):
+    """A play-tester's --bots ,,, read "unknown bot level '', '', '', ''"."""
+    out = ono99("simulate", "--bots", bots)
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip() == (f"ono99: --bots: {said}; levels are random, easy, medium, hard, one per seat "
+                                  "(e.g. hard,medium)")

@@ -13,6 +13,7 @@ from typing import Callable
 from ..bots.levels import LEVELS, Bot
 from ..engine.game import MAX_SEATS, MIN_SEATS, Game, GameSetupError, check_names
 from ..engine.record import SeatSpec, player_problem
+from ..text import visible
 
 TEST_ONLY_LEVELS = ("oracle", "oracle-hands")  # see hidden cards: yardsticks, never offered to players
 
@@ -26,6 +27,9 @@ class SeatError(ValueError):
 def parse_levels(text: str, allow_oracle: bool = False, what: str = "--bots") -> list[str]:
     """'hard,medium' -> ['hard', 'medium'], refusing unknown levels and bad seat counts."""
     levels = [part.strip().lower() for part in text.split(",")]
+    if "" in levels:  # (",,," listed four empty names as "unknown bot level '', '', '', ''")
+        where = f"a level is missing between commas in {visible(repr(text))}" if text.strip() else "no levels given"
+        raise SeatError(f"{what}: {where}; levels are {', '.join(LEVELS)}, one per seat (e.g. hard,medium)")
     extra = TEST_ONLY_LEVELS if allow_oracle else ()
     unknown = [lv for lv in levels if player_problem(f"bot:{lv}", extra)]
     if unknown:
