@@ -29,12 +29,30 @@ def _err(text: str) -> None:
 # -- rules ---------------------------------------------------------------------
 
 def cmd_rules_list(args) -> int:
-    from .store.rule_presets import all_presets
+    """Every preset, yours saying where it is and whether it can be read (a listing: exit 0, as
+    ``saves list``; ``rules check FILE`` is the validator)."""
+    from .engine.rules import RulesError
+    from .store import presets as shipped
+    from .store.paths import user_rules_dir
+    from .store.rule_presets import all_presets, load
 
     presets = all_presets()
     width = max(len(p.name) for p in presets)
     for p in presets:
-        _out(f"{p.name:<{width}}  {p.description}{'  (yours: ' + str(p.path) + ')' if p.mine else ''}")
+        about = p.description + (f"  (yours: {p.path})" if p.mine else "")
+        if p.mine:
+            try:
+                load(p)
+            except RulesError as exc:  # (a play-tester's broken presets were listed as if fine)
+                about = f"cannot be read: {str(exc).splitlines()[0]}"  # (it names the file)
+        _out(f"{visible(p.name):<{width}}  {visible(about)}")
+    try:
+        folder = user_rules_dir()
+        hidden = sorted(f for f in folder.glob("*.toml") if f.stem in shipped.preset_names()) if folder.is_dir() else []
+    except OSError:
+        hidden = []
+    for f in hidden:
+        _out(f"(not used: {visible(str(f))}: a shipped preset has the name {f.stem!r}; rename the file to use it)")
     return 0
 
 

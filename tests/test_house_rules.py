@@ -238,3 +238,23 @@ async def test_an_unreadable_preset_shows_why_and_save_cannot_write_over_it(priv
         screen.reload("mine")
         await pilot.pause()
         assert key(screen, "target").value == "50" and key(screen, "target").region.area
+
+
+def test_rules_list_says_which_of_your_presets_cannot_be_read_or_are_not_used(private_dirs):
+    """A play-tester's damaged, empty-named and folder presets were listed as "your preset", and
+    a rules/points.toml was ignored in silence (a shipped preset has that name)."""
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "broken.toml").write_text("target = [oops\n")
+    (folder / "folder.toml").mkdir()
+    (folder / "points.toml").write_text("target = 50\n")
+    (folder / "fast.toml").write_text("# Fast games\ntarget = 50\n")
+    out = ono99("rules", "list")
+    assert out.returncode == 0 and out.stderr == ""
+    lines = {line.split()[0]: line for line in out.stdout.splitlines()}
+    assert lines["fast"].split(None, 1)[1] == f"Fast games  (yours: {folder / 'fast.toml'})"
+    assert lines["broken"].split(None, 1)[1].startswith(f"cannot be read: {folder / 'broken.toml'}, line 1")
+    assert "cannot be read" in lines["folder"] and "a folder" in lines["folder"]
+    assert lines["(not"] == (f"(not used: {folder / 'points.toml'}: a shipped preset has the name 'points'; "
+                             "rename the file to use it)")
+    assert not lines["points"].count("yours")
