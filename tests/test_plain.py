@@ -202,13 +202,14 @@ def test_continue_from_the_menu_opens_the_latest_unfinished_game():
 
 
 def test_bad_input_gets_one_line_and_changes_nothing():
-    rc, lines = plain("--plain", lines="g\nxyz\n\n9\nu\nq\n")
+    rc, lines = plain("--plain", lines="g\nxyz\n\n9\nu\n" + "9" * 5000 + "\nq\n")
     assert rc == 0
     at = turns(lines)
-    # after each of the four bad lines: exactly one line, then the same prompt again
-    for a, b in zip(at, at[1:5]):
+    # after each of the five bad lines: exactly one line, then the same prompt again
+    for a, b in zip(at, at[1:6]):
         assert b - a == 2, lines[a:b + 1]
-    said = [lines[a + 1] for a in at[:4]]
+    said = [lines[a + 1] for a in at[:5]]
+    assert said[4] == "There is no card that big: type a number from 1 to 4, or ? for help."
     assert said[0] == "'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, w, ? or q."
     assert said[1].startswith("Nothing typed: ")
     assert said[2] == "There is no card 9: type a number from 1 to 4, or ? for help."

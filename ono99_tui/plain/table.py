@@ -265,7 +265,8 @@ class PlainTable:
         armed, self._armed = self._armed, None
         if index is not None:
             if not 1 <= index <= len(cards):
-                self.con.say(f"There is no card {index}: type a number from 1 to {len(cards)}, or ? for help.")
+                shown = str(index) if len(str(index)) <= 6 else "that big"  # (a pasted 5,000 9s was said back)
+                self.con.say(f"There is no card {shown}: type a number from 1 to {len(cards)}, or ? for help.")
                 return False
             c = cards[index - 1]
             why = view.why_not(c)
