@@ -1,5 +1,6 @@
 """Saved sessions as a user meets them: `ono99 saves/resume/stats` and Continue, Load, Save as, undo."""
 
+from contextlib import asynccontextmanager
 
 from textual.widgets import Input
 
@@ -103,14 +104,21 @@ async def wait_for_my_turn(pilot, screen):
     await until_my_turn(pilot, screen)
 
 
-async def test_save_as_writes_a_copy_to_return_to_and_the_autosave_goes_on_under_its_own_name(private_dirs):
-    """Issue 19: Save as moved the running save (and kept recording into it), so "my save" was
-    not where the player saved it. Now it is a copy of the game as it stood."""
-    app = Ono99App(bot_delay=0, seed=5)
+@asynccontextmanager
+async def at_my_turn(seed: int):
+    """A quick game against three bots that play at once, 80x24, at this player's first turn."""
+    app = Ono99App(bot_delay=0, seed=seed)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("g")
         screen = app.screen
         await wait_for_my_turn(pilot, screen)
+        yield app, pilot, screen
+
+
+async def test_save_as_writes_a_copy_to_return_to_and_the_autosave_goes_on_under_its_own_name(private_dirs):
+    """Issue 19: Save as moved the running save (and kept recording into it), so "my save" was
+    not where the player saved it. Now it is a copy of the game as it stood."""
+    async with at_my_turn(5) as (app, pilot, screen):
         autosave = screen.table.save.name
         assert SaveStore().path(autosave).exists() and screen.table.can_save_as
         await pilot.press("ctrl+s")
@@ -140,11 +148,7 @@ async def test_save_as_writes_a_copy_to_return_to_and_the_autosave_goes_on_under
 
 
 async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
-    app = Ono99App(bot_delay=0, seed=8)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("g")
-        screen = app.screen
-        await wait_for_my_turn(pilot, screen)
+    async with at_my_turn(8) as (app, pilot, screen):
         before = list(screen.table.game.plays)
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]))
@@ -161,11 +165,7 @@ async def test_undo_takes_back_my_last_play_and_marks_the_save(private_dirs):
 async def test_undo_pressed_again_and_again_while_the_bots_play_says_so_once(private_dirs):
     """A play-tester's "u u u" while the bots played stacked three copies of the same toast over
     the log and the hand. Once, until the turn comes back."""
-    app = Ono99App(bot_delay=0, seed=8)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("g")
-        screen = app.screen
-        await wait_for_my_turn(pilot, screen)
+    async with at_my_turn(8) as (app, pilot, screen):
         app.bot_delay = 600  # from here the bots wait: the turn stays theirs
         playable = [c.index for c in screen.query(CardWidget) if c.reason is None]
         await pilot.press(str(playable[0]), "u", "u", "u")
@@ -222,11 +222,7 @@ async def test_save_as_offers_a_free_name_and_a_taken_one_keeps_the_dialog_open(
     is refused in the dialog, which stays open for another."""
     from ono99_tui.tui.screens.save_as import SaveAsScreen
 
-    app = Ono99App(bot_delay=0, seed=5)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("g")
-        screen = app.screen
-        await wait_for_my_turn(pilot, screen)
+    async with at_my_turn(5) as (app, pilot, screen):
         own = screen.table.save.name
         await pilot.press("ctrl+s")
         await pilot.pause()
@@ -252,11 +248,7 @@ async def test_leaving_a_game_that_could_not_be_saved_asks_first(private_dirs):
 
     data_dir().mkdir(parents=True, exist_ok=True)
     (data_dir() / "saves").write_text("not a folder\n")
-    app = Ono99App(bot_delay=0, seed=5)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("g")
-        screen = app.screen
-        await wait_for_my_turn(pilot, screen)
+    async with at_my_turn(5) as (app, pilot, screen):
         assert screen.table.save is not None and "it is a file, not a folder" in screen.table.save.failed
         await pilot.press("escape")
         await settle(pilot)
@@ -330,11 +322,7 @@ async def test_the_tables_news_stays_in_the_log_after_its_toast_has_gone(private
     Every notice is written in the log too, as text (never markup or a control character)."""
     from textual.widgets import Log
 
-    app = Ono99App(bot_delay=0, seed=5)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("g")
-        screen = app.screen
-        await wait_for_my_turn(pilot, screen)
+    async with at_my_turn(5) as (app, pilot, screen):
         screen.table.tell(["Bo did not play within 120 s: a bot plays this card for them.", "[b]x[/b]\x1b[31m"])
         await settle(pilot)
         lines = [str(line) for line in screen.query_one("#log", Log).lines]
