@@ -1061,3 +1061,14 @@ def test_a_saves_journal_and_lock_are_the_owners_alone_as_the_save_is(tmp_path):
             assert os.stat(path).st_mode & 0o077 == 0, f"{path.name}: {oct(os.stat(path).st_mode & 0o777)}"
     finally:
         session.close()
+
+
+def test_import_of_a_file_that_is_not_utf8_calls_it_the_file_to_import(store, tmp_path):
+    """A play-tester's find: importing a non-UTF-8 file said "the save is not a UTF-8 text
+    file", though nothing was a save yet."""
+    bad = tmp_path / "latin.toml"
+    bad.write_bytes(b"[meta]\nname = \"caf\xe9\"\n")
+    out = ono99("saves", "import", str(bad))
+    assert out.returncode == 2 and out.stdout == ""
+    assert "the file to import is not a UTF-8 text file (bad byte at offset 18)" in out.stderr
+    assert "the save is" not in out.stderr and store.names() == []

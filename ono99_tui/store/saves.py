@@ -804,7 +804,7 @@ class SaveStore:
 
         source = Path(source)
         try:
-            record = Record.loads(_read_text(source), str(source))
+            record = Record.loads(_read_text(source, "file to import"), str(source))
             record.replay(record_events=False)  # also sets its summary
         except RecordError as exc:
             raise SaveError(_with_source(exc, source)) from None
@@ -1027,12 +1027,12 @@ def _summary_mismatch(written: dict, truth: dict) -> str | None:
     return None
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, what: str = "save") -> str:
     """A save's text: a regular file only (a FIFO would hang us), of a sane size, UTF-8."""
     from ..engine.record import RecordError
 
     try:
-        return read_text(path, "save", RECORD_LIMIT)
+        return read_text(path, what, RECORD_LIMIT)
     except ReadError as exc:
         raise RecordError(visible(exc)) from None
 
