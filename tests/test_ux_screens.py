@@ -352,3 +352,22 @@ async def test_up_and_down_read_a_long_help_while_left_and_right_pick_the_button
         assert body.scroll_y > 0 and a.focused.id == "btn-ok"
         await pilot.press("right")
         assert a.focused.id == "btn-reference"
+
+
+async def test_dialogs_fit_a_terminal_narrower_than_they_are_wide(private_dirs):
+    """A play-tester resized to 60x20 with Help up: the dialog (72-78 columns) was cut off at the
+    right, its text ending mid-word. Dialogs are as wide as they are given, at most."""
+    from ono99_tui.tui.screens.save_as import SaveAsScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await pilot.press("?")
+        await pilot.pause()
+        dialog = app.screen.query_one(".dialog")
+        assert type(app.screen).__name__ == "HelpScreen"
+        assert dialog.region.x >= 0 and dialog.region.right <= 60
+        await pilot.press("escape", "n")
+        await pilot.pause()
+        app.push_screen(SaveAsScreen("x"))
+        await pilot.pause()
+        assert app.screen.query_one(".dialog").region.right <= 60
