@@ -298,3 +298,26 @@ async def test_escape_from_settings_with_changes_asks_and_without_changes_goes_b
         assert not isinstance(app.screen, (SettingsScreen, _Notice))
     saved, _ = load_settings()
     assert saved.player_name == "Ana"
+
+
+async def test_a_long_reason_not_to_start_keeps_start_in_view(private_dirs, tmp_path):
+    """A play-tester's two-line "Cannot start" pushed the Start button below the dialog's edge
+    at 80x24. The reason and Start are both on screen."""
+    broken = tmp_path / "a-rules-file-with-a-long-enough-name.toml"
+    broken.write_text("target = [oops\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+        app.screen.query_one("#rules-file", Input).value = str(broken)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen)
+        start, error = app.screen.query_one("#start"), app.screen.query_one("#form-error")
+        assert "Cannot start" in str(error.render()) and error.region.height >= 2
+        form = start.parent
+        while not form.is_scrollable:
+            form = form.parent
+        assert form.content_region.contains_region(start.region)
+        assert form.content_region.contains_region(error.region)

@@ -186,6 +186,8 @@ class NewGameScreen(Screen):
     # -- start -------------------------------------------------------------------------
     def _error(self, text: str | Content) -> None:
         self.query_one("#form-error", Static).update(text)
+        if text:  # a long message pushed Start out of sight at 80x24: the error and Start in view
+            self.call_after_refresh(self.query_one("#start").scroll_visible, animate=False)
 
     def build_setup(self) -> TableSetup:
         """The table as filled in; raises ValueError with a message for the player."""
