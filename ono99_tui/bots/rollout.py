@@ -187,7 +187,7 @@ def play_out_sim(view, hands, draw_top_first, card: str, seed: int, max_plays: i
                  policies: dict[int, str] | None = None, own=MEDIUM) -> RoundSim:
     """``play_out``, returning the finished round itself (hands at the end, for R9 points), with
     each seat in ``policies`` playing by its model (the others by medium) and this seat by
-    medium's ``own`` weights (``heuristics.TUNED`` for the hard bot)."""
+    medium's ``own`` weights (``search.OWN`` for the hard bot)."""
     sim = RoundSim(view, hands, draw_top_first, seed, policies, own)
     rng = random.Random(seed)
     sim.play(card)

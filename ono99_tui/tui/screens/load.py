@@ -181,10 +181,10 @@ class LoadScreen(Screen):
                 return None
             try:
                 self.store.rename(info.name, name)
+                problem = None
             except SaveError as exc:
-                self.reload()  # (the list as it is now, behind the dialog)
-                return str(exc)
-            self.reload()
-            return None
+                problem = str(exc)  # (shown in the dialog, which stays open for another name)
+            self.reload()  # the list as it is now, behind the dialog or after it
+            return problem
 
         self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename", act=rename))
