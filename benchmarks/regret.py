@@ -35,14 +35,15 @@ from ono99_tui.bots.levels import Bot
 from ono99_tui.bots.rollout import play_out_sim
 from ono99_tui.engine import Game
 from ono99_tui.engine.rules import DEFAULT
+from ono99_tui.store.rule_presets import resolve
 
 
-def positions(players: int, count: int, seed: int = 11) -> list:
+def positions(players: int, count: int, seed: int = 11, rules=DEFAULT) -> list:
     """(view, the others' real hands, the real draw pile's cards) where the mover has a choice."""
     rng = random.Random(seed)
     found, game_no = [], 0
     while len(found) < count:
-        g = Game([f"P{i}" for i in range(players)], DEFAULT, seed * 10_000 + game_no, record_events=False)
+        g = Game([f"P{i}" for i in range(players)], rules, seed * 10_000 + game_no, record_events=False)
         bots = [Bot("medium", game_no * 10 + i) for i in range(players)]
         game_no += 1
         while not g.over:
@@ -124,6 +125,7 @@ VARIANTS = {
     "v3-tries96": ({**V3_SET, "TRIES": 96}, V3),
     "v3-medium-prior": ({**V3_SET, "PRIOR": {"medium": 1.0}}, V3),
     "v4": ({"GAME_VALUE": False}, {}),  # valuing a round by its survival only (at any table size)
+    "points-linear": ({"RACE": False}, {}),  # points heads-up: v5's value (points against the other's)
     "room20": ({"SEARCH_ROOM": 20}, {}),  # search only within 20 of the target (or under a Double Play)
     "room30": ({"SEARCH_ROOM": 30}, {}),
     "room60": ({"SEARCH_ROOM": 60}, {}),  # search within 60 of the target (hard: 40)
@@ -151,6 +153,8 @@ def main() -> None:
     ap.add_argument("--variants", default="medium,v3,hard,hands-known")
     ap.add_argument("--objective", choices=("round", "game"), default="round",
                     help="value a card by the round's survival, or by the chance of winning the game")
+    ap.add_argument("--rules", default="standard", metavar="PRESET|FILE",
+                    help="house rules of the games the positions come from (default: standard)")
     ap.add_argument("--against", default="v3", help="the variant the others are paired against")
     ap.add_argument("--cache", default="", help="keep the positions and their truth in this file "
                     "(a benchmark's own scratch file: pickle) and reuse them while the settings match")
@@ -160,7 +164,8 @@ def main() -> None:
     if unknown:
         raise SystemExit(f"--variants: unknown {', '.join(unknown)} (known: {', '.join(VARIANTS)})")
     t0 = time.perf_counter()
-    key = (args.players, args.positions, args.truth, args.objective)
+    key = (args.players, args.positions, args.truth, args.objective, args.rules)
+    rules = resolve(args.rules)[0]
     cached = None
     if args.cache and os.path.exists(args.cache):
         with open(args.cache, "rb") as f:
@@ -168,7 +173,7 @@ def main() -> None:
     if cached and cached[0] == key:
         found, truths = cached[1], cached[2]
     else:
-        found = positions(args.players, args.positions)
+        found = positions(args.players, args.positions, rules=rules)
         rng = random.Random(5)
         undo = _with({"GAME_VALUE": True})
         try:
@@ -179,7 +184,7 @@ def main() -> None:
             with open(args.cache, "wb") as f:
                 pickle.dump((key, found, truths), f)
     print(f"{len(found)} positions with a choice, {args.players} players (medium table); truth: "
-          f"{args.truth} play-outs per card, objective {args.objective} ({time.perf_counter() - t0:.0f} s); load average "
+          f"{args.truth} play-outs per card, objective {args.objective}, rules {args.rules} ({time.perf_counter() - t0:.0f} s); load average "
           f"{os.getloadavg()[0]:.1f}")
     best = [max(t.values()) for t in truths]
     med_cards = [choose_medium(v, random.Random(i)) for i, (v, _, _) in enumerate(found)]

@@ -405,10 +405,10 @@ def _check_whole_round(rules, seed, shuffle_seed, players, keeps_memo):
 
 
 def test_points_play_outs_count_cards_left_and_the_penalty_against_the_others():
-    """R9.1 in the hard bot's objective: under points rules a round is worth the points the others
-    add (their cards left, 15 per missing card, the loser's 25) less this seat's, in units of the
-    penalty; reaching the limit under elimination (R9.2) costs the game stake. Under tokens (R8)
-    only whether this seat lost counts."""
+    """R9.1 in the hard bot's objective at three or more players: under points rules a round is
+    worth the points the others add on average (their cards left, 15 per missing card, the
+    loser's 25) less this seat's, in units of the penalty; reaching the limit under elimination
+    (R9.2) costs the game stake."""
     from types import SimpleNamespace
 
     from tests.stacked import game_with
@@ -416,19 +416,104 @@ def test_points_play_outs_count_cards_left_and_the_penalty_against_the_others():
     from ono99_tui.bots.search import GAME_STAKE, round_value
     from ono99_tui.store.presets import load_preset
 
-    g = game_with([["2", "3", "4", "5"], ["hold", "9", "8", "7"]], rules=load_preset("points"))
+    g = game_with([["2", "3", "4", "5"], ["hold", "9", "8", "7"], ["2", "2", "3", "3"]],
+                  rules=load_preset("points"))
+    view = g.view(0)
+    sim = SimpleNamespace(order=[0, 1, 2], loser=1,
+                          hands={0: ["2", "3", "4", "5"], 1: ["hold", "9", "8"], 2: ["2", "2", "3", "3"]})
+    # seat 1: 15 + 9 + 8 + 15 (one card missing) + 25 = 72; seat 2: 10; me: 14
+    assert round_value(view, sim) == pytest.approx(((72 + 10) / 2 - 14) / 25)
+    sim.loser = 0
+    assert round_value(view, sim) == pytest.approx(((47 + 10) / 2 - 39) / 25)
+    near = dataclasses.replace(view, points=(480, 0, 0))
+    assert round_value(near, sim) == pytest.approx(((47 + 10) / 2 - 39) / 25 - GAME_STAKE)  # 480 + 39 reaches 500
+
+
+def test_points_play_outs_heads_up_value_the_race_the_round_leaves():
+    """R9.2 heads-up in the hard bot's objective: a round is worth the chance of winning the game
+    from the scores it leaves (race.py), so the same points weigh more the nearer the limit, and
+    reaching the limit first is the game lost; in a tie-break (R9.4) the lower score wins. Under
+    tokens (R8) heads-up only whether this seat lost counts."""
+    from types import SimpleNamespace
+
+    from tests.stacked import game_with
+
+    from ono99_tui.bots import race
+    from ono99_tui.bots.search import round_value
+    from ono99_tui.store.presets import load_preset
+
+    rules = load_preset("points")
+    g = game_with([["2", "3", "4", "5"], ["hold", "9", "8", "7"]], rules=rules)
     view = g.view(0)
     sim = SimpleNamespace(order=[0, 1], loser=1, hands={0: ["2", "3", "4", "5"], 1: ["hold", "9", "8"]})
-    # others: 15 + 9 + 8 + 15 (one card missing) + 25 = 72; me: 14
-    assert round_value(view, sim) == pytest.approx((72 - 14) / 25)
-    sim.loser = 0
-    assert round_value(view, sim) == pytest.approx((47 - 39) / 25)
-    near = dataclasses.replace(view, points=(480, 0))
-    assert round_value(near, sim) == pytest.approx((47 - 39) / 25 - GAME_STAKE)  # 480 + 39 reaches 500
-    tokens = dataclasses.replace(view, rules=DEFAULT)
-    assert round_value(tokens, sim) == 0.0
+    # me: 14; the other: 15 + 9 + 8 + 15 (one card missing) + 25 = 72
+    assert round_value(view, sim) == pytest.approx(race.win_chance(rules, 14, 72))
+    assert 0.5 < round_value(view, sim) < 1
+    sim.loser = 0  # me: 39, the other 47
+    assert round_value(view, sim) == pytest.approx(race.win_chance(rules, 39, 47))
+    assert round_value(dataclasses.replace(view, points=(480, 0)), sim) == 0.0  # 480 + 39 reaches 500
+    assert round_value(dataclasses.replace(view, points=(0, 460)), sim) == 1.0  # 460 + 47 does
+    tied = dataclasses.replace(view, points=(200, 200), tie_break=True)
+    assert round_value(tied, sim) == 1.0
     sim.loser = 1
+    assert round_value(tied, sim) == 1.0  # 214 against 272
+    sim.hands = {0: ["9", "9", "9", "9"], 1: ["2", "2", "3"]}  # 36 against 7 + 15 + 25 = 47
+    assert round_value(tied, sim) == 1.0
+    sim.hands = {0: ["hold", "hold", "hold", "99"], 1: ["2", "2", "3"]}  # 65 against 47
+    assert round_value(tied, sim) == 0.0
+    tokens = dataclasses.replace(view, rules=DEFAULT)  # R8 heads-up: only whether this seat lost
     assert round_value(tokens, sim) == 1.0
+    sim.loser = 0
+    assert round_value(tokens, sim) == 0.0
+
+
+@settings(max_examples=80, deadline=None)
+@given(mine=st.integers(0, 520), theirs=st.integers(0, 520), more=st.integers(1, 60))
+def test_points_race_chances_add_up_and_more_points_never_help(mine, theirs, more):
+    """race.win_chance (R9.2, R9.3 heads-up): the two players' chances add up to one, and adding
+    points to a score never raises its chance."""
+    from ono99_tui.bots import race
+    from ono99_tui.store.presets import load_preset
+
+    rules = load_preset("points")
+    chance = race.win_chance(rules, mine, theirs)
+    assert 0.0 <= chance <= 1.0
+    assert chance + race.win_chance(rules, theirs, mine) == pytest.approx(1.0, abs=1e-9)
+    assert race.win_chance(rules, mine + more, theirs) <= chance + 1e-9
+    if mine >= 500 > theirs:
+        assert chance == 0.0
+
+
+def test_points_race_chances_match_what_medium_games_do():
+    """The race's chances are calibrated: over 400 heads-up points games between medium bots (not
+    the ones it was built from), at each round's start the seat predicted to be well behind wins
+    about as often as predicted, and so does the one predicted well ahead."""
+    from ono99_tui.bots import race
+    from ono99_tui.bots.heuristics import choose_medium
+    from ono99_tui.store.presets import load_preset
+
+    rules = load_preset("points")
+    bins = {"behind": [0, 0.0, 0], "ahead": [0, 0.0, 0]}
+    for gi in range(400):
+        g = Game(["A", "B"], rules, 123_000 + gi, record_events=False)
+        rng = random.Random(gi)
+        starts, rnd = [], None
+        while not g.over:
+            if g.round_no != rnd:
+                rnd = g.round_no
+                starts.append(race.win_chance(rules, g.points[0], g.points[1]))
+            g.play(choose_medium(g.view(g.current), rng))
+        won = g.standings()[0] == 0
+        for p in starts[1:]:
+            key = "behind" if p < 0.3 else "ahead" if p > 0.7 else None
+            if key:
+                row = bins[key]
+                row[0] += 1
+                row[1] += p
+                row[2] += won
+    for n, predicted, wins in bins.values():
+        assert n > 300
+        assert abs(wins / n - predicted / n) < 0.05
 
 
 @settings(max_examples=60, deadline=None)

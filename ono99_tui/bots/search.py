@@ -44,6 +44,7 @@ import time
 from ..engine.view import PlayerView
 from .heuristics import HELPERS, MEDIUM, Weights, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
+from . import race
 from .stakes import lives, win_chance
 from .rollout import play_out_sim, round_points
 
@@ -101,6 +102,7 @@ def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None,
 
 GAME_VALUE = True  # tokens, three or more players: value a round's end by the game it leaves (stakes.py)
 GAME_STAKE = 4.0  # points rules: what ending or deciding the game is worth, in bust penalties
+RACE = True  # points rules heads-up: value a round by the chance of winning the game it leaves (race.py)
 
 
 def round_value(view: PlayerView, sim) -> float:
@@ -129,6 +131,11 @@ def round_value(view: PlayerView, sim) -> float:
         return 0.0 if loser == me else 1.0
     gained = {s: round_points(rules, sim.hands[s], s == loser) for s in sim.order}
     others = [s for s in sim.order if s != me]
+    if RACE and len(others) == 1:
+        mine, theirs = view.points[me] + gained[me], view.points[others[0]] + gained[others[0]]
+        if view.tie_break:  # the two tied play on until one is lower alone (R9.4)
+            return 0.5 if mine == theirs else float(mine < theirs)
+        return race.win_chance(rules, mine, theirs)
     unit = max(10, rules.scoring_bust_penalty)
     value = (sum(gained[o] for o in others) / len(others) - gained[me]) / unit
     new = {s: view.points[s] + gained[s] for s in sim.order}
