@@ -135,6 +135,8 @@ VARIANTS = {
     "hard-256": ({}, {"iterations": 256}),
     "hard-768": ({}, {"iterations": 768}),
     "hard-k0.5": ({}, {"k": 0.5}),
+    "hard-k1": ({}, {"k": 1.0}),
+    "hard-k2": ({}, {"k": 2.0}),
     "read": (READ, {}),  # 96 readings x 4 draw piles
     "read-medium-prior": ({**READ, "PRIOR": {"medium": 1.0}}, {}),
     "read-depth6": ({**READ, "DEPTH": 6}, {}),

@@ -12,9 +12,12 @@ same on every machine), each player the loser half the time.
 
 from __future__ import annotations
 
+import math
+import random
 from functools import lru_cache
 
 CELLS = 60  # grid steps below the limit: about 8 points a step at the sheet's 500
+SPAN = 16  # grid steps a round may add at most
 ROUNDS = 400  # medium rounds simulated for the points a round adds
 
 
@@ -22,7 +25,6 @@ def _round_gains(rules) -> tuple[list[int], list[int]]:
     """The points the loser and the winner added in ``ROUNDS`` rounds of medium heads-up."""
     from ..engine import Game  # a fixed-seed simulation of fresh games, no one's hidden cards
     from .heuristics import choose_medium
-    import random
 
     lost, won = [], []
     game_no = 0
@@ -67,11 +69,14 @@ def _end(a: float, b: float, limit: float) -> float:
 def _table(rules) -> tuple[float, list[list[float]]]:
     """(grid step, W) with W[i][j] the chance of winning from i steps against j steps."""
     limit = rules.scoring_limit
-    step = limit / CELLS
     lost, won = _round_gains(rules)
+    # at most CELLS steps below the limit, and a round adds at most SPAN steps (house rules with a
+    # small limit or a big penalty get a coarser grid, not a slower one)
+    step = max(limit / CELLS, max(lost + won) / SPAN, 1e-9)
+    n = max(1, math.ceil(limit / step))
     span = int(max(lost + won) / step) + 2
     pl, pw = _spread(lost, step, span), _spread(won, step, span)
-    n = CELLS
+    beyond: dict[tuple[str, int, int], float] = {}
 
     def w(i: int, j: int) -> float:
         if i >= n or j >= n:
@@ -86,7 +91,9 @@ def _table(rules) -> tuple[float, list[list[float]]]:
     def x_at(f: str, i: int, j: int) -> float:
         if i < n and j < n:
             return x[f][i][j]
-        return sum(dist[f][k] * w(i, j + k) for k in range(span))
+        if (f, i, j) not in beyond:
+            beyond[f, i, j] = sum(dist[f][k] * w(i, j + k) for k in range(span))
+        return beyond[f, i, j]
 
     for i in range(n - 1, -1, -1):
         for j in range(n - 1, -1, -1):
