@@ -7,7 +7,8 @@ round out once after each candidate card, on that same deal and with the same
 random future (common random numbers), everyone playing medium afterwards
 (``rollout.py``). Each play-out is scored the way the rules in force score the
 round (``round_value``: under tokens, R8, at three or more players by the chance
-of winning the game the round leaves; under points, R9, by the points). The
+of winning the game the round leaves; under points, R9, heads-up by the chance of
+winning the race to the limit the round leaves, at three or more by the points). The
 candidates are compared on those paired outcomes against the medium policy's
 choice, and the bot plays the card with the largest mean gain when it clears
 ``k`` standard errors (default 0: any gain; with 384 play-outs the noise is
@@ -114,10 +115,16 @@ def round_value(view: PlayerView, sim) -> float:
     the most lives. Measured (regret.py, 1,200 positions at four valued by that chance with the
     real hands): the same decisions' worth as valuing survival alone, -0.01 (se 0.02) points.
 
-    Points (R9): the points it adds (its cards left, 15 per missing card, the loser's penalty;
-    R9.1) against the mean the others add, in units of the bust penalty, plus what the round does
-    to the game: ``GAME_STAKE`` lost for reaching the limit under elimination (R9.2) and a share
-    of it won for each other player put out; under first-to-limit (R9.3) or a tie-break (R9.4),
+    Points (R9) heads-up (``RACE``): the chance of winning the game from the two scores the
+    round leaves (``race.py``; in a tie-break, R9.4, the lower score wins). Measured
+    (regret.py, 1,200 positions of medium games under the points preset, each card valued by
+    that chance with the real hands): the same decisions' worth as the points value below,
+    +0.00 (se 0.01) points of the chance of winning per decision, differing in 39 of them.
+
+    Points at three or more: the points it adds (its cards left, 15 per missing card, the
+    loser's penalty; R9.1) against the mean the others add, in units of the bust penalty, plus
+    what the round does to the game: ``GAME_STAKE`` lost for reaching the limit under
+    elimination (R9.2) and a share of it won for each other player put out; under first-to-limit (R9.3) or a tie-break (R9.4),
     won when the game ends with this seat lowest alone, lost when it ends otherwise.
     """
     rules = view.rules
