@@ -30,9 +30,14 @@ import struct
 import termios
 from collections import Counter
 from dataclasses import dataclass
+import warnings
 from pathlib import Path
 
-import asyncssh
+# cryptography 46+ deprecates DSA keys, and asyncssh (2.24) names its DSA classes as it is
+# imported: every `ono99 serve-ssh` began with four lines of warning about code not ours, before
+# its own one-line message. (The host key ono99 makes is ed25519.)
+warnings.filterwarnings("ignore", message="DSA is deprecated", module="asyncssh")
+import asyncssh  # noqa: E402 - after the filter, which must see the import
 
 from .child import (CHOOSE_ENV, KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
                     seat_key, start)
