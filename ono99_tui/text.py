@@ -51,6 +51,14 @@ def for_markup(text: object) -> str:
     return visible(text, keep_newlines=True).replace("[", "\\[")
 
 
+def sentence(reason: str) -> str:
+    """A one-line reason (lower case, no stop, as the table gives it) as a sentence to show."""
+    reason = reason.strip()
+    if not reason:
+        return reason
+    return reason[0].upper() + reason[1:] + ("" if reason.endswith((".", "!", "?")) else ".")
+
+
 def display_width(text: str) -> int:
     """Columns ``text`` takes on a terminal: wide (East Asian) characters two, combining
     marks and zero-width characters none. A small stand-in for wcwidth, so the UI-free

@@ -75,7 +75,8 @@ def test_undo_is_refused_with_two_humans_or_switched_off_even_on_your_turn_after
     else:
         raise AssertionError("no seed brought a human back to move in the same round")
     plays = list(two.game.plays)
-    with pytest.raises(TableError, match="^nothing to undo$"):
+    assert not two.may_undo(seat)
+    with pytest.raises(TableError, match="^undo is only for a game against bots"):
         two.undo(seat)
     assert two.game.plays == plays and not two.undo_used
 
@@ -89,7 +90,8 @@ def test_undo_is_refused_with_two_humans_or_switched_off_even_on_your_turn_after
     else:
         raise AssertionError("no seed brought the human back to move in the same round")
     plays = list(off.game.plays)
-    with pytest.raises(TableError, match="^nothing to undo$"):
+    assert not off.may_undo(0)
+    with pytest.raises(TableError, match="^undo is off in your settings$"):
         off.undo(0)
     assert off.game.plays == plays and not off.undo_used
 
@@ -103,6 +105,8 @@ def test_undo_out_of_turn_is_refused_with_its_reason():
         if table.over or table.current == 0:
             continue
         plays = list(table.game.plays)
+        # still offered (the footer's key does not come and go with each turn), refused until then
+        assert table.may_undo(0) and table.undo_refused(0) == "you can undo when it is your turn"
         with pytest.raises(NotYourTurn, match="^you can undo when it is your turn$"):
             table.undo(0)
         assert table.game.plays == plays
@@ -226,8 +230,8 @@ def test_undo_before_your_first_play_of_the_round_says_why():
     table = TableSession(humans_vs_bots(), SHORT, seed=6)
     table.play_bots()
     assert table.current == 0 and not any(s == 0 for s, _ in table.game.round_plays[-1])
-    with pytest.raises(TableError, match="^nothing to undo in this round: undo never reaches back into a "
-                                         "finished round$"):
+    with pytest.raises(TableError, match=r"^nothing to undo: you have not played in this round yet \(undo "
+                                         r"never reaches back into a finished round\)$"):
         table.undo(0)
 
 

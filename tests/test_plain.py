@@ -136,7 +136,7 @@ def test_settings_in_plain_text_are_saved_and_used():
     assert "Type on or off, Enter, or q." in lines
     assert any("nosuch" in line for line in lines)  # the unknown rules named in one line
     assert any(line.startswith("Table: Ann, human; Bo, medium bot") and "Rules: points." in line for line in lines)
-    assert "Nothing to undo: undo is off in your settings." in lines
+    assert "Undo is off in your settings." in lines
     # and the next run starts with them
     _, again = plain("--plain", lines="o\n\n\n\n\nq\n")
     assert any(line.startswith("Settings: your name Ann; rules for a new game points; undo against bots off; "
@@ -213,7 +213,8 @@ def test_bad_input_gets_one_line_and_changes_nothing():
     assert said[0] == "'xyz' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, w, ? or q."
     assert said[1].startswith("Nothing typed: ")
     assert said[2] == "There is no card 9: type a number from 1 to 4, or ? for help."
-    assert said[3] == "Nothing to undo: you have not played yet."
+    assert said[3] == ("Nothing to undo: you have not played in this round yet (undo never reaches back "
+                       "into a finished round).")
     name = saved_name(lines)
     record = SaveStore().load(name)
     you = record.names.index("You")

@@ -5,7 +5,7 @@ from contextlib import asynccontextmanager
 from textual.widgets import Input
 
 from ono99_tui.store.files import load_record
-from ono99_tui.engine.record import Record
+from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.store.saves import SaveStore
 from ono99_tui.store.stats import load_stats
 from ono99_tui.tui.app import Ono99App
@@ -173,6 +173,45 @@ async def test_undo_pressed_again_and_again_while_the_bots_play_says_so_once(pri
         assert not screen._human_may_play()
         told = [n for n in app._notifications if "undo when it is your turn" in str(n.message)]
         assert len(told) == 1
+
+
+async def test_an_undo_that_could_not_hide_the_next_draw_is_not_offered_and_u_says_why(private_dirs):
+    """A play-tester's crash: with one card left to draw, undo is refused (docs/rules.md U3), and
+    the table's refusal went up through the key as a traceback (the hand already rearranged).
+    Now the footer does not offer Undo, and u says why in one toast; nothing changes."""
+    from ono99_tui.engine.rules import rules_from_dict
+    from ono99_tui.table import TableSession
+
+    tiny = rules_from_dict({"deck": {"number_each": 1, "ten": 1, "minus_ten": 0, "hold": 0, "reverse": 0,
+                                     "double_play": 0, "ninety_nine": 0}})
+    for seed in range(40):
+        table = TableSession([SeatSpec("Ann"), SeatSpec("Bo", "bot:easy")], tiny, seed=seed)
+        table.play_bots()
+        if table.over or table.current != 0:
+            continue
+        table.submit(0, table.game.legal_plays()[0])
+        table.play_bots()
+        if not table.over and (table.undo_refused(0) or "").startswith("cannot undo: the draw pile"):
+            break
+    else:
+        raise AssertionError("no seed left too few cards to hide an undo")
+    SaveStore().write("tiny", Record.from_game(table.game, table.seats, {"rules": "tiny"}))
+    app = Ono99App(bot_delay=0, resume_name="tiny")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        await wait_for_my_turn(pilot, screen)
+        plays = list(screen.table.game.plays)
+        hand = [c.card for c in screen.query(CardWidget)]
+        assert app.screen.active_bindings["u"].binding.action == "undo_refused"  # not shown in the footer
+        await pilot.press("u", "u")
+        await pilot.pause()
+        assert app.is_running and app.screen is screen
+        assert screen.table.game.plays == plays and [c.card for c in screen.query(CardWidget)] == hand
+        told = [str(n.message) for n in app._notifications]
+        assert told == ["Cannot undo: the draw pile would hold 1 card, too few to shuffle the cards drawn "
+                        "since back in unseen."], told
 
 
 async def play_on(pilot, screen, until=lambda: False) -> None:

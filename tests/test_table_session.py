@@ -2,6 +2,7 @@
 
 import dataclasses
 import random
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -9,7 +10,7 @@ from hypothesis import strategies as st
 
 from ono99_tui.engine import Game
 from ono99_tui.engine.describe import describe
-from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.record import Record, SeatSpec
 from ono99_tui.engine.rules import DEFAULT, rules_from_dict
 from ono99_tui.engine.view import PlayerView
 from ono99_tui.lab import simulate as sim
@@ -240,7 +241,9 @@ def test_undo_never_reaches_back_into_a_finished_round_nor_restores_a_token():
 
 def test_undo_is_refused_with_a_reason_when_the_pile_is_too_small_to_hide_anything():
     """Nine cards, two players: one card is left to draw after the deal, so before the human's
-    first play the pile holds one card; a shuffle of it would hide nothing."""
+    first play the pile holds one card; a shuffle of it would hide nothing (U3). Undo is not
+    offered (may_undo, so no front end shows the key) and refused with the reason, nothing changed;
+    the same after a resume, where the pile before the play is found by a replay."""
     tiny = rules_from_dict({"deck": {"number_each": 1, "ten": 1, "minus_ten": 0, "hold": 0, "reverse": 0,
                                      "double_play": 0, "ninety_nine": 0}})
     refused = 0
@@ -251,15 +254,19 @@ def test_undo_is_refused_with_a_reason_when_the_pile_is_too_small_to_hide_anythi
             continue
         _human_then_bots(table)
         g = table.game
-        if g.over or g.current != 0 or not table.may_undo(0):
+        if g.over or g.current != 0 or table._last_play_this_round(0) is None:  # noqa: SLF001
             continue
-        plays, updates = list(g.plays), []
-        table.subscribe(updates.append, seat=0)
-        with pytest.raises(TableError) as err:
-            table.undo(0)
-        assert str(err.value) == ("cannot undo: the draw pile holds 1 card: "
-                                  "too few to shuffle the cards drawn back in unseen")
-        assert table.game is g and g.plays == plays and not updates and not table.undo_used
+        resumed = TableSession(table.seats, tiny, game=Record.from_game(g).replay())
+        for t in (table, resumed):
+            why = ("cannot undo: the draw pile would hold 1 card, too few to shuffle the cards drawn "
+                   "since back in unseen")
+            assert not t.may_undo(0) and t.undo_refused(0) == why
+            plays, updates = list(t.game.plays), []
+            t.subscribe(updates.append, seat=0)
+            with pytest.raises(TableError) as err:
+                t.undo(0)
+            assert str(err.value) == why
+            assert t.game.plays == plays and not updates and not t.undo_used
         refused += 1
     assert refused >= 3
 
@@ -432,13 +439,15 @@ def play_and_check(table: TableSession, rng: random.Random, undo_rate: float, li
         deals()
         if isinstance(step, BotTurn):
             table.submit(step.seat, step.decide(), step.seq)
-        elif table.may_undo(step.seat) and rng.random() < undo_rate:
-            try:
+        elif table.undo_refused(step.seat) is not None and rng.random() < undo_rate:
+            why = table.undo_refused(step.seat)
+            with pytest.raises(TableError, match=re.escape(why)):  # offered or not, as may_undo said
                 table.undo(step.seat)
-            except TableError as exc:  # the draw pile is too small to hide anything: nothing changed
-                assert str(exc).startswith("cannot undo: the draw pile holds") and not updates, exc
-                seen.add("undo refused")
-                continue
+            assert not updates and not table.may_undo(step.seat)
+            seen.add("undo refused")
+            continue
+        elif table.may_undo(step.seat) and rng.random() < undo_rate:
+            table.undo(step.seat)  # offered: done
             seen.add("undo")
             assert updates and all(u.undone and not u.events for u in updates)
         else:

@@ -146,6 +146,9 @@ class RemoteTable:
     def may_undo(self, seat: int) -> bool:
         return False
 
+    def undo_refused(self, seat: int) -> str | None:
+        return "undo is not offered at a network table"
+
     def view_for(self, seat):
         if seat == self.my_seat:
             return self.view
@@ -166,7 +169,7 @@ class RemoteTable:
         return []
 
     def undo(self, seat: int) -> None:
-        raise TableError("nothing to undo")
+        raise TableError(self.undo_refused(seat))
 
     def autosave(self, rules_label: str, name: str | None = None, opened: bool = False,
                  store=None) -> str | None:

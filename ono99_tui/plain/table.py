@@ -15,6 +15,7 @@ from ..engine import cards as C
 from ..engine.describe import plays_made, possessive
 from ..engine.legal import busts
 from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
+from ..text import sentence
 from . import words as W
 from .console import Console, EndOfInput
 
@@ -370,16 +371,15 @@ class PlainTable:
         return ", ".join(keys + ["?"]) + " or q"
 
     def _undo(self, seat: int) -> bool:
-        if not self.table.may_undo(seat):
-            if not self.table.undo_allowed:
-                why = "undo is off in your settings"
-            elif self.table.humans != [seat]:
-                why = "undo is only for a game against bots"
-            else:
-                why = "you have not played yet"
-            self.con.say(f"Nothing to undo: {why}.")
+        why = self.table.undo_refused(seat)
+        if why is None:
+            try:
+                self.table.undo(seat)
+            except TableError as exc:  # refused after all: nothing changed
+                why = str(exc)
+        if why is not None:
+            self.con.say(sentence(why))
             return False
-        self.table.undo(seat)
         self._pending.clear()
         self.con.say("Your last play is taken back; this save is marked: undo used.")
         return True

@@ -61,7 +61,12 @@ class Table(Protocol):
     def submit(self, seat: int, card: str, seq: int | None = None) -> list[dict]:
         """Make a play; what it changed reaches subscribers (now, or when the server answers)."""
 
-    def may_undo(self, seat: int) -> bool: ...
+    def may_undo(self, seat: int) -> bool:
+        """Whether undo is offered to ``seat``: possible now, or on its turn (whose turn it is
+        does not change it, so keys do not come and go with every turn)."""
+
+    def undo_refused(self, seat: int) -> str | None:
+        """Why ``seat`` cannot undo now (one line, a player's words, lower case); None when it can."""
 
     def undo(self, seat: int) -> None: ...
 

@@ -30,6 +30,9 @@ class NotYourTurn(TableError):
     pass
 
 
+_UNDO_ON_YOUR_TURN = "you can undo when it is your turn"
+
+
 class StalePlay(TableError):
     """A play made for an earlier position (a retry, or a bot that thought past an undo)."""
 
@@ -131,6 +134,11 @@ class TableSession:
         self._subs: list[Subscription] = []
         self._change = 0  # SeatUpdate.change: counts the changes told to subscribers
         self._change_view: tuple[int, PlayerView | None] = (0, None)  # (change, its first view)
+        # The draw pile's size before each play of the current round, by play index: what an undo
+        # to that play would leave to shuffle (U3), known without replaying the game. Plays from
+        # before a resume or an undo are found once by a replay (_pile_before).
+        self._piles: dict[int, int] = {}
+        self._piles_round = self.game.round_no
 
     # -- questions -----------------------------------------------------------------
     @property
@@ -226,6 +234,9 @@ class TableSession:
             raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
         try:
             with self._lock:
+                if g.round_no != self._piles_round:  # only this round's plays can be undone
+                    self._piles, self._piles_round = {}, g.round_no
+                self._piles[len(g.plays)] = g.draw_pile_size
                 events = g.play(card)
         except IllegalPlay as exc:
             raise IllegalMove(str(exc)) from None
@@ -257,10 +268,36 @@ class TableSession:
 
     # -- undo --------------------------------------------------------------------------
     def may_undo(self, seat: int) -> bool:
+        """Whether undo is offered to ``seat`` (docs/rules.md U1-U3): it may take back its last play
+        now, or when its turn comes (U4). Whose turn it is does not change it, so a front end's
+        keys do not come and go with every turn."""
+        return self._undo_blocked(seat, mind_the_turn=False) is None
+
+    def undo_refused(self, seat: int) -> str | None:
+        """Why ``seat`` cannot undo now, one line in a player's words; None when it can."""
+        return self._undo_blocked(seat, mind_the_turn=True)
+
+    def _undo_blocked(self, seat: int, mind_the_turn: bool) -> str | None:
         """Only against bots (a lone human), before the game is over, once the seat has played in
-        this round: undo never reaches back into a finished round (its loss and tokens stand)."""
-        return (self.undo_allowed and self.humans == [seat] and not self.game.over
-                and self._last_play_this_round(seat) is not None)
+        this round (undo never reaches back into a finished round: its loss and tokens stand), with
+        at least two cards to shuffle back in unseen (U3), and (``mind_the_turn``) on its turn."""
+        if not self.undo_allowed:
+            return "undo is off in your settings"
+        if self.humans != [seat]:
+            return "undo is only for a game against bots, with no other player at the table"
+        if self.game.over:
+            return "the game is over"
+        last = self._last_play_this_round(seat)
+        if last is None:
+            return ("nothing to undo: you have not played in this round yet "
+                    "(undo never reaches back into a finished round)")
+        left = self._pile_before(last)
+        if left < 2:
+            return (f"cannot undo: the draw pile would hold {left} card{'' if left == 1 else 's'}, "
+                    "too few to shuffle the cards drawn since back in unseen")
+        if mind_the_turn and self.game.current != seat:
+            return _UNDO_ON_YOUR_TURN
+        return None
 
     def _last_play_this_round(self, seat: int) -> int | None:
         """The index (in game.plays) of ``seat``'s last play, if it is in the current round."""
@@ -271,25 +308,37 @@ class TableSession:
                 return i
         return None
 
+    def _pile_before(self, play: int) -> int:
+        """The draw pile's size just before play number ``play`` (of the current round)."""
+        from ..engine.record import Record
+
+        with self._lock:
+            g = self.game
+            if g.round_no != self._piles_round:
+                self._piles, self._piles_round = {}, g.round_no
+            if play not in self._piles:  # a play from before a resume or an undo: replayed once
+                before = Record.from_game(g).rewound(play).replay(record_events=False)
+                self._piles[play] = before.draw_pile_size
+            return self._piles[play]
+
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last play in this round; the cards drawn since go back into the
         draw pile, which is shuffled (recorded), and the bots decide again what came after it.
-        TableError, with a one-line reason and nothing changed, when it cannot be done."""
+        TableError (NotYourTurn out of turn), with undo_refused's reason and nothing changed,
+        when it cannot be done."""
         from ..engine.record import undo_to
 
-        if not (self.undo_allowed and self.humans == [seat]) or self.game.over:
-            raise TableError("nothing to undo")
-        last = self._last_play_this_round(seat)
-        if last is None:
-            raise TableError("nothing to undo in this round: undo never reaches back into a finished round")
-        if self.game.current != seat:
-            raise NotYourTurn("you can undo when it is your turn")
         with self._lock:
+            why = self.undo_refused(seat)
+            if why is not None:
+                raise (NotYourTurn if why == _UNDO_ON_YOUR_TURN else TableError)(why)
+            last = self._last_play_this_round(seat)
             try:
                 game = undo_to(self.game, last)
-            except IllegalPlay as exc:
+            except IllegalPlay as exc:  # undo_refused has checked the pile: kept as a backstop
                 raise TableError(f"cannot undo: {exc}") from None
             self.game = game
+            self._piles = {i: n for i, n in self._piles.items() if i < last}  # the plays after it are gone
         self.undo_used = True
         if self.save is not None:
             self.save.undo_used = True

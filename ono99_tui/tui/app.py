@@ -456,4 +456,6 @@ def run_app(args) -> int:
         raise UserError(str(exc)) from None
     need_terminal()  # (after what was given is checked: a wrong --theme says so, piped or not)
     app.run()
-    return 0
+    # Textual has printed the traceback of an error nothing caught: a crash is not a quit, so the
+    # exit status says so (SIGTERM quits as q does: 0)
+    return 1 if app.return_code == 1 else 0

@@ -26,7 +26,7 @@ from ...engine.describe import agree, describe, plays_made, possessive
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
-from ...text import display_width, visible, wrap
+from ...text import display_width, sentence, visible, wrap
 from ..setup import TableSetup
 from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
@@ -89,6 +89,8 @@ class GameScreen(Screen):
         Binding("left", "focus_card(-1)", "Prev", show=False, priority=True),
         Binding("right", "focus_card(1)", "Next", show=False, priority=True),
         Binding("u", "undo", "Undo", priority=True),  # in order with the plays typed with it
+        # u when undo cannot be done (not offered in the footer): says why, not silence
+        Binding("u", "undo_refused", "Undo", show=False, priority=True),
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("question_mark", "help", "Help"),
         Binding("pageup", "scroll_log(-1)", "Log up", show=False),
@@ -676,21 +678,41 @@ class GameScreen(Screen):
             return False  # nothing happens that the player cannot see
         if action == "undo":
             return self.may_undo() and not self._out_shown and bool(self.humans)
+        if action == "undo_refused":  # the key says why whenever the footer does not offer Undo
+            return not self.check_action("undo", parameters)
         if action in ("play", "play_outlined", "focus_card") and (self._out_shown or not self.humans):
             return False  # out of the game, or a spectator (ono99 watch): no hand to play from
         if action == "save_as" and not self.table.saves_here:
             return False  # a network table: the server keeps the save (and a spectator has nothing to save)
         return True
 
+    def _why_no_undo(self) -> str | None:
+        """Why the viewer cannot undo now (a player's words), None when it can."""
+        if self.viewer is None or not self.humans or self._out_shown:
+            return "there is nothing of yours to undo"
+        if not self._human_may_play():
+            return "you can undo when it is your turn"
+        return self.table.undo_refused(self.viewer)
+
     def action_undo(self) -> None:
-        if not self.may_undo() or not self._human_may_play():
-            if not self._undo_refused:  # once until the turn comes back: u u u stacked three toasts
-                self._undo_refused = True
-                self.notify("You can undo when it is your turn.", timeout=4)
+        if self._why_no_undo() is not None:
+            self.action_undo_refused()
             return
-        self.query_one(HandPane).undo(self.viewer)  # the slots as they were before the play taken back
-        self.table.undo(self.viewer)  # (the table's update redraws and goes on: _table_changed)
+        hand = self.query_one(HandPane)
+        put_back = hand.undo(self.viewer)  # the slots as they were before the play taken back, set
+        try:                               # before the table's update redraws (_table_changed)
+            self.table.undo(self.viewer)
+        except TableError as exc:  # refused after all (the table moved meanwhile): the hand as it was
+            put_back()
+            self.notify(sentence(str(exc)), timeout=4, markup=False)
+            return
         self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)
+
+    def action_undo_refused(self) -> None:
+        why = self._why_no_undo() or "the table moved on"
+        if not self._undo_refused:  # once until the turn comes back: u u u stacked three toasts
+            self._undo_refused = True
+            self.notify(sentence(why), timeout=3, markup=False)
 
     def action_save_as(self) -> None:
         from .save_as import SaveAsScreen

@@ -12,6 +12,7 @@ read from the focus would act on the card outlined before the keys that came fir
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from textual.app import ComposeResult
@@ -137,11 +138,22 @@ class HandPane(Horizontal):
             self.pending[seat].pop()
             self.history[seat].pop()
 
-    def undo(self, seat: int) -> None:
-        """``seat``'s last play was taken back: its slots as they were before it."""
+    def undo(self, seat: int) -> Callable[[], None]:
+        """``seat``'s last play is being taken back: its slots as they were before it. Returns what
+        puts them back as they are now, should the table refuse the undo after all."""
+        kept = (self.layouts.get(seat), self.pending.get(seat), list(self.history.get(seat, [])))
         self.pending.pop(seat, None)
         if self.history.get(seat):
             self.layouts[seat] = self.history[seat].pop()
+
+        def put_back() -> None:
+            layout, pending, history = kept
+            for store, value in ((self.layouts, layout), (self.pending, pending), (self.history, history)):
+                if value is None:
+                    store.pop(seat, None)
+                else:
+                    store[seat] = value
+        return put_back
 
     def _layout(self, view: PlayerView) -> Layout:
         layout = self.layouts.get(view.seat)
