@@ -185,6 +185,23 @@ async def test_ascii_mode_puts_no_non_ascii_character_on_screen(short_rules, asc
         assert (not bad) == ascii_only, bad
 
 
+@pytest.mark.parametrize("ascii_only", [True, False])
+async def test_ascii_toasts_have_an_ascii_edge(ascii_only):
+    """A play-tester on TERM=linux: each toast's coloured left edge was a half block (U+258C)."""
+    app = Ono99App(ascii=ascii_only, bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        for severity in ("information", "warning", "error"):
+            app.notify(f"a toast ({severity})", severity=severity)
+        for _ in range(50):  # the toasts are mounted a few refreshes after notify
+            await pilot.pause()
+            text = screen_text(app)
+            if "a toast (error)" in text:
+                break
+        assert all(f"a toast ({s})" in text for s in ("information", "warning", "error")), text
+        # the check can fail: with Unicode the edge is the half block
+        assert text.isascii() == ascii_only, sorted({ch for ch in text if not ch.isascii()})
+
+
 def test_round_end_notice_speaks_to_you_in_the_second_person():
     """R5.1/R8.2 notices: "You lose round 1", not "You loses"; other seats keep the third person."""
     from ono99_tui.tui.screens.modals import round_end_text
