@@ -265,16 +265,27 @@ class _NoBar:
         pass
 
 
+def _named(value: str) -> str:
+    """An option that names a file, folder or preset: an empty name (``--rules ""``, a shell
+    variable that was not set) names nothing, and is refused rather than read as the default."""
+    if not value.strip():
+        raise argparse.ArgumentTypeError("an empty name names nothing: give a name, or leave the option out")
+    return value
+
+
 def _progress(total: int, what: str, quiet: bool = False):
-    """A rich progress bar on stderr (so --json output stays clean), games/s included."""
+    """A rich progress bar on stderr (so --json output stays clean), games/s included. The time
+    so far ticks too: under house rules that make a game take minutes (a 100,000-point limit),
+    the count of games stays at 0 for a long while, and the clock shows it is still going."""
     if quiet:
         return _NoBar()
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+                               TimeRemainingColumn)
 
     return Progress(
         TextColumn(what), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"), TimeRemainingColumn(),
+        TextColumn("{task.fields[rate]}"), TimeElapsedColumn(), TimeRemainingColumn(),
         console=Console(stderr=True), transient=True,
     )
 
@@ -306,7 +317,7 @@ def cmd_simulate(args) -> int:
         if len(levels) > rules.max_players():
             raise UserError(f"--bots: {len(levels)} seats, but these rules deal to at most {rules.max_players()}")
         games = sim.games_needed(args.games, len(levels))
-        records = sim.check_records_dir(args.records) if args.records else None
+        records = sim.check_records_dir(args.records) if args.records is not None else None
     except (sim.SimulationError, RulesError, GameSetupError) as exc:
         raise UserError(str(exc)) from None
     jobs = _jobs(args.jobs, sim.batch_count(games, args.jobs or 1))
@@ -942,7 +953,7 @@ def build_parser() -> argparse.ArgumentParser:
     glyphs.add_argument("--unicode", action="store_true",
                         help="draw with Unicode characters even where the terminal looks unable to "
                         "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
-    parser.add_argument("--rules", metavar="PRESET|FILE", help="house rules for a new game")
+    parser.add_argument("--rules", metavar="PRESET|FILE", type=_named, help="house rules for a new game")
     parser.add_argument("--plain", action="store_true",
                         help="lines of text instead of the full screen: for screen readers, braille displays "
                         "and pipes (also after resume: ono99 resume --plain NAME)")
@@ -1023,11 +1034,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="comma-separated bot levels, one per seat (2-8): random, easy, medium, hard")
     p.add_argument("--games", type=int, default=100, metavar="N",
                    help="games to play (default 100), rounded up to a multiple of the seats")
-    p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
+    p.add_argument("--rules", default=None, metavar="PRESET|FILE", type=_named, help="house rules (default: standard)")
     p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
     p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
-    p.add_argument("--records", metavar="DIR", help="write every game's record into DIR (a new or empty directory)")
+    p.add_argument("--records", metavar="DIR", type=_named,
+                   help="write every game's record into DIR (made if missing; it must hold no game records yet)")
     p.set_defaults(func=cmd_simulate)
 
     p = sub.add_parser(
@@ -1100,7 +1112,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "empty seats with bots and S to start. A game left without closing it (quit, a crash, "
                        "a closed terminal) is kept: the same ono99 host comes back to it, and its players to "
                        "their seats.")
-    p.add_argument("--rules", default=None, metavar="PRESET|FILE", help="house rules (default: standard)")
+    p.add_argument("--rules", default=None, metavar="PRESET|FILE", type=_named, help="house rules (default: standard)")
     p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
     _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port, named in the join line)",

@@ -101,9 +101,12 @@ def test_records_replay_and_are_never_overwritten(tmp_path):
     (["--bots", ",".join(["easy"] * 9)], "a game needs 2 to 8 seats, got 9"),
     (["--bots", "oracle,easy"], "unknown bot level 'oracle'"),
     (["--bots", "oracle-hands,easy"], "unknown bot level 'oracle-hands'"),
-    (["--bots", "easy,easy", "--games", "0"], "--games must be at least 1"),
+    (["--bots", "easy,easy", "--games", "0"], "--games must be from 1 to 1,000,000,000, got 0"),
+    (["--bots", "easy,easy", "--games", str(10 ** 20)], "--games must be from 1 to 1,000,000,000, got 1"),
     (["--bots", "easy,easy", "--jobs", "0"], "--jobs must be at least 1"),
     (["--bots", "easy,easy", "--rules", "nonesuch"], "no preset or file named 'nonesuch'"),
+    (["--bots", "easy,easy", "--rules", ""], "argument --rules: an empty name names nothing"),
+    (["--bots", "easy,easy", "--records", ""], "argument --records: an empty name names nothing"),
 ])
 def test_bad_arguments_exit_2_with_a_clear_message(args, message):
     out = ono99("simulate", *args)

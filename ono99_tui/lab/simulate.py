@@ -120,10 +120,13 @@ def deciders(game: Game) -> Counter:
     return found
 
 
+MAX_GAMES = 1_000_000_000  # years of bots on a laptop: a bigger number is a typo, not a plan
+
+
 def games_needed(requested: int, seats: int) -> int:
     """Round up so every seating is played equally often."""
-    if requested < 1:
-        raise SimulationError(f"--games must be at least 1, got {requested}")
+    if not 1 <= requested <= MAX_GAMES:
+        raise SimulationError(f"--games must be from 1 to {MAX_GAMES:,}, got {requested:,}")
     return -(-requested // seats) * seats
 
 
