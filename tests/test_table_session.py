@@ -510,7 +510,8 @@ def test_a_reshuffle_reads_as_a_log_line_for_every_seat():
         pytest.fail("no reshuffle in 200 eight-seat games")
     full = next(e for e in table.game.events if e["type"] == "reshuffle")
     line = describe(shuffles[0], table.game.names, viewer=0)
-    assert line == f"The played cards are shuffled into a new draw pile ({len(full['order'])} cards)"
+    n = len(full['order'])
+    assert line == f"The played cards are shuffled into a new draw pile ({n} card{'' if n == 1 else 's'})"
 
 
 def test_a_spectator_sees_no_hand_at_all():

@@ -11,6 +11,10 @@ _REASONS = {"bust": "went bust", "no-legal-card": "had no card to play",
             "play-limit": "had to play when the round hit its play limit (R4.6)"}  # past tense: no agreement needed
 
 
+def _cards(count: int) -> str:
+    return f"{count} card{'' if count == 1 else 's'}"
+
+
 def agree(who: str, verb: str) -> str:
     """Verb agreement for the default human seat name "You": "You play", "Bo plays"."""
     if who != "You":
@@ -73,9 +77,9 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
     if kind == "reshuffle":
         # a seat's (redacted) copy gives only how many cards: never the order (table/redact.py)
         count = event["cards"] if "cards" in event else len(event["order"])
-        return f"The played cards are shuffled into a new draw pile ({count} cards)"
+        return f"The played cards are shuffled into a new draw pile ({_cards(count)})"
     if kind == "unseen_shuffled":
-        return f"Undo: the draw pile is shuffled ({event['cards']} cards), so the cards drawn back stay unseen"
+        return f"Undo: the draw pile is shuffled ({_cards(event['cards'])}), so the cards drawn back stay unseen"
     if kind == "round_lost":
         return f"{who} {_REASONS[event['reason']]} at {event['total']} and {agree(who, 'loses')} round {event['round']}"
     if kind == "tokens":
