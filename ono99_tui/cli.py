@@ -967,18 +967,19 @@ def build_parser() -> argparse.ArgumentParser:
     p = rules_sub.add_parser("list", help="list the rules presets")
     p.set_defaults(func=cmd_rules_list)
     p = rules_sub.add_parser("show", help="print the full effective rules as TOML, every key commented")
-    p.add_argument("source", nargs="?", metavar="PRESET|FILE", help="a preset name or a rules file (default: standard)")
+    p.add_argument("source", nargs="?", metavar="PRESET|FILE", type=_named,
+                   help="a preset name or a rules file (default: standard)")
     p.set_defaults(func=cmd_rules_show)
     p = rules_sub.add_parser("check", help="check rules files; exit 0 when all are valid, 2 when not")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", type=_named)
     p.set_defaults(func=cmd_rules_check)
     p = rules_sub.add_parser(
         "compare", help="simulate the same deals under two rule sets and compare them side by side",
         description="See what a house rule does before adopting it: the same deals and bots under rules A "
         "and B, with rounds per game, plays per round, which special cards decided rounds, first-player "
         "advantage and how often 99 cards were played.")
-    p.add_argument("a", metavar="A", help="a preset name or rules file")
-    p.add_argument("b", metavar="B", help="a preset name or rules file")
+    p.add_argument("a", metavar="A", type=_named, help="a preset name or rules file")
+    p.add_argument("b", metavar="B", type=_named, help="a preset name or rules file")
     p.add_argument("--games", type=int, default=200, metavar="N",
                    help="games under each rule set (default 200), rounded up to a multiple of the seats")
     p.add_argument("--bots", default="medium,medium,medium,medium", metavar="LEVELS",

@@ -88,7 +88,7 @@ def _rss_kb(pid: int) -> int:
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads /proc")
 def test_a_huge_games_count_streams_in_bounded_memory():
     proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "random,random", "--games",
-                             "1000000000", "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "10000000", "--jobs", "2", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         peak = 0
         deadline = time.monotonic() + 6
@@ -164,7 +164,7 @@ def _interrupt_simulation(bots: str, workers: int, settle: float) -> tuple[int, 
     """Start ``simulate --jobs 2`` as a user would, send Ctrl+C to its process group once
     ``workers`` workers exist and ``settle`` seconds more have passed; (exit code, stderr)."""
     proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", bots, "--games",
-                             "1000000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             "10000000", "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True, preexec_fn=_like_a_shell)
     try:
         deadline = time.monotonic() + 60

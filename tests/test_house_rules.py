@@ -42,6 +42,10 @@ def test_rules_compare_bad_arguments():
     assert out.returncode == 2 and "no preset or file named 'nonesuch'" in out.stderr
     out = ono99("rules", "compare", "standard", "points", "--bots", "easy")
     assert out.returncode == 2 and "2 to 8 seats" in out.stderr
+    # an empty name (a shell variable not set) is refused, not read as standard (a play-tester's find)
+    for args in (["compare", "", "points"], ["compare", "standard", ""], ["show", ""], ["check", ""]):
+        out = ono99("rules", *args)
+        assert out.returncode == 2 and "an empty name names nothing" in out.stderr and out.stdout == "", args
 
 
 def key(screen, path):

@@ -175,6 +175,23 @@ async def test_undo_pressed_again_and_again_while_the_bots_play_says_so_once(pri
         assert len(told) == 1
 
 
+async def test_undo_refused_is_said_again_once_its_toast_has_gone(private_dirs):
+    """A play-tester in hot seat: the first u said why, every later u said nothing. Said once
+    while its toast is up (the test above); after that, again."""
+    from ono99_tui.tui.screens import game
+
+    async with at_my_turn(8) as (app, pilot, screen):
+        await pilot.press("u")  # nothing played this round yet
+        await pilot.pause()
+        why, when = screen._undo_refused
+        screen._undo_refused = (why, when - game.UNDO_TOAST_S)  # said that long ago: its toast has gone
+        await pilot.press("u")
+        await pilot.pause()
+        told = [str(n.message) for n in app._notifications]
+        assert len(told) == 2 and told[0] == told[1] and told[0].startswith("Nothing to undo: you have not "
+                                                                             "played in this round yet"), told
+
+
 async def test_an_undo_that_could_not_hide_the_next_draw_is_not_offered_and_u_says_why(private_dirs):
     """A play-tester's crash: with one card left to draw, undo is refused (docs/rules.md U3), and
     the table's refusal went up through the key as a traceback (the hand already rearranged).

@@ -101,8 +101,10 @@ def test_records_replay_and_are_never_overwritten(tmp_path):
     (["--bots", ",".join(["easy"] * 9)], "a game needs 2 to 8 seats, got 9"),
     (["--bots", "oracle,easy"], "unknown bot level 'oracle'"),
     (["--bots", "oracle-hands,easy"], "unknown bot level 'oracle-hands'"),
-    (["--bots", "easy,easy", "--games", "0"], "--games must be from 1 to 1,000,000,000, got 0"),
-    (["--bots", "easy,easy", "--games", str(10 ** 20)], "--games must be from 1 to 1,000,000,000, got 1"),
+    (["--bots", "easy,easy", "--games", "0"], "--games must be from 1 to 10,000,000 (a multiple of the 2 seats"),
+    (["--bots", "easy,easy", "--games", str(10 ** 20)], "--games must be from 1 to 10,000,000 (a multiple"),
+    # rounded up to a multiple of three seats, 10,000,000 would be 10,000,002: past the most
+    (["--bots", "easy,easy,easy", "--games", "10000000"], "--games must be from 1 to 9,999,999 (a multiple of the 3"),
     (["--bots", "easy,easy", "--jobs", "0"], "--jobs must be at least 1"),
     (["--bots", "easy,easy", "--rules", "nonesuch"], "no preset or file named 'nonesuch'"),
     (["--bots", "easy,easy", "--rules", ""], "argument --rules: an empty name names nothing"),

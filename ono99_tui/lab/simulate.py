@@ -120,14 +120,17 @@ def deciders(game: Game) -> Counter:
     return found
 
 
-MAX_GAMES = 1_000_000_000  # years of bots on a laptop: a bigger number is a typo, not a plan
+MAX_GAMES = 10_000_000  # days of bots on a laptop: a bigger number is a typo, not a plan
 
 
 def games_needed(requested: int, seats: int) -> int:
-    """Round up so every seating is played equally often."""
-    if not 1 <= requested <= MAX_GAMES:
-        raise SimulationError(f"--games must be from 1 to {MAX_GAMES:,}, got {requested:,}")
-    return -(-requested // seats) * seats
+    """Round up so every seating is played equally often (never past MAX_GAMES)."""
+    games = -(-requested // seats) * seats
+    if not 1 <= requested or games > MAX_GAMES:
+        most = MAX_GAMES // seats * seats
+        raise SimulationError(f"--games must be from 1 to {most:,} (a multiple of the {seats} seats at most "
+                              f"{MAX_GAMES:,}), got {requested:,}")
+    return games
 
 
 def _run_chunk(args) -> list[GameResult]:

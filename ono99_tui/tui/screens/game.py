@@ -9,6 +9,7 @@ updated in place after every play.
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Callable
 
 from rich.text import Text
@@ -39,6 +40,7 @@ ROOMY_W, ROOMY_H = 120, 36
 HUGE_H = 56  # from this height the total's digits and the cards grow again
 LOG_LINES = 500  # the log keeps this many lines (a long game must not grow the screen without end)
 RESUME_EVENTS = 400  # events formatted into the log when a saved game is opened
+UNDO_TOAST_S = 3  # how long "why not undo" stays up; pressed again after, it is said again
 
 
 class TableLog(Log):
@@ -131,7 +133,8 @@ class GameScreen(Screen):
         self._turn_hint = ""
         self._undo_shown = False
         self._out_shown = False  # the viewer is out of the game (the footer offers no Play)
-        self._undo_refused = False  # "undo when it is your turn" said since the turn left the viewer
+        # why undo was refused, and when it was said: "u u u" stacked three copies of one toast
+        self._undo_refused: tuple[str, float] | None = None
         self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
         self._sub = self.table.subscribe(self._table_changed, self.eyes.log_seat)
@@ -432,7 +435,7 @@ class GameScreen(Screen):
         if not self.is_mounted or not self.query("#log"):
             return  # not built yet, or being taken down (its panes go before it does)
         if self.table.current == self.viewer:
-            self._undo_refused = False
+            self._undo_refused = None
         lost = next((e for e in update.events if e["type"] == "round_lost"), None)
         # whose hand may show now, decided before anything is drawn: in the step that submitted
         # the play that ended a turn, so no frame shows that hand after it
@@ -710,9 +713,13 @@ class GameScreen(Screen):
 
     def action_undo_refused(self) -> None:
         why = self._why_no_undo() or "the table moved on"
-        if not self._undo_refused:  # once until the turn comes back: u u u stacked three toasts
-            self._undo_refused = True
-            self.notify(sentence(why), timeout=3, markup=False)
+        said = self._undo_refused
+        now = time.monotonic()
+        # once while its toast is up (until the turn comes back); a new reason, or the same once
+        # the toast has gone, is said again (in hot seat, each player pressing u is told why)
+        if said is None or said[0] != why or now - said[1] >= UNDO_TOAST_S:
+            self._undo_refused = (why, now)
+            self.notify(sentence(why), timeout=UNDO_TOAST_S, markup=False)
 
     def action_save_as(self) -> None:
         from .save_as import SaveAsScreen
