@@ -234,9 +234,7 @@ class TableSession:
             raise NotYourTurn(f"it is {g.names[g.current]}'s turn, not {g.names[seat]}'s")
         try:
             with self._lock:
-                if g.round_no != self._piles_round:  # only this round's plays can be undone
-                    self._piles, self._piles_round = {}, g.round_no
-                self._piles[len(g.plays)] = g.draw_pile_size
+                self._round_piles()[len(g.plays)] = g.draw_pile_size
                 events = g.play(card)
         except IllegalPlay as exc:
             raise IllegalMove(str(exc)) from None
@@ -313,13 +311,17 @@ class TableSession:
         from ..engine.record import Record
 
         with self._lock:
-            g = self.game
-            if g.round_no != self._piles_round:
-                self._piles, self._piles_round = {}, g.round_no
-            if play not in self._piles:  # a play from before a resume or an undo: replayed once
-                before = Record.from_game(g).rewound(play).replay(record_events=False)
-                self._piles[play] = before.draw_pile_size
-            return self._piles[play]
+            piles = self._round_piles()
+            if play not in piles:  # a play from before a resume or an undo: replayed once
+                before = Record.from_game(self.game).rewound(play).replay(record_events=False)
+                piles[play] = before.draw_pile_size
+            return piles[play]
+
+    def _round_piles(self) -> dict[int, int]:
+        """``_piles``, emptied when a new round has begun: only this round's plays can be undone."""
+        if self.game.round_no != self._piles_round:
+            self._piles, self._piles_round = {}, self.game.round_no
+        return self._piles
 
     def undo(self, seat: int) -> None:
         """Take back ``seat``'s last play in this round; the cards drawn since go back into the
