@@ -103,10 +103,19 @@ def test_undo_against_bots_takes_the_play_back():
     table, setup = table_for([["2", "3", "4", "5"], ["2", "3", "4", "5"]])
     lines, _ = run(table, setup, "4\nu\n")
     assert "Ana: Five, total 5; drew Two." in lines
-    at = lines.index("Your last play is taken back; this save is marked: undo used.")
+    at = lines.index("Your last play is taken back: the total is 0 again. This save is marked: undo used.")
     assert table.undo_used and table.seq == 0  # back before the Five
     assert lines[at + 1:at + 7] == ["Your turn, total 0.", "1: Two, total 2.", "2: Three, total 3.",
                                     "3: Four, total 4.", "4: Five, total 5.", "Which card?"]
+
+
+def test_undo_later_in_the_round_says_the_total_it_goes_back_to():
+    table, setup = table_for([["2", "3", "4", "5"], ["2", "3", "4", "5"]])
+    lines, _ = run(table, setup, "1\n1\nu\n")  # Two, the bot plays, Three (now first), the bot plays; undo
+    back = [line for line in lines if line.startswith("Your last play is taken back")]
+    total = table.view_for(0).total
+    assert table.undo_used and total > 2  # back after the Two and the bot's reply
+    assert back == [f"Your last play is taken back: the total is {total} again. This save is marked: undo used."]
 
 
 def test_out_of_the_game_asks_and_enter_watches_to_the_end():

@@ -381,5 +381,6 @@ class PlainTable:
             self.con.say(sentence(why))
             return False
         self._pending.clear()
-        self.con.say("Your last play is taken back; this save is marked: undo used.")
+        total = self.table.view_for(seat).total  # (the play that made it is gone from the lines above)
+        self.con.say(f"Your last play is taken back: the total is {total} again. This save is marked: undo used.")
         return True

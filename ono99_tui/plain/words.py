@@ -286,7 +286,7 @@ COMMANDS = (
     ("s", "scores or tokens, and how many cards each holds"),
     ("l", "the last plays of this round"),
     ("r", "card reference: what each card does, how many are unseen"),
-    ("u", "undo your last play, against bots only"),
+    ("u", "undo your last play, against bots only, on your turn"),
     ("w", "save a copy of the game under a name of your choice; the game goes on saving under its own name "
            "(one opened read-only goes on saving in the copy)"),
     ("?", "this help"),

@@ -161,7 +161,7 @@ TABLE_KEYS = (
     ("1-9, 0", "play that card (0 is the tenth; or click it)"),
     ("Left/Right", "move between your cards"),
     ("Enter", "play the card with the outline"),
-    ("u", "undo your last play (only against bots; the save is marked)"),
+    ("u", "undo your last play on your turn (bots only; save marked)"),
     ("Ctrl+S", "save the game as a name of your choice"),
     ("PgUp/PgDn", "scroll the log back through the round, and forward"),
     ("?", "this help"),
