@@ -371,3 +371,19 @@ def test_the_last_setup_file_is_read_safely(private_dirs):
             pass
         pytest.fail("reading a FIFO as last-setup.toml blocked")
     assert result[0][0] is None and "named pipe (FIFO)" in result[0][1]
+
+
+@pytest.mark.parametrize("name,bots", [("Bo", "Cy, medium bot; Di, medium bot; Ed"),
+                                       ("cy", "Bo, medium bot; Di, medium bot; Ed")])
+def test_a_player_named_like_a_bot_keeps_the_name_and_the_bots_take_others(name, bots, private_dirs):
+    # a stranger called Bo set her name in Settings, and every quick game crashed with a traceback
+    from tests.cli import ono99
+    from ono99_tui.tui.setup import TableSetup
+
+    (private_dirs / "config").mkdir()
+    (private_dirs / "config" / "config.toml").write_text(f'player_name = "{name}"\nbot_delay = 0\n')
+    proc = ono99("--plain", input="g\nq\nq\n")
+    assert proc.returncode == 0, proc.stderr
+    assert f"Table: {name}, human; {bots}, medium bot. Rules: standard." in proc.stdout.splitlines()
+    names = [s.name for s in TableSetup.default(name=name).seats]
+    assert names[0] == name and len({n.casefold() for n in names}) == 4

@@ -13,11 +13,11 @@ import os
 from ..engine.record import SeatSpec
 from ..errors import UserError
 from ..store.settings import bot_delay_from_env as _env_delay
+from ..table.seats import free_bot_name, free_bot_names
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
 from .table import PlainTable
 
-BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 DEALERS = {"rules": "as the rules say", "high-card": "by high card (R2.2)", "random": "at random"}
 
 
@@ -296,7 +296,8 @@ class PlainApp:
         last, problem = load_last_setup()
         if problem:
             self.con.say(problem)
-        seats = [(self.settings.player_name, "human")] + [(n, "bot:medium") for n in BOT_NAMES[:3]]
+        me = self.settings.player_name
+        seats = [(me, "human")] + [(n, "bot:medium") for n in free_bot_names([me], 3)]
         rules, dealer, seed = self.rules_spec, "rules", self.seed
         if last:
             seats, dealer = list(last.seats), last.dealer
@@ -345,7 +346,7 @@ class PlainApp:
                                  MIN_SEATS, MAX_SEATS, len(seats))
         taken = {n for n, _ in seats}
         while len(seats) < count:
-            name = next((n for n in BOT_NAMES if n not in taken), f"Seat {len(seats) + 1}")
+            name = free_bot_name(taken)
             taken.add(name)
             seats.append((name, "bot:medium"))
         seats = seats[:count]

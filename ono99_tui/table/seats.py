@@ -7,6 +7,7 @@ way everywhere. Bots are seeded here too: one seeding for every front end.
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from typing import Callable
 
@@ -63,6 +64,24 @@ def bot_names(levels: list[str]) -> list[str]:
         k = seen[level]
         names.append(level.capitalize() + (f" {k}" if k > 1 else ""))
     return names
+
+
+BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")  # a new table's bots, in order
+
+
+def free_bot_name(taken) -> str:
+    """The first bot name unlike every name taken, case and Unicode form aside: a player who
+    calls herself Bo (or bo) keeps her name and the bots skip it (it crashed the quick game)."""
+    seen = {unicodedata.normalize("NFC", n).casefold() for n in taken}
+    spare = tuple(f"Bot {k}" for k in range(1, MAX_SEATS + 2))  # more than a table can take
+    return next(n for n in BOT_NAMES + spare if n.casefold() not in seen)
+
+
+def free_bot_names(taken, count: int) -> list[str]:
+    names = list(taken)
+    for _ in range(count):
+        names.append(free_bot_name(names))
+    return names[len(names) - count:]
 
 
 def bot_seed(game_seed: int, seat: int) -> str:

@@ -27,8 +27,9 @@ class TableSetup:
                 rules_label: str = "standard", seed: int | None = None) -> "TableSetup":
         """You against three bots: the one-key start."""
         from ..engine.record import SeatSpec
+        from ..table.seats import free_bot_names
 
-        seats = [SeatSpec(name)] + [SeatSpec(n, f"bot:{level}") for n in ("Bo", "Cy", "Di")]
+        seats = [SeatSpec(name)] + [SeatSpec(n, f"bot:{level}") for n in free_bot_names([name], 3)]
         setup = cls(seats, rules, rules_label)
         if seed is not None:
             setup.seed = seed

@@ -27,7 +27,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 from ...bots import LEVELS
 from ...engine import Game
 from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError
-from ...table.seats import SeatError, check_seats
+from ...table.seats import SeatError, check_seats, free_bot_name, free_bot_names
 from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
 from ...store.rule_presets import resolve as resolve_rules
@@ -40,7 +40,6 @@ from ..setup import TableSetup
 
 KINDS = [("Human", "human")] + [(f"{lv.capitalize()} bot", f"bot:{lv}") for lv in LEVELS]
 DEALER = [("As the rules say", "rules"), ("High card (R2.2)", "high-card"), ("At random", "random")]
-BOT_NAMES = ("Bo", "Cy", "Di", "Ed", "Flo", "Gus", "Hal", "Ivy")
 
 
 class SeatRow(Horizontal):
@@ -83,7 +82,7 @@ class NewGameScreen(Screen):
         self.rules_spec = rules_spec
         self.seed = seed
         self.last, self.last_problem = load_last_setup()
-        self.seats = [(player_name, "human")] + [(n, "bot:medium") for n in BOT_NAMES[:3]]
+        self.seats = [(player_name, "human")] + [(n, "bot:medium") for n in free_bot_names([player_name], 3)]
         self.dealer = "rules"
         if self.last:
             self.seats, self.dealer = list(self.last.seats), self.last.dealer
@@ -152,7 +151,7 @@ class NewGameScreen(Screen):
             self._error(f"A table has at most {MAX_SEATS} seats.")
             return
         taken = {r.spec.name for r in rows}
-        name = next(n for n in BOT_NAMES if n not in taken)
+        name = free_bot_name(taken)
         self.query_one("#seats").mount(SeatRow(len(rows), name, "bot:medium"))
         self.call_after_refresh(self._refresh_dealers)
         self._error("")
