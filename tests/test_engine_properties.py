@@ -111,3 +111,25 @@ def test_preset_games_keep_every_invariant_and_end(table, choice_seed):
     rules, names, seed, named = table
     g = Game(names, rules, seed, first_dealer=named)
     check_scores(g, play_out(g, random.Random(choice_seed)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tables(), st.integers(0, 2**32))
+def test_scores_before_takes_back_every_later_change_to_the_scores(table, choice_seed):
+    # front ends tell each round's end with the scores it left, even when one change at the
+    # table holds later rounds too (R5.2 at a deal): the scores then, from the scores now
+    from ono99_tui.engine.describe import rounds_apart, scores_before
+
+    rules, names, seed, named = table
+    g = Game(names, rules, seed, first_dealer=named)
+    choose = random.Random(choice_seed)
+    then = [(len(g.events), list(g.tokens), list(g.points), list(g.out))]
+    while not g.over and len(then) < MAX_PLAYS:
+        g.play(choose.choice(g.legal_plays()))
+        then.append((len(g.events), list(g.tokens), list(g.points), list(g.out)))
+    for count, tokens, points, out in then:
+        assert scores_before(g.tokens, g.points, g.out, g.events[count:]) == (tokens, points, out)
+    parts = rounds_apart(g.events)
+    assert [e for p in parts for e in p] == g.events
+    assert all(sum(e["type"] == "round_lost" for e in p) <= 1 for p in parts)
+    assert all(p[0]["type"] == "deal" for p in parts[1:])

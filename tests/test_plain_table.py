@@ -213,3 +213,47 @@ def test_bots_wait_only_when_the_environment_asks(monkeypatch):
     assert menu.bot_delay_from_env() == 5.0
     monkeypatch.setenv("ONO99_BOT_DELAY", "0.3")
     assert menu.bot_delay_from_env() == 0.3
+
+
+ONLY_99S = """hand_size = 4
+[dealer]
+first = "random"
+[deck]
+number_each = 0
+ten = 1
+minus_ten = 0
+hold = 0
+reverse = 0
+double_play = 0
+ninety_nine = 40
+"""
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rounds_that_end_at_the_deal_are_told_one_by_one_with_the_scores_they_left(seed):
+    # R5.2: with a deck of 99s most hands can't play, and several rounds end in one change at the
+    # table; the first notice used to show the scores after all of them ("2 left" beside "0 tokens")
+    from ono99_tui.engine.rules import load_rules_text
+
+    rules = load_rules_text(ONLY_99S)
+    seats = [SeatSpec("Ana")] + [SeatSpec(n, "bot:easy") for n in ("Bo", "Cy", "Di")]
+    setup = TableSetup(seats, rules, "only 99s", seed=seed)
+    table = TableSession(seats, rules, seed, first_dealer=1)
+    lines, _ = run(table, setup, "\n" * 12 + "q\n")
+    notices = [i for i, line in enumerate(lines) if line.startswith("Round ") and " is over." in line]
+    assert len(notices) >= 2
+    tokens = {n: 3 for n in ("Ana", "Bo", "Cy", "Di")}
+    said = 0
+    for i, line in enumerate(lines):
+        if " gives up a token, " in line:
+            who, left = line.split(" gives up a token, ")
+            tokens[who] = int(left.split()[0])
+        elif " gives up the last token" in line:
+            tokens[line.split(" gives up")[0]] = 0
+        elif line.startswith("Tokens: "):  # every round over: its own losses, no later ones
+            shown = dict(part.rsplit(" ", 2)[:2] for part in line[len("Tokens: "):-1].split("; ")
+                         if not part.endswith(" out"))
+            assert {n: int(t) for n, t in shown.items()} == {n: t for n, t in tokens.items() if n in shown}, line
+            assert lines[i + 1].startswith(f"Round {said + 1} is over.")
+            said += 1
+    assert said == len(notices)

@@ -220,3 +220,39 @@ def test_round_end_notice_speaks_to_you_in_the_second_person():
     assert theirs.splitlines()[2] == "Bo gives up a token: 2 left."
     # every seat sees this notice: its title does not tell the winners they lost
     assert title == "Round 1 over"
+
+
+ONLY_99S = ("hand_size = 4\n[dealer]\nfirst = \"random\"\n[deck]\nnumber_each = 0\nten = 1\nminus_ten = 0\n"
+            "hold = 0\nreverse = 0\ndouble_play = 0\nninety_nine = 40\n")
+
+
+async def test_rounds_that_end_at_their_deals_get_one_notice_each(tmp_path):
+    # R5.2: in a deck of 99s most hands can't play and rounds end at the deal, several in one
+    # change at the table; the first notice used to list every round's losses under "Round 2 over"
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.engine.rules import load_rules_text
+    from ono99_tui.tui.setup import TableSetup
+
+    rules = load_rules_text(ONLY_99S)
+    seats = [SeatSpec("Ana")] + [SeatSpec(n, "bot:easy") for n in ("Bo", "Cy", "Di")]
+    app = Ono99App(bot_delay=0)
+    notices = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup(seats, rules, "only 99s", seed=0, first_dealer=1))
+        await settle(pilot)
+        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+        await until_my_turn(pilot, table)
+        before = len(table.table.game.round_log)  # (these ended as the game was dealt: in the log)
+        await pilot.press("1")  # Ana's Ten; the bots and the deals that follow end more rounds
+        await settle(pilot)
+        while isinstance(app.screen, RoundEndScreen):
+            notices.append((app.screen.title_text, app.screen.body))
+            await pilot.press("enter")
+            await settle(pilot)
+        log = table.table.game.round_log[before:]
+    assert len(log) >= 2 and [title for title, _ in notices] == [f"Round {e['round']} over" for e in log]
+    for (_, body), lost in zip(notices, log):
+        assert body.count("loses round") == 1 and f"round {lost['round']}." in body
+        loser = ("Ana", "Bo", "Cy", "Di")[lost["loser"]]
+        told = [line for line in body.split("\n")[1:] if line]
+        assert told and all(line.startswith(f"{loser} ") for line in told), body  # its loss, no later one

@@ -97,3 +97,30 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         winner = names[event["winner"]]
         return f"{winner} {agree(winner, 'wins')} the game!"
     return None
+
+
+def rounds_apart(events: list[dict]) -> list[list[dict]]:
+    """Events cut before each deal that follows a lost round: one part per round. One change at
+    the table can end several rounds (R5.2: a hand of only 99s loses at the deal), and each
+    round's end is told on its own, with the scores it left."""
+    parts: list[list[dict]] = [[]]
+    for e in events:
+        if e["type"] == "deal" and any(x["type"] == "round_lost" for x in parts[-1]):
+            parts.append([])
+        parts[-1].append(e)
+    return [p for p in parts if p]
+
+
+def scores_before(tokens, points, out, later: list[dict]) -> tuple[list[int], list[int], list[bool]]:
+    """Tokens, points and who is out as they stood before ``later`` (events since), from the
+    scores now: each later change taken back."""
+    tokens, points, out = list(tokens), list(points), list(out)
+    for e in reversed(later):
+        if e["type"] == "tokens":
+            tokens[e["seat"]] -= e["change"]
+        elif e["type"] == "eliminated":
+            out[e["seat"]] = False
+        elif e["type"] == "points":
+            for row in e["breakdown"]:
+                points[row["seat"]] = row["score"] - row["gained"]
+    return tokens, points, out

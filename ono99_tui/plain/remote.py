@@ -209,10 +209,10 @@ class RemotePlain(PlainTable):
         self._pinned = (seq, view)
         return True
 
-    def _round_over(self, lost: dict) -> None:
+    def _round_over(self, lost: dict, since: list[dict]) -> None:
         """Said, never waited on: the server plays on, and a question here would let the move
         timer play this seat's turns while the player reads it."""
-        for line in W.scores_lines(self.table.view_for(None), cards=False):
+        for line in self._scores_then(since):
             self.con.say(line)
         self.con.say(f"Round {lost['round']} is over; round {lost['round'] + 1} begins.")
 
@@ -278,8 +278,8 @@ class RemoteWatch(RemotePlain):
         stopped = f"You stopped watching table {self.table.table_id}."
         self.con.say(stopped if why == "You left the table." else f"{why} {stopped}")
 
-    def _round_over(self, lost: dict) -> None:  # (nobody here to press Enter: the game goes on)
-        for line in W.scores_lines(self.table.view_for(None), cards=False):
+    def _round_over(self, lost: dict, since: list[dict]) -> None:  # (nobody here to press Enter)
+        for line in self._scores_then(since):
             self.con.say(line)
 
     def _loop(self) -> str:

@@ -9,10 +9,11 @@ printed once its owner answers the "Pass to NAME" line.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from ..engine import cards as C
-from ..engine.describe import plays_made, possessive
+from ..engine.describe import plays_made, possessive, rounds_apart, scores_before
 from ..engine.legal import busts
 from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..text import sentence
@@ -150,39 +151,45 @@ class PlainTable:
     # -- what happened ---------------------------------------------------------------------
     def _flush(self) -> None:
         pending, self._pending[:] = list(self._pending), []
-        for update in pending:
+        for i, update in enumerate(pending):
             for notice in update.notices:
                 self.con.say(notice)
             if update.undone:
                 continue  # said by the undo itself
-            self._say_events(update.events)
+            self._say_events(update.events, [e for later in pending[i + 1:] for e in later.events])
 
-    def _say_events(self, events: list[dict]) -> None:
+    def _say_events(self, events: list[dict], later: list[dict] = ()) -> None:
+        """``later``: events of changes not said yet, for the scores as each round left them."""
         players = len(self.table.view_for(None).in_round)
-        if self.pace == "skip":
-            events = [e for e in events if e["type"] in ("round_lost", "eliminated", "tie", "game_over")]
-        # a lost round's notice comes between its last lines and the next deal
-        cut = next((i for i, e in enumerate(events) if e["type"] == "deal"
-                    and any(x["type"] == "round_lost" for x in events[:i])), None)
-        head, tail = (events, []) if cut is None else (events[:cut], events[cut:])
-        for line in W.event_lines(head, self.names, self.viewer, players):
-            self.con.say(line)
-        if cut is not None:
-            self._round_over(next(e for e in head if e["type"] == "round_lost"))
-            for line in W.event_lines(tail, self.names, self.viewer, players):
+        # a lost round's notice comes between its last lines and the next deal, once per round
+        parts = rounds_apart(events)
+        for i, part in enumerate(parts):
+            shown = part if self.pace != "skip" else [
+                e for e in part if e["type"] in ("round_lost", "eliminated", "tie", "game_over")]
+            for line in W.event_lines(shown, self.names, self.viewer, players):
                 self.con.say(line)
+            if i + 1 < len(parts):
+                since = [e for p in parts[i + 1:] for e in p] + list(later)
+                self._round_over(next(e for e in part if e["type"] == "round_lost"), since)
 
-    def _round_over(self, lost: dict) -> None:
-        """The round-lost notice: its lines are said; a line from the player goes on."""
+    def _round_over(self, lost: dict, since: list[dict]) -> None:
+        """The round-lost notice: its lines are said, with the scores as the round left them
+        (``since``: what changed after it); a line from the player goes on."""
         if self.pace == "skip":
             return
-        view = self.table.view_for(None)
-        for line in W.scores_lines(view, cards=False):
+        for line in self._scores_then(since):
             self.con.say(line)
         answer = self.con.ask(f"Round {lost['round']} is over. Press Enter for round {lost['round'] + 1}, "
                               "or type q to leave.", fresh=True)
         if answer.lower() in ("q", "m") and self._may_leave():
             raise Leave
+
+    def _scores_then(self, since: list[dict]) -> list[str]:
+        """The scores line as it stood before ``since`` (what changed after the round told)."""
+        view = self.table.view_for(None)
+        tokens, points, out = scores_before(view.tokens, view.points, view.out, since)
+        then = dataclasses.replace(view, tokens=tuple(tokens), points=tuple(points), out=tuple(out))
+        return W.scores_lines(then, cards=False)
 
     # -- dialogs --------------------------------------------------------------------------------
     def _pass_to(self, seat: int) -> None:

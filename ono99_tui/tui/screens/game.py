@@ -23,7 +23,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe, plays_made, possessive
+from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -572,12 +572,19 @@ class GameScreen(Screen):
         self.table.submit(seat, card, seq)
 
     def _after_play(self, events: list[dict]) -> None:
-        if any(e["type"] == "round_lost" for e in events) and self.pace != "skip":
+        # ``events``: this change's events as this screen's seat may see them (the subscription's);
+        # one notice per round lost in it (several rounds can end at their deals, R5.2)
+        ended = [part for part in rounds_apart(events) if any(e["type"] == "round_lost" for e in part)]
+        if ended and self.pace != "skip":
             self.busy = True
-            # ``events``: this change's events as this screen's seat may see them (the subscription's)
-            self._over_the_table(RoundEndScreen(self.table.names, events), self._round_closed)
+            self._round_notices(ended)
         else:
             self.advance()
+
+    def _round_notices(self, ended: list[list[dict]]) -> None:
+        first, rest = ended[0], ended[1:]
+        then = (lambda _choice: self._round_notices(rest)) if rest else self._round_closed
+        self._over_the_table(RoundEndScreen(self.table.names, first), then)
 
     def _round_closed(self, _choice) -> None:
         self._draw()  # the new round (advance hides the hand again if someone else sits down next)
