@@ -213,3 +213,35 @@ def test_stats_that_is_a_link_is_said_to_be_one(private_dirs, victim):
     proc = ono99("stats")
     assert proc.returncode == 2 and "stats.toml is a link" in proc.stderr and "TOML" not in proc.stderr
     assert victim.read_text() == PRECIOUS
+
+
+def test_a_preset_that_is_a_link_is_named_and_not_read(private_dirs, tmp_path):
+    # README: inside its folders ono99 follows no link; a linked preset was read and used
+    elsewhere = tmp_path / "tiny.toml"
+    elsewhere.write_text("# tiny, from elsewhere\ntarget = 10\n")
+    rules = private_dirs / "config" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "link.toml").symlink_to(elsewhere)
+    (rules / "mine.toml").write_text("# mine\ntarget = 50\n")
+    said = f"{rules / 'link.toml'}: is a link; ono99 follows no link inside its config folder"
+    listed = ono99("rules", "list").stdout.splitlines()
+    assert any(line.startswith("link ") and f"cannot be read: {said}" in line for line in listed), listed
+    assert any(line.startswith("mine ") and "mine" in line and "cannot" not in line for line in listed)
+    for args in (("rules", "show", "link"), ("--rules", "link", "--plain")):
+        proc = ono99(*args, input="")
+        assert proc.returncode == 2 and said in proc.stderr and proc.stdout == "", proc
+    assert "target = 50" in ono99("rules", "show", "mine").stdout
+
+
+def test_a_theme_that_is_a_link_is_named_and_not_read(tmp_path):
+    from ono99_tui.tui.themes import load_themes
+
+    elsewhere = tmp_path / "mine.toml"
+    elsewhere.write_text('name = "mine"\n')
+    folder = tmp_path / "themes"
+    folder.mkdir()
+    (folder / "mine.toml").symlink_to(elsewhere)
+    themes, problems = load_themes(folder)
+    assert "mine" not in themes
+    assert problems == [f"{folder / 'mine.toml'}: is a link; ono99 follows no link inside its config folder: "
+                        "put the file itself there, or link the whole config folder"]

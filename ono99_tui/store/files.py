@@ -25,6 +25,17 @@ def load_rules_file(path: str | Path) -> Rules:
     return load_rules_text(text, str(path))
 
 
+def load_preset_file(path: str | Path) -> Rules:
+    """One of the player's presets, in the config folder's rules/: never read through a link
+    there (inside its folders ono99 follows no link), a message naming it instead."""
+    from .atomic import is_link
+
+    if is_link(path):
+        raise RulesError([Problem(str(path), "", "is a link; ono99 follows no link inside its config folder: "
+                                                 "put the file itself there, or link the whole config folder")])
+    return load_rules_file(path)
+
+
 def load_record(path: str | Path) -> Record:
     """A game record from a file, or RecordError naming the file and what is wrong."""
     # imported here: the rules presets load this module before the main menu's first frame,

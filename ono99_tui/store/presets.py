@@ -8,7 +8,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..engine.rules import Problem, Rules, RulesError, load_rules_text
-from .files import load_rules_file
+from .files import load_preset_file, load_rules_file
 
 _PACKAGE = "ono99_tui.presets"
 
@@ -55,7 +55,7 @@ def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules
     if spec in _files():
         return load_preset(spec), spec
     if user_dir is not None and "/" not in spec and (Path(user_dir) / f"{spec}.toml").is_file():
-        return load_rules_file(Path(user_dir) / f"{spec}.toml"), spec
+        return load_preset_file(Path(user_dir) / f"{spec}.toml"), spec
     path = Path(spec)
     if path.suffix == ".toml" or path.exists() or "/" in spec:
         return load_rules_file(path), str(path)

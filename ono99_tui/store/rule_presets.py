@@ -13,8 +13,8 @@ from pathlib import Path
 
 from ..engine.rules import Rules, RulesError
 from . import presets as shipped
-from .files import load_rules_file
-from .atomic import write_atomic
+from .files import load_preset_file
+from .atomic import is_link, write_atomic
 from .readfile import ReadError, read_text
 from .paths import user_rules_dir
 from .saves import SaveError, check_name
@@ -43,8 +43,8 @@ def user_presets(folder: Path | None = None) -> list[Preset]:
     for path in files:
         if path.stem in shipped.preset_names() or path.name.startswith("."):
             continue
-        try:
-            text = read_text(path, "rules file")  # safe: a FIFO or /dev/zero here never hangs the list
+        try:  # (safe: a FIFO or /dev/zero here never hangs the list; a link is not read)
+            text = "" if is_link(path) else read_text(path, "rules file")
         except ReadError:
             text = ""
         found.append(Preset(path.stem, True, _description(text) or "your preset", path))
@@ -62,7 +62,7 @@ def resolve(spec: str | None) -> tuple[Rules, str]:
 
 def load(preset: Preset) -> Rules:
     if preset.mine:
-        return load_rules_file(preset.path)
+        return load_preset_file(preset.path)
     return shipped.load_preset(preset.name)
 
 
