@@ -190,3 +190,23 @@ def test_empty_bot_levels_say_what_is_missing(bots, said):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.strip() == (f"ono99: --bots: {said}; levels are random, easy, medium, hard, one per seat "
                                   "(e.g. hard,medium)")
+
+
+def test_rounds_that_end_at_their_deals_are_counted_in_every_rate():
+    # R5.2 with a deck of 99s: most rounds end at the deal, with no play, several in one step;
+    # they were missed by the round rates and "first player of a round lost it" said 0.0%
+    from ono99_tui.engine.rules import load_rules_text
+    from ono99_tui.lab.simulate import play_game
+
+    rules = load_rules_text('hand_size = 4\n[dealer]\nfirst = "random"\n[deck]\nnumber_each = 0\nten = 1\n'
+                            "minus_ten = 0\nhold = 0\nreverse = 0\ndouble_play = 0\nninety_nine = 40\n")
+    first_lost = rounds = plays = 0
+    for index in range(6):
+        result = play_game(["random", "easy"], rules, 3, index)
+        rounds, plays = rounds + result.rounds, plays + result.plays
+        assert sum(result.rounds_lost.values()) == result.rounds
+        assert sum(result.rounds_in.values()) == 2 * result.rounds  # two seats in every round
+        first_lost += result.first_player_lost
+    # a round with no play was lost at its deal by its first player, and there are at least
+    # rounds - plays of those
+    assert first_lost >= rounds - plays > rounds / 2

@@ -237,7 +237,7 @@ class Game:
         self.reshuffles = 0
         self.total = 0
         self.direction = 1
-        self.current = order[start]
+        self.current = self.leader = order[start]  # (leader: who played first in the round)
         self.owed = 1
         self.ninety_nine_used = False
         self.pending_double = False
@@ -398,7 +398,7 @@ class Game:
         self._emit({"type": "round_lost", "round": self.round_no, "seat": loser, "reason": reason,
                     "total": self.total})
         summary = {"round": self.round_no, "loser": loser, "reason": reason, "total": self.total,
-                   "plays": len(self.round_plays[-1])}
+                   "plays": len(self.round_plays[-1]), "leader": self.leader, "seats": list(self.order)}
         if self.rules.scoring_mode == "tokens":
             self._score_tokens(loser)
         else:
@@ -525,6 +525,7 @@ class Game:
         g.discard, g.played = list(view.discard), list(view.played_this_round)
         g.reshuffles, g.total, g.direction = 0, view.total, view.direction
         g.current, g.owed = view.current, view.plays_owed
+        g.leader = view.round_plays[0][0] if view.round_plays else view.current
         g.ninety_nine_used, g.pending_double = view.ninety_nine_used, view.pending_double
         g._settle()
         return g

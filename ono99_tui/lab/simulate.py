@@ -75,27 +75,19 @@ def play_game(levels: list[str], rules: Rules, seed: int, index: int, keep_recor
     table = TableSession(seats, rules, game_seed, record_events=False, allow_oracle=True,
                          first_dealer=AGREED_DEALER if rules.dealer_first == "agree" else None)
     game = table.game
-    first_lost = 0
-    round_first = first_of_game = game.current
-    round_no = game.round_no
-    round_order = list(game.order)
+    table.play_bots()
+    # from the rounds' summaries, not play by play: rounds can end at their deals (R5.2), with
+    # no play, several at once (a hand of only 99s); they were missed or counted as one
     rounds_in: Counter = Counter()
     rounds_lost: Counter = Counter()
     rounds_fair: Counter = Counter()
-
-    def after_play(_events) -> None:
-        nonlocal first_lost, round_no, round_first, round_order
-        if game.round_no != round_no or game.over:
-            if game.last_loser == round_first:
-                first_lost += 1
-            for s in round_order:  # round-level rates: who played this round, who lost it
-                rounds_in[seated[s]] += 1
-                rounds_fair[seated[s]] += 1 / len(round_order)
-            if game.last_loser is not None:
-                rounds_lost[seated[game.last_loser]] += 1
-            round_no, round_first, round_order = game.round_no, game.current, list(game.order)
-
-    table.play_bots(after_play)
+    for r in game.round_log:
+        for s in r["seats"]:  # round-level rates: who played this round, who lost it
+            rounds_in[seated[s]] += 1
+            rounds_fair[seated[s]] += 1 / len(r["seats"])
+        rounds_lost[seated[r["loser"]]] += 1
+    first_lost = sum(r["loser"] == r["leader"] for r in game.round_log)
+    first_of_game = game.round_log[0]["leader"] if game.round_log else None
     result = GameResult(
         index=index, levels=seated, winner=game.winner, rounds=len(game.round_log),
         plays=len(game.plays), round_ends=Counter(r["reason"] for r in game.round_log),
