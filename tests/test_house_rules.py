@@ -262,3 +262,49 @@ def test_rules_list_says_which_of_your_presets_cannot_be_read_or_are_not_used(pr
     assert lines["(not"] == (f"(not used: {folder / 'points.toml'}: a shipped preset has the name 'points'; "
                              "rename the file to use it)")
     assert not lines["points"].count("yours")
+
+
+async def test_unsaved_edits_are_not_lost_by_escape_or_by_showing_another_preset(private_dirs):
+    # a play-tester changed a key of her preset, pressed Escape, and the change was gone unasked
+    from ono99_tui.tui.screens.menu import MenuScreen
+    from ono99_tui.tui.screens.notice import _Notice
+    from textual.widgets import OptionList
+
+    path = rp.save_preset("mine", rp.resolve("standard")[0])
+    before = path.read_text()
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("mine"))
+        await pilot.pause()
+        screen = app.screen
+        await pilot.press("escape")  # nothing edited: straight back
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "150"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, _Notice) and app.screen.title_text == "Unsaved changes to mine"
+        await pilot.press("enter")  # Keep editing (the first button, and Escape's answer)
+        await pilot.pause()
+        assert app.screen is screen and key(screen, "target").value == "150"
+        screen.query_one("#presets", OptionList).focus()
+        await pilot.press("up")  # another preset, with the edit unsaved: asked too
+        await pilot.pause()
+        assert isinstance(app.screen, _Notice)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and screen.preset.name == "mine" and key(screen, "target").value == "150"
+        screen.query_one("#save").press()  # saved: leaving asks nothing
+        await pilot.pause()
+        assert "target = 150" in path.read_text()
+        key(screen, "target").value = "120"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.click("#btn-discard")
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+    assert "target = 150" in path.read_text() and path.read_text() != before

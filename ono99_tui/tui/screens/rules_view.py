@@ -62,7 +62,7 @@ class RulesViewScreen(Screen):
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("ctrl+r", "rename", "Rename"),
         Binding("delete", "delete", "Delete"),
-        Binding("escape", "app.pop_screen", "Back"),
+        Binding("escape", "back", "Back"),
     ]
 
     def __init__(self, current: str = "standard"):
@@ -72,6 +72,8 @@ class RulesViewScreen(Screen):
         self.rules: Rules | None = None
         self.valid = True
         self.unreadable = False  # the preset shown cannot be read: nothing to save
+        self.shown: int | None = None  # the preset whose keys are on screen (its index)
+        self.loaded: dict[str, object] = {}  # its values as read: anything else is an unsaved edit
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
@@ -110,6 +112,7 @@ class RulesViewScreen(Screen):
         presets.add_options(Option(Text(visible(p.name) + ("  (yours)" if p.mine else "")), id=p.name)
                             for p in self.presets)
         names = [p.name for p in self.presets]
+        self.shown = None  # (the list is new: whatever is highlighted is loaded)
         presets.highlighted = names.index(select) if select in names else 0
         presets.focus()
 
@@ -118,8 +121,42 @@ class RulesViewScreen(Screen):
         index = self.query_one("#presets", OptionList).highlighted or 0
         return self.presets[index]
 
+    @property
+    def edited(self) -> bool:
+        """Keys changed on screen and not saved (leaving, or showing another preset, loses them)."""
+        return self.shown is not None and not self.unreadable and self.read_values() != self.loaded
+
+    def _unless_edited(self, go, stay=None) -> None:
+        """``go`` now, or once the player agrees to lose the unsaved edits (a play-tester's were
+        lost without a word by Escape); ``stay``: what keeping them means."""
+        if not self.edited:
+            go()
+            return
+        name = self.presets[self.shown].name
+
+        def answer(choice: str | None) -> None:
+            if choice == "discard":
+                go()
+            elif stay is not None:
+                stay()
+
+        how = "Save (or Save as) keeps them" if self.presets[self.shown].mine else "Save as keeps them as your own"
+        self.app.push_screen(_Notice(f"Unsaved changes to {name}", f"Your changes to {name} are not saved. {how}.",
+                                     (("stay", "Keep editing"), ("discard", "Discard changes"))), answer)
+
+    def action_back(self) -> None:
+        self._unless_edited(self.app.pop_screen)
+
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
-        preset = self.presets[event.option_index]
+        index = event.option_index
+        if index == self.shown:
+            return  # (back on the preset being edited: its keys are still on screen)
+        presets = self.query_one("#presets", OptionList)
+        self._unless_edited(lambda: self._show(index), stay=lambda: setattr(presets, "highlighted", self.shown))
+
+    def _show(self, index: int) -> None:
+        preset = self.presets[index]
+        self.shown = index
         keys = self.query_one("#rules-keys")
         try:
             rules = rp.load(preset)
@@ -139,6 +176,7 @@ class RulesViewScreen(Screen):
             widget = self.query_one("#" + _widget_id(spec.path))
             value = getattr(rules, spec.field)
             widget.value = value if isinstance(widget, Select) else str(value)
+        self.loaded = self.read_values()
         owner = f"yours ({preset.path})" if preset.mine else "shipped, read-only: Save as to make your own"
         self.query_one("#rules-text", Static).update(
             f"[b]{escape(preset.name)}[/b]: {escape(preset.description)}\n{escape(owner)}")
@@ -217,6 +255,7 @@ class RulesViewScreen(Screen):
             self.notify(f"Not saved: {_why(exc, preset.path, 'write')}. Your changes are still here.",
                         severity="error", timeout=10)
             return
+        self.loaded = self.read_values()
         self.notify(f"Saved {preset.name}", timeout=4)
 
     def action_save_as(self) -> None:
@@ -241,6 +280,9 @@ class RulesViewScreen(Screen):
         self.app.push_screen(NameScreen("Save rules as", f"my {source}", act=save))
 
     def action_rename(self) -> None:
+        self._unless_edited(self._rename)  # (the renamed preset is read again from its file)
+
+    def _rename(self) -> None:
         preset = self.preset
         if not preset.mine:
             self.notify("Shipped presets cannot be renamed; Save as makes your own copy.", timeout=5)
