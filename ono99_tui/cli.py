@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from . import __version__
@@ -269,7 +270,7 @@ def _named(value: str) -> str:
     """An option that names a file, folder or preset: an empty name (``--rules ""``, a shell
     variable that was not set) names nothing, and is refused rather than read as the default."""
     if not value.strip():
-        raise argparse.ArgumentTypeError("an empty name names nothing: give a name, or leave the option out")
+        raise argparse.ArgumentTypeError("an empty name names nothing: give a name")
     return value
 
 
@@ -463,6 +464,10 @@ def cmd_saves_delete(args) -> int:
 
 def cmd_saves_export(args) -> int:
     store = _store()
+    if args.file == "-":  # (a stranger's "-" became a file named "-" in the current folder)
+        record = _save_errors(lambda: store.load(args.name))
+        sys.stdout.write(record.to_toml())
+        return 0
     target = _save_errors(lambda: store.export(args.name, args.file))
     _out(f"Exported {args.name!r} to {target}.")
     return 0
@@ -937,8 +942,23 @@ def _add_plain(p) -> None:
                    help="lines of text instead of the full screen (docs/accessibility.md)")
 
 
+_WORDS: list[str] = []  # the command line being read, for _Parser's hint
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser; its usage errors also say when a word that names a file was read as an
+    option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
+
+    def error(self, message: str):
+        dashed = [w for w in _WORDS if w.startswith("-") and w not in ("-", "--") and os.path.lexists(w)]
+        if dashed:
+            w = dashed[0]
+            message += f" ({w} starts with -, so it was read as an option: write it as ./{w})"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="ono99",
         description="O'NO 99, the card game, in your terminal. With no command, opens the game.",
         epilog="Settings live in config.toml in your config folder (edit them in the app's Settings). "
@@ -990,7 +1010,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rules_compare)
 
     p = sub.add_parser("replay", help="replay a game record or a save play by play")
-    p.add_argument("file", metavar="FILE|NAME", help="a game record (.toml), or a save's name (as resume takes it)")
+    p.add_argument("file", metavar="FILE|NAME", type=_named, help="a game record (.toml), or a save's name (as resume takes it)")
     p.add_argument("--json", action="store_true", help="print the event stream as JSON (docs/record-format.md)")
     p.add_argument("--compact", action="store_true", help="with --json: one line")
     p.add_argument("--ascii", action="store_true",
@@ -998,7 +1018,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one)")
-    p.add_argument("name", nargs="?", metavar="NAME")
+    p.add_argument("name", nargs="?", metavar="NAME", type=_named)
     _add_plain(p)
     p.set_defaults(func=cmd_resume)
 
@@ -1017,10 +1037,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_saves_delete)
     p = saves_sub.add_parser("export", help="write a save to a file (never over an existing one)")
     p.add_argument("name", metavar="NAME")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_named, help="the file to write; - writes the record to standard output")
     p.set_defaults(func=cmd_saves_export)
     p = saves_sub.add_parser("import", help="add a game record file to the saves (checked play by play)")
-    p.add_argument("file", metavar="FILE")
+    p.add_argument("file", metavar="FILE", type=_named)
     p.set_defaults(func=cmd_saves_import)
 
     p = sub.add_parser("stats", help="statistics per player name")
@@ -1191,7 +1211,8 @@ def _unrecognized(parser: argparse.ArgumentParser, args, extra: list[str]) -> No
 def main(argv: list[str] | None = None) -> int:
     _escape_what_cannot_be_printed()
     parser = build_parser()
-    args, extra = parser.parse_known_args(_dash_values(parser, sys.argv[1:] if argv is None else list(argv)))
+    _WORDS[:] = sys.argv[1:] if argv is None else list(argv)
+    args, extra = parser.parse_known_args(_dash_values(parser, list(_WORDS)))
     if extra:
         _unrecognized(parser, args, extra)
     try:

@@ -250,3 +250,28 @@ def test_host_with_v_says_where_the_servers_log_is_shown_and_other_unknown_optio
         proc = ono99(*args)
         assert proc.returncode == 2 and "(ono99 host has no -v" not in proc.stderr, proc.stderr
         assert proc.stderr.splitlines()[-1] == f"ono99: error: unrecognized arguments: {args[-1]}", proc.stderr
+
+
+def test_a_file_name_that_starts_with_a_dash_is_said_to_have_been_read_as_an_option(tmp_path):
+    # a stranger's `rules check -x.toml` was told "the following arguments are required: FILE"
+    (tmp_path / "-x.toml").write_text("target = 50\n")
+    for args, said in ((("rules", "check", "-x.toml"), "the following arguments are required: FILE"),
+                       (("rules", "show", "-x.toml"), "unrecognized arguments: -x.toml")):
+        proc = ono99(*args, cwd=tmp_path)
+        assert proc.returncode == 2 and proc.stdout == ""
+        assert proc.stderr.splitlines()[-1].endswith(
+            f"{said} (-x.toml starts with -, so it was read as an option: write it as ./-x.toml)"), proc.stderr
+    assert ono99("rules", "check", "./-x.toml", cwd=tmp_path).returncode == 0
+    proc = ono99("rules", "check", "--nonesuch", cwd=tmp_path)  # no such file: no hint
+    assert proc.returncode == 2 and "starts with -" not in proc.stderr
+
+
+def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_output(private_dirs, tmp_path):
+    store = SaveStore()
+    mid_round_save(store)
+    for args in (("replay", ""), ("resume", ""), ("saves", "import", ""), ("saves", "export", "friday", "")):
+        proc = ono99(*args, cwd=tmp_path, input="")
+        assert proc.returncode == 2 and "an empty name names nothing: give a name" in proc.stderr, (args, proc)
+    proc = ono99("saves", "export", "friday", "-", cwd=tmp_path)
+    assert proc.returncode == 0 and not (tmp_path / "-").exists()
+    assert Record.loads(proc.stdout, "-").names == store.load("friday").names
