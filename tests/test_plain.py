@@ -505,3 +505,14 @@ def test_hot_seat_with_the_default_name_you_never_says_yous():
     rc, lines = plain("--plain", lines="n\ne\n2\n\nhuman\nBea\nhuman\n\n2\n7\n\n\nxyz\nq\n")
     assert rc == 0 and any(line.startswith("Pass to You.") for line in lines), lines
     assert not [line for line in lines if "You's" in line], lines
+
+
+def test_a_theme_given_with_plain_is_said_to_be_unused(private_dirs):
+    # `ono99 --theme nosuch --plain` was taken in silence (without --plain a wrong name is an error)
+    from tests.cli import ono99
+
+    for name in ("nosuch", "ono99-light"):
+        proc = ono99("--theme", name, "--plain", input="q\n")
+        lines = proc.stdout.splitlines()
+        assert proc.returncode == 0 and lines[0] == "--theme is not used with --plain: lines of text have no colours."
+    assert "--theme" not in ono99("--plain", input="q\n").stdout

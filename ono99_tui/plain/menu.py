@@ -467,6 +467,8 @@ def run(args) -> int:
     console = Console(stdin=terminal_stdin())
     settings, notices = load_settings()
     app = PlainApp(console, settings, rules_spec=getattr(args, "rules", None), bot_delay=bot_delay_from_env())
+    if getattr(args, "theme", None) is not None:  # (it was taken, even a name that is no theme, in silence)
+        notices.append("--theme is not used with --plain: lines of text have no colours.")
     for notice in notices:
         console.say(notice)
     try:
