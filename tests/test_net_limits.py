@@ -481,3 +481,41 @@ def test_ipv6_peers_are_counted_by_their_64_a_subscribers_block_not_each_address
     assert _address("2001:db8:1:3::5") == "2001:db8:1:3::/64"
     assert _address("::1") == "::1" and _address("::ffff:10.0.0.1") == "10.0.0.1" and _address("10.0.0.1") == "10.0.0.1"
     assert _address("fe80::1%eth0") == "fe80::/64"
+
+
+def test_a_full_server_closes_the_table_nobody_has_been_at_longest_for_a_newcomer(server_log):
+    # a play-tester's strangers made, started and left 200 tables: the next player met "server
+    # full" for the whole --abandoned-after (600 s), and could be locked out again after it
+    async def main():
+        async with serving(max_tables=3, tables_per_address=100) as server:
+            made = []
+            for name in ("S0", "S1"):  # started and left: nobody at them, their clocks running
+                c = await connect(server, name)
+                made.append((await c.request({"type": "create", "seats": 2}))["table"])
+                await c.request({"type": "sit", "table": made[-1]})
+                await c.request({"type": "bots"})
+                await c.request({"type": "start"})
+                await c.aclose()
+            ann = await connect(server, "Ann")  # started, and Ann is still at it
+            mine = (await ann.request({"type": "create", "seats": 2}))["table"]
+            await ann.request({"type": "sit", "table": mine})
+            await ann.request({"type": "bots"})
+            await ann.request({"type": "start"})
+
+            async def away(n):
+                return sum(t.away_since is not None for t in server.tables.values()) == n
+            await soon(lambda: away(2), "two tables nobody is at")
+            newcomer = await connect(server, "Newcomer")
+            first = (await newcomer.request({"type": "create", "seats": 2}))["table"]
+            assert sorted(server.tables) == sorted([made[1], mine, first])  # S0's, away longest, closed
+            other = await connect(server, "Other")
+            second = (await other.request({"type": "create", "seats": 2}))["table"]
+            assert sorted(server.tables) == sorted([mine, first, second])
+            late = await connect(server, "Late")  # only tables people are at: full, and said so
+            with pytest.raises(ServerError, match="server full: 3 tables already"):
+                await late.request({"type": "create", "seats": 2})
+            for c in (ann, newcomer, other, late):
+                await c.aclose()
+    run(main())
+    closed = [line for line in server_log.lines if "the server was full" in line]
+    assert [line.split(" closed:")[0] for line in closed] == ["table 1 (Table 1)", "table 2 (Table 2)"], closed

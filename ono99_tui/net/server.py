@@ -421,7 +421,7 @@ class Server:
 
     def _on_create(self, conn, msg) -> dict:
         cfg = self.config
-        if len(self.tables) >= cfg.max_tables:
+        if len(self.tables) >= cfg.max_tables and not self._make_room():
             raise Refused("server_full", f"server full: {cfg.max_tables} tables already")
         live = [t for t in self.tables.values() if not t.over]
         if sum(t.made_by == conn.serial for t in live) >= cfg.tables_per_connection:
@@ -901,6 +901,22 @@ class Server:
             return
         if table.over and not table.connections():
             self._remove(table)
+
+    def _make_room(self) -> bool:
+        """At --max-tables, the started game nobody has been at for longest is closed now, as its
+        clock would close it later (its save kept as abandoned): strangers who make, start and
+        leave tables locked a play-tester's server for --abandoned-after. False: none to close."""
+        away = [t for t in self.tables.values()
+                if t.started and not t.over and t.away_since is not None and not t.humans_present()]
+        if not away:
+            return False
+        oldest = min(away, key=lambda t: t.away_since)
+        driver = self._drivers.get(oldest.id)
+        self._abandon(oldest, f"the server was full, and nobody had been at it for "
+                              f"{max(0.0, time.time() - oldest.away_since):.0f} s")
+        if driver is not None:
+            driver.cancel()  # (it slept until the table's own clock; the table is gone)
+        return True
 
     def _abandon(self, table: HostedTable, why: str) -> None:
         """A started game whose players have all gone: its save marked abandoned and kept, the
