@@ -32,10 +32,10 @@ RESTART = 90.0  # seconds a client waits for the restarted server (a loaded mach
 class ServeProcess:
     """`ono99 serve -v` in a process of its own (the soak's data folder); its stderr as it comes."""
 
-    def __init__(self, flags: list[str], env: dict):
+    def __init__(self, flags: list[str], env: dict, preexec_fn=None):
         self.proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--port", "0", "-v", *flags],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                     env=dict(env, PYTHONUNBUFFERED="1"))
+                                     env=dict(env, PYTHONUNBUFFERED="1"), preexec_fn=preexec_fn)
         line = self.proc.stdout.readline()
         if "listening on 127.0.0.1:" not in line:
             raise RuntimeError(f"ono99 serve did not start: {line}{self.proc.stderr.read()}")

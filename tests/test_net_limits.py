@@ -519,3 +519,55 @@ def test_a_full_server_closes_the_table_nobody_has_been_at_longest_for_a_newcome
     run(main())
     closed = [line for line in server_log.lines if "the server was full" in line]
     assert [line.split(" closed:")[0] for line in closed] == ["table 1 (Table 1)", "table 2 (Table 2)"], closed
+
+
+def _few_files() -> None:
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (128, 128))
+
+
+def test_a_server_under_a_low_open_file_limit_refuses_past_it_cleanly_and_serves_again():
+    # a play-tester's strangers filled a server with ulimit -n 1024: it accepted nobody, spun, and
+    # logged a traceback for every refused accept (1.4 GB in nine minutes)
+    server = ServeProcess(["--bot-delay", "0", "--per-address", "1000", "--hello-timeout", "120"],
+                          dict(os.environ), preexec_fn=_few_files)
+    try:
+        server.until(lambda lines: any("open files are limited to 128" in x for x in lines), "the fitted limits")
+        said = next(x for x in server.lines if "open files are limited to 128" in x)
+        most = int(said.split("serving at most ")[1].split()[0])
+        assert 0 < most < 128
+
+        async def strangers():
+            conns = [await asyncio.open_connection(HOST, server.port) for _ in range(most + 60)]
+            reads = [asyncio.ensure_future(r.read()) for r, _ in conns]
+            done, pending = await asyncio.wait(reads, timeout=5)  # the refused are told, and closed
+            refused = [json.loads(t.result().splitlines()[0])["code"] for t in done]
+            files = len(os.listdir(f"/proc/{server.pid}/fd"))
+            for _, w in conns:
+                w.close()
+            for t in pending:
+                t.cancel()
+            return len(pending), refused, files
+        kept, refused, files = run(strangers(), timeout=60)
+        assert kept == most and refused == ["server_full"] * 60 and files < 128
+        listed, made = lobby(server.port)  # they left: a newcomer is served
+        assert made
+    finally:
+        stop(server)
+    assert not any("out of system resource" in x or "cannot accept" in x for x in server.lines), server.lines[-5:]
+
+
+def test_accepts_refused_for_want_of_files_are_said_once_a_minute(caplog):
+    from ono99_tui.net.server import _quiet_accept_errors
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        _quiet_accept_errors(loop)
+        for _ in range(1000):
+            loop.call_exception_handler({"message": "socket.accept() out of system resource",
+                                         "exception": OSError(24, "Too many open files")})
+    with caplog.at_level(logging.WARNING, logger="ono99"):
+        run(main())
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["cannot accept connections: [Errno 24] Too many open files (said once a minute while it lasts)"]

@@ -9,6 +9,7 @@ them, and bots decide on a worker thread so a slow decision stalls no table.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hmac
 import ipaddress
 import itertools
@@ -179,6 +180,11 @@ class Server:
 
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
+        self.config, warning = fit_open_files(self.config)
+        if warning:
+            log.warning("%s", warning)
+            self.start_warnings.append(warning)
+        _quiet_accept_errors(asyncio.get_running_loop())
         self._server = await asyncio.start_server(self._serve, self.config.host, self.config.port,
                                                   limit=MAX_LINE)
         self.port = self._server.sockets[0].getsockname()[1]
@@ -952,6 +958,61 @@ class Server:
         info = {"type": "table", "table": table.public(time.time())}
         for c in table.connections():
             c.send(info | {"seat": c.seat})
+
+
+FILES_PER_TABLE = 3  # a started table holds its save's lock and journal open (one spare)
+FILES_SPARE = 256  # listening sockets, the manifest, logs, threads; and sockets accepted only to be refused
+
+
+def fit_open_files(cfg: ServerConfig) -> tuple[ServerConfig, str | None]:
+    """The limits made to fit the open-file limit (ulimit -n): raised to its hard limit if that
+    is needed, else --max-connections (then --max-tables) lowered, said in one warning. Past the
+    limit the server could accept nobody, and asyncio logged every refused accept (a play-tester's
+    strangers filled a 1024-file server and its log grew 1.4 GB in nine minutes)."""
+    try:
+        import resource
+    except ImportError:  # (not on Unix: no such limit to fit)
+        return cfg, None
+    want = cfg.max_connections + FILES_PER_TABLE * cfg.max_tables + FILES_SPARE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = raised
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return cfg, None
+    room = max(0, soft - min(FILES_SPARE, soft // 4))
+    tables = min(cfg.max_tables, max(1, room // (2 * FILES_PER_TABLE)))
+    connections = min(cfg.max_connections, max(1, room - FILES_PER_TABLE * tables))
+    fitted = dataclasses.replace(cfg, max_connections=connections, max_tables=tables)
+    return fitted, (f"open files are limited to {soft} (ulimit -n; hard limit {hard}): serving at most "
+                    f"{connections} connections and {tables} tables, not {cfg.max_connections} and "
+                    f"{cfg.max_tables}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
+
+
+def _quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
+    """asyncio logs a traceback each time an accept fails for want of files (and tries again a
+    second later, while the listening socket stays ready): one line a minute is said instead."""
+    previous = loop.get_exception_handler()
+    said = [-1e9]
+
+    def handler(loop, context):
+        if str(context.get("message", "")).startswith("socket.accept() out of system resource"):
+            now = time.monotonic()
+            if now - said[0] >= 60:
+                said[0] = now
+                log.warning("cannot accept connections: %s (said once a minute while it lasts)",
+                            context.get("exception"))
+            return
+        if previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
 
 
 class _Heard(logging.Handler):
