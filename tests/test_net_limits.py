@@ -571,3 +571,31 @@ def test_accepts_refused_for_want_of_files_are_said_once_a_minute(caplog):
         run(main())
     said = [r.getMessage() for r in caplog.records]
     assert said == ["cannot accept connections: [Errno 24] Too many open files (said once a minute while it lasts)"]
+
+
+def test_password_guesses_from_one_address_wait_after_five_a_minute():
+    # a play-tester's script tried 300 passwords in 0.11 s from one address
+    async def main():
+        async with serving(password="s3cret") as server:
+            for i in range(5):
+                with pytest.raises(ServerError, match="wrong password"):
+                    await connect_from(server, "127.0.0.2", "Guess", password=f"g{i}")
+            for pw in ("g5", "s3cret"):  # now not even the right one is checked from there...
+                with pytest.raises(ServerError, match=r"too many wrong passwords from 127\.0\.0\.2: try again in"):
+                    await connect_from(server, "127.0.0.2", "Guess", password=pw)
+            ok = await connect_from(server, "127.0.0.3", "Ann", password="s3cret")  # ...but from elsewhere
+            with pytest.raises(ServerError, match="needs a password"):  # (no password is no guess)
+                await connect_from(server, "127.0.0.3", "Bo")
+            await ok.aclose()
+    run(main())
+
+
+def test_guesses_are_forgotten_after_their_minute():
+    from ono99_tui.net.server import Guesses
+
+    g = Guesses(most=2, window=0.2)
+    g.wrong("a")
+    g.wrong("a")
+    assert g.wait("a") >= 1 and g.wait("b") == 0
+    time.sleep(0.25)  # (the window itself is what is waited for)
+    assert g.wait("a") == 0 and g._wrong == {}
