@@ -591,7 +591,7 @@ def test_password_guesses_from_one_address_wait_after_five_a_minute():
 
 
 def test_guesses_are_forgotten_after_their_minute():
-    from ono99_tui.net.server import Guesses
+    from ono99_tui.net.guesses import Guesses
 
     g = Guesses(most=2, window=0.2)
     g.wrong("a")

@@ -501,3 +501,14 @@ def test_the_web_servers_warnings_reach_stderr_as_serves_do(tmp_path):
     err = web.proc.stderr.read()
     web.stop()
     assert "ono99: warning: not resuming any table:" in err and "Traceback" not in err, err
+
+
+def test_password_guesses_at_the_page_wait_after_five_a_minute(tmp_path):
+    (tmp_path / "pw").write_text("s3cret\n")
+    web = Web(tmp_path, "--password-file", str(tmp_path / "pw"))
+    try:
+        assert [_get(web.url, f"ann:g{i}")[0] for i in range(5)] == [401] * 5
+        status, text = _get(web.url, "ann:s3cret")  # not even the right one is checked now
+        assert status == 429 and "too many wrong passwords from 127.0.0.1: try again in" in text
+    finally:
+        web.stop()

@@ -35,6 +35,7 @@ from textual_serve.server import Server, to_int
 from yarl import URL
 
 from .child import CHOOSE_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
+from .guesses import Guesses
 from .zygote import Zygote, ZygoteSpec
 
 log = logging.getLogger("ono99.web")
@@ -187,6 +188,7 @@ class WebGate(Server):
         self.kept = kept  # the table server saves and resumes its games: a restart keeps the seats
         self.tabs: set[Tab] = set()
         self.guests = 0
+        self.guesses = Guesses()
         self._tickets: dict[str, tuple[str, str | None, float]] = {}  # name, watch, good until
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
         self.names = served_names(config.host, config.public_url)
@@ -235,8 +237,17 @@ class WebGate(Server):
         return user.strip() if ok else None
 
     async def handle_index(self, request: web.Request) -> web.Response:
+        # wrong passwords, per address, as the table server counts them (behind a proxy every
+        # player has the proxy's address: a guesser there holds up everyone for the minute)
+        address = request.remote or "?"
+        wait = self.guesses.wait(address) if self.config.password is not None else 0
+        if wait:
+            raise web.HTTPTooManyRequests(text=f"ono99: too many wrong passwords from {address}: "
+                                               f"try again in {wait} s", headers={"Retry-After": str(wait)})
         user = self._user(request)
         if user is None:
+            if request.headers.get("Authorization"):
+                self.guesses.wrong(address)
             raise web.HTTPUnauthorized(text="ono99: this table needs its password",
                                        headers={"WWW-Authenticate": 'Basic realm="ono99", charset="UTF-8"'})
         if len(self.tabs) >= self.config.max_tabs:
