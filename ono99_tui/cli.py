@@ -736,6 +736,7 @@ def host_plan(args):
     from .store.rule_presets import all_presets, resolve
 
     config = _server_config(args)
+    config.single_table = True  # the host's table: guests sit at it, they make no other
     name = args.name
     try:
         rules, label = resolve(args.rules)

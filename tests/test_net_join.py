@@ -863,3 +863,37 @@ async def test_a_host_who_quits_mid_game_comes_back_to_it_and_so_do_the_guests_b
     async with app.run_test(size=(80, 24)) as pilot:
         await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
         assert not app._table["started"] and app.table_id != table
+
+
+def test_on_a_hosts_server_guests_make_no_second_table_and_the_join_line_keeps_working():
+    # a stranger's --or-create made "Table 2" on ono99 host; the host's join line then said
+    # "several tables are waiting (1: Table 1 (1 seats free); ...)"
+    import asyncio
+
+    from ono99_tui.net.client import ServerError
+    from ono99_tui.net.lobby import choose_table
+    from .netplay import connect, run, serving
+
+    async def main():
+        async with serving(single_table=True) as server:
+            host = await connect(server, "Hosty")
+            mine = (await host.request({"type": "create", "seats": 3}))["table"]
+            await host.request({"type": "sit", "table": mine})
+            late = await connect(server, "Late")
+            with pytest.raises(ServerError, match=r"this server holds one table \(ono99 host\): sit at it"):
+                await late.request({"type": "create", "seats": 2})
+            newbie = await connect(server, "Newbie")
+            assert await choose_table(newbie, JoinPlan(HOST, server.port, "Newbie")) == mine
+            for c in (host, late, newbie):
+                await c.aclose()
+        async with serving() as server:  # an ordinary server: two tables, each said in good English
+            a, b = await connect(server, "A"), await connect(server, "B")
+            for c in (a, b):
+                t = (await c.request({"type": "create", "seats": 2}))["table"]
+                await c.request({"type": "sit", "table": t})
+            newbie = await connect(server, "Newbie")
+            with pytest.raises(ServerError, match=r"\(1: Table 1 \(1 seat free\); 2: Table 2 \(1 seat free\)\)"):
+                await choose_table(newbie, JoinPlan(HOST, server.port, "Newbie"))
+            for c in (a, b, newbie):
+                await c.aclose()
+    run(main())

@@ -72,8 +72,9 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     if not open_:
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one "
                           "with --or-create, watch a game with ono99 watch, or ask the host to start one")
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({sum(s['player'] is None for s in t['seats'])} "
-                       "seats free)" for t in open_)
+    free = [sum(s["player"] is None for s in t["seats"]) for t in open_]
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({n} seat{'' if n == 1 else 's'} free)"
+                       for t, n in zip(open_, free))
     raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
 
 

@@ -68,6 +68,9 @@ class ServerConfig:
     # know, and a hello with it from loopback may name the player's address ("address"): the
     # per-address limits then apply to the player, not to 127.0.0.1
     gateway: bool = False
+    # ono99 host's server: one table, the host's; while it is not over nobody makes another (a
+    # guest's second table broke the join line the host gave out: "several tables are waiting")
+    single_table: bool = False
     rate: float = 50.0  # messages per second a connection may send, on average...
     burst: int = 100  # ...with bursts up to this many
     seed: int | None = None  # tables are seeded from this (tests); None: random
@@ -438,6 +441,8 @@ class Server:
 
     def _on_create(self, conn, msg) -> dict:
         cfg = self.config
+        if cfg.single_table and any(not t.over for t in self.tables.values()):
+            raise Refused("too_many_tables", "this server holds one table (ono99 host): sit at it, or watch it")
         if len(self.tables) >= cfg.max_tables and not self._make_room():
             raise Refused("server_full", f"server full: {cfg.max_tables} tables already")
         live = [t for t in self.tables.values() if not t.over]
