@@ -678,7 +678,7 @@ def cmd_join(args) -> int:
 
     from .net.kept_seats import kept_tokens
 
-    from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
+    from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, NAME_ENV, SECRET_ENV
 
     token = os.environ.get("ONO99_SEAT_TOKEN") or None
     # a gateway's child (serve-ssh, web) keeps no seat token: its data folder is thrown away
@@ -689,6 +689,8 @@ def cmd_join(args) -> int:
                     comeback=next(iter(kept), None), older=tuple(kept[1:]), keep=keep,
                     address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
                     redial=not os.environ.get(GATEWAY_ENV))  # (a gateway's child: its gateway tells the player)
+    if os.environ.get(NAME_ENV):
+        plan.name_hint = os.environ[NAME_ENV]
     probe(plan)
     return _run_join(args, plan)
 

@@ -897,3 +897,54 @@ def test_on_a_hosts_server_guests_make_no_second_table_and_the_join_line_keeps_w
             for c in (a, b, newbie):
                 await c.aclose()
     run(main())
+
+
+def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):
+    # over serve-ssh the name is the SSH user's: "connect with another --name" told Sue of a flag
+    # she does not have; the gateway gives its child the words (ONO99_NAME_HINT). On a PTY, as an
+    # SSH session's child runs
+    import asyncio
+    import os
+    import pty
+    import sys
+
+    from .netplay import run
+    from .soak import ServeProcess
+    from ono99_tui.net.client import Client
+
+    def join_on_a_pty(env) -> tuple[int, str]:
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(sys.executable, [sys.executable, "-m", "ono99_tui", "join", f"{HOST}:{server.port}",
+                                       "--name", "Sue"], env)
+        out = bytearray()
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except OSError:  # (EIO: the child is gone)
+                break
+            if not chunk:
+                break
+            out += chunk
+        _, status = os.waitpid(pid, 0)
+        os.close(fd)
+        return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+
+    hint = "log in as another user (ssh OTHER@HOST) to take another name"
+    server = ServeProcess(["--bot-delay", "0"], dict(os.environ))
+    try:
+        async def main():
+            sue = await Client.connect(HOST, server.port, "Sue")
+            table = (await sue.request({"type": "create", "seats": 3}))["table"]
+            await sue.request({"type": "sit", "table": table})
+            env = dict(os.environ, TERM="xterm-256color", ONO99_GATEWAY="1")
+            told = await asyncio.to_thread(join_on_a_pty, dict(env, ONO99_NAME_HINT=hint))
+            plain = await asyncio.to_thread(join_on_a_pty, env)
+            await sue.aclose()
+            return told, plain
+        (code, text), (plain_code, plain_text) = run(main(), timeout=120)
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
+    assert code == 2 and f"ono99: someone called 'Sue' already sits at this table; {hint}" in text, text[-300:]
+    assert plain_code == 2 and "already sits at this table; connect with another --name" in plain_text

@@ -32,6 +32,7 @@ ADDRESS_ENV = "ONO99_PLAYER_ADDRESS"
 GATEWAY_ENV = "ONO99_GATEWAY"  # set: the child is a gateway's (it keeps no seat token in its throwaway folder)
 COMEBACK_ENV = "ONO99_COMEBACK"  # how a player of this gateway comes back to a seat kept over a restart
 CHOOSE_ENV = "ONO99_CHOOSE_HINT"  # how a player of this gateway names one table of several (not --table N)
+NAME_ENV = "ONO99_NAME_HINT"  # how a player of this gateway takes another name (not --name)
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,14 @@ class JoinPlan:
     redial: bool = True  # a dropped connection dials back by itself (not a gateway's child: its gateway says)
     watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
     choose_hint: str = "choose one with --table N"  # a gateway's child: how its player names a table
+    name_hint: str = "connect with another --name"  # a gateway's child: how its player takes another name
+
+    def told(self, exc: Exception) -> str:
+        """A refusal in this player's words: over SSH or on a web page there is no --name."""
+        said = str(exc)
+        if getattr(exc, "code", None) == "name_taken":
+            said = said.replace("connect with another --name", self.name_hint)
+        return said
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
@@ -178,6 +186,6 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
     try:
         asyncio.run(asyncio.wait_for(check(), timeout))
     except ServerError as exc:
-        raise UserError(str(exc)) from None
+        raise UserError(plan.told(exc)) from None
     except (OSError, TimeoutError) as exc:  # (Disconnected is a ConnectionError)
         raise UserError(cannot_connect(plan, exc)) from None

@@ -39,7 +39,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="DSA is deprecated", module="asyncssh")
 import asyncssh  # noqa: E402 - after the filter, which must see the import
 
-from .child import (CHOOSE_ENV, KILL_GRACE, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
+from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
                     seat_key, start)
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
@@ -311,6 +311,7 @@ class SSHGate:
             env[CHOOSE_ENV] = "connect with the command watch N to choose one"
             argv = watch_argv(self.table, name[:23], int(watch) if watch else None)
         else:
+            env[NAME_ENV] = "log in as another user (ssh OTHER@HOST) to take another name"
             argv = join_argv(self.table, name[:23], cfg.child_args)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal

@@ -34,7 +34,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 from yarl import URL
 
-from .child import CHOOSE_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
+from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
 from .guesses import Guesses
 from .zygote import Zygote, ZygoteSpec
 
@@ -132,7 +132,8 @@ class Tab(AppService):
         return self.box.env(self.gate.table, term="xterm-256color", token=self.token, address=self.address,
                             comeback="reload the page to come back to it" if self.gate.kept else None,
                             ONO99_GLYPHS="unicode", **served,
-                            **({CHOOSE_ENV: "open the page as /?watch=N to choose one"} if self.watch is not None else {}))
+                            **({CHOOSE_ENV: "open the page as /?watch=N to choose one"} if self.watch is not None
+                               else {NAME_ENV: "open the page as /?name=OTHER to take another name"}))
 
     def argv(self) -> list[str]:
         """`ono99`'s arguments for this tab's process: join (a seat) or watch (a spectator)."""

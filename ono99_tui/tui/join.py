@@ -180,7 +180,7 @@ class JoinApp(Ono99App):
                     if table == candidates[-1] or exc.code not in ("table_full", "started", "no_table"):
                         raise
         except ServerError as exc:
-            self.fail(str(exc))
+            self.fail(plan.told(exc))
             return
         except (OSError, TimeoutError) as exc:
             self.fail(cannot_connect(plan, exc))
