@@ -19,6 +19,9 @@ from .client import Client, Disconnected, ServerError, why_not
 from .protocol import ProtocolError, view_from_dict
 
 
+
+RECONNECTED = "Reconnected."  # the notice when the connection is back (plain mode says more after it)
+
 class _Sub:
     def __init__(self, callback, seat):
         self.callback, self.seat = callback, seat
@@ -292,7 +295,7 @@ class RemoteTable:
                             "games, or the table was closed)", "no_table")
                 self.client = client
                 self._set_status(None)
-                self._tell(SeatUpdate(self.my_seat, self.view, [], ["Reconnected."], False))
+                self._tell(SeatUpdate(self.my_seat, self.view, [], [RECONNECTED], False))
                 return "", "back"
             if loop.time() - start >= self.give_up_after:
                 minutes = max(1, round((loop.time() - start) / 60))

@@ -18,6 +18,7 @@ import time
 
 from ..errors import UserError
 from ..net.lobby import cannot_connect, host_leaving, no_table_now
+from ..net.remote import RECONNECTED
 from ..table import SeatUpdate
 from . import words as W
 from .console import Console, EndOfInput, terminal_stdin
@@ -46,6 +47,7 @@ class RemotePlain(PlainTable):
         # seq the one sent (the table may move on meanwhile: a move timer, a reconnection)
         self._pinned: tuple[int, object] | None = None
         self._told_reconnecting: float | None = None  # while the connection is down: when a line last said so
+        self._back = False  # the connection has just come back: say whose turn it is (and ask again)
 
     def run(self) -> str:
         try:
@@ -103,6 +105,8 @@ class RemotePlain(PlainTable):
             if kind == "update":
                 update = rest[0]
                 self._pending.append(update)
+                if RECONNECTED in update.notices:
+                    self._back = True  # (after it is said: where the table stands now)
                 if update.notices and not update.events and self._sent is not None:
                     # a play sent and answered with words, not a play: refused (or not sent, the
                     # connection being down), so the turn is asked again; other news (someone came
@@ -147,6 +151,11 @@ class RemotePlain(PlainTable):
                 self._out_of_game()
                 continue
             where = (view.round, len(view.round_plays))
+            if self._back:  # a screen reader heard "Reconnected." and then nothing (a play-tester's find)
+                self._back = False
+                self.con.say(W.total_line(view))
+                if view.current == self.seat and self._sent != where:
+                    self._asked = None  # the hand and the question again: what was asked went unanswered
             mine = view.current == self.seat and self._sent != where
             if mine and self._asked != where:
                 if not self._pin(where):
