@@ -117,6 +117,12 @@ def same_name(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
+def alike(name: str) -> str:
+    """The form in which names at one network table must differ: case and Unicode compatibility
+    forms aside ("ann" beside "Ann", or a full-width "Ａnn", read as one person to everyone else)."""
+    return unicodedata.normalize("NFKC", name).casefold()
+
+
 def _cut(text: str, width: int, tail: int) -> str:
     """``text`` in ``width`` columns: its start, "~", and its last ``tail`` characters."""
     end = text[len(text) - tail:] if tail else ""

@@ -75,6 +75,21 @@ def test_a_network_table_refuses_a_name_that_looks_like_one_already_seated():
     assert table.start(1).names[:2] == (unicodedata.normalize("NFC", "Zoë"), "Bo")
 
 
+def test_a_network_table_refuses_a_name_that_differs_only_in_case_or_width():
+    # a play-tester sat "ann" and then a full-width "Ａnn" beside "Ann": to everyone reading the
+    # scoreboard and the log, one person three times
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.net.tables import HostedTable, LobbyError, Seat
+
+    table = HostedTable(1, "t", DEFAULT, "standard", [Seat() for _ in range(4)])
+    table.sit("Ann", None)
+    for other in ("ann", "ANN", "\uff21nn"):
+        with pytest.raises(LobbyError, match=f"someone called {other!r} already sits at this table \\(a name"):
+            table.sit(other, None)
+    table.sit("Anna", None)  # a different name is a different player
+    table.sit("\u00c1nn", None)  # and so is a different letter
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab Zoë") + ["\U0001f642", "\u7532", "\u4e59"]), max_size=30),
                 max_size=8), st.integers(4, 40))

@@ -11,7 +11,7 @@ from ..engine.record import SeatSpec, player_problem
 from ..engine.rules import Rules
 from ..table import TableSession
 from ..table.seats import bot_names
-from ..text import same_name
+from ..text import alike
 
 
 @dataclass
@@ -119,10 +119,10 @@ class HostedTable:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)
 
     def seat_of_name(self, name: str) -> int | None:
-        """The seat of ``name`` or of a name that looks the same ("Zoë" in another Unicode form):
+        """The seat of ``name`` or of a name that looks the same ("Zoë" in another Unicode form, "ann"):
         two such players would be one on the scoreboard, in the log and in the statistics."""
         for i, s in enumerate(self.seats):
-            if s.name is not None and same_name(s.name) == same_name(name):
+            if s.name is not None and alike(s.name) == alike(name):
                 return i
         return None
 
