@@ -42,6 +42,8 @@ def test_lines_are_split_and_an_oversized_one_is_refused_once_without_being_held
     (b'{"type": "hello", "version": 1, "name": "' + b"n" * 300 + b'"}', "bad_message", "longer than"),
     (b'{"type": "sit", "table": 99999999999}', "bad_message", "out of range"),
     (b"\xff\xfe", "bad_json", "UTF-8"),
+    (b'{"type": "ping", "id": 1180591620717411303424}', "bad_message", "a 32-bit integer"),  # (it was echoed)
+    (b"[" * 8000, "bad_json", "not JSON this server reads: nested too deep"),  # (not Python's words)
     (b"x" * (MAX_LINE + 1), "too_long", "at most"),
 ])
 def test_a_bad_message_gets_a_specific_error(line, code, words):
@@ -104,14 +106,16 @@ def test_a_state_encoded_with_a_shared_public_part_is_the_state_itself(seed):
 
 
 @pytest.mark.parametrize("text, expected", [("example.org", ("example.org", 7099)), ("h:1234", ("h", 1234)),
-                                            ("[::1]:9", ("::1", 9)), ("[::1]", ("::1", 7099))])
+                                            ("[::1]:9", ("::1", 9)), ("[::1]", ("::1", 7099)),
+                                            ("::1", ("::1", 7099)), ("fe80::1%eth0", ("fe80::1%eth0", 7099))])
 def test_addresses(text, expected):
     assert split_address(text, 7099) == expected
 
 
 @pytest.mark.parametrize("text, words", [("h:x", "must be a number"), ("h:70000", "1 to 65535"), (":5", "no host"),
                                          ("[::1", "brackets"), ("http://example.org", "not a web address"),
-                                         ("https://h:8000/", "not a web address")])
+                                         ("https://h:8000/", "not a web address"),
+                                         ("127.0.0.1:47101:5", "with one ':'")])
 def test_bad_addresses_say_what_is_wrong(text, words):
     with pytest.raises(ValueError, match=words):
         split_address(text, 7099)

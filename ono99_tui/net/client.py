@@ -56,6 +56,14 @@ def split_address(text: str, default_port: int) -> tuple[str, int]:
             port = rest[1:]
     elif text.count(":") == 1:
         host, port = text.split(":")
+    elif ":" in text:  # a bare IPv6 address (its port the default), or a mistake like h:7099:5
+        import ipaddress
+
+        try:
+            ipaddress.IPv6Address(text.split("%")[0])
+        except ValueError:
+            raise ValueError(f"{text!r}: give HOST or HOST:PORT, with one ':' (an IPv6 address goes in "
+                             "brackets, like [::1]:7099)") from None
     if not host:
         raise ValueError(f"{text!r}: no host name")
     try:

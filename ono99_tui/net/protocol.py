@@ -83,7 +83,9 @@ def parse(line: bytes) -> dict:
         raise ProtocolError("bad_json", "a line must be UTF-8 text") from None
     try:
         message = json.loads(text)
-    except (ValueError, RecursionError) as exc:  # RecursionError: absurd nesting
+    except RecursionError:  # (Python's words for it named Python's own limit)
+        raise ProtocolError("bad_json", "not JSON this server reads: nested too deep") from None
+    except ValueError as exc:
         raise ProtocolError("bad_json", f"not JSON: {str(exc)[:80]}") from None
     if not isinstance(message, dict):
         raise ProtocolError("bad_message", "a message is a JSON object like {\"type\": \"ping\"}")
@@ -95,8 +97,9 @@ def parse(line: bytes) -> dict:
         shown = kind[:40]
         raise ProtocolError("unknown_type", f"unknown message type {shown!r}; types are {', '.join(CLIENT_MESSAGES)}")
     if "id" in message and (type(message["id"]) not in _ID or (isinstance(message["id"], str)
-                                                                and len(message["id"]) > 64)):
-        raise ProtocolError("bad_message", "\"id\" must be an integer or a string of at most 64 characters")
+                                                                and len(message["id"]) > 64)
+                            or (type(message["id"]) is int and not -2**31 <= message["id"] < 2**31)):
+        raise ProtocolError("bad_message", "\"id\" must be a 32-bit integer or a string of at most 64 characters")
     for key, value in message.items():
         if key in ("type", "id"):
             continue
