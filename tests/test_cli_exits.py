@@ -275,3 +275,16 @@ def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_ou
     proc = ono99("saves", "export", "friday", "-", cwd=tmp_path)
     assert proc.returncode == 0 and not (tmp_path / "-").exists()
     assert Record.loads(proc.stdout, "-").names == store.load("friday").names
+
+
+def test_export_into_a_folder_that_is_not_there_is_refused_and_makes_none(private_dirs, tmp_path):
+    # a stranger's mistyped folder was made, with every folder above it, without a word
+    store = SaveStore()
+    mid_round_save(store)
+    proc = ono99("saves", "export", "friday", str(tmp_path / "ex" / "nodir" / "x.toml"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr == f"ono99: cannot write {tmp_path / 'ex' / 'nodir' / 'x.toml'}: there is no folder " \
+                          f"{tmp_path / 'ex' / 'nodir'}\n"
+    assert not (tmp_path / "ex").exists()
+    assert ono99("saves", "export", "friday", str(tmp_path / "x.toml")).returncode == 0
+    assert Record.loads((tmp_path / "x.toml").read_text(), "x").names == store.load("friday").names

@@ -788,13 +788,18 @@ class SaveStore:
 
     def export(self, name: str, target: Path) -> Path:
         target = Path(target)
+        exists = f"{target} already exists; ono99 does not overwrite files (choose a new name)"
         if os.path.lexists(target):
-            raise SaveError(f"{target} already exists; ono99 does not overwrite files (choose a new name)")
+            raise SaveError(exists)
+        if not target.parent.is_dir():  # (a mistyped folder was made, with every folder above it)
+            raise SaveError(f"cannot write {target}: there is no folder {target.parent}")
         record = self.load(name)  # the journal's plays included
         try:
-            write_atomic(target, record.to_toml(), backup=False)
+            written = write_new(target, record.to_toml())  # (taken by another meanwhile: not overwritten)
         except OSError as exc:
             raise SaveError(f"cannot write {target}: {exc.strerror or exc}") from None
+        if not written:
+            raise SaveError(exists)
         return target
 
     def import_file(self, source: Path, why: list[str] | None = None) -> str:
