@@ -426,7 +426,10 @@ def cmd_saves_check(args) -> int:
     baks = {e.name for e in _save_errors(store._scan) if e.has_bak}
     for name, problem in results:
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
-        if problem and name in baks:
+        if problem and name in store.playable:  # (its .bak holds fewer plays than resuming keeps)
+            _out(f"    ono99 resume {_quoted(name)} plays on from the last good play and keeps the plays after "
+                 "it in a file beside the save")
+        elif problem and name in baks:
             _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(name)}")
     _out(f"{len(results)} save{'' if len(results) == 1 else 's'} replayed in full: "
          f"{len(results) - len(bad)} ok, {len(bad)} damaged.")

@@ -602,3 +602,17 @@ async def test_the_load_screen_offers_a_damaged_saves_bak_and_b_puts_it_back(sto
         assert f"'crash' is back at its previous version; the save it replaced is kept as {kept[0]}, and its " \
                f"journal (plays since) as {kept[1]}." in told, told
     assert len(kept) == 2 and (store.folder / kept[0]).read_text() == damaged
+
+
+def test_a_damaged_journal_is_not_offered_the_bak_that_holds_fewer_plays(store, capsys):
+    # a stranger's find: `saves check` advised `saves restore` for a damaged journal, whose .bak
+    # holds fewer plays than resuming keeps (it plays on from the last good play)
+    killed_mid_round(store)
+    journal = store.path("crash").with_name("crash.toml.journal")
+    lines = journal.read_text().splitlines(keepends=True)
+    lines[-2] = lines[-2].replace('"', "'", 1)  # one line edited near the end
+    journal.write_text("".join(lines))
+    code, out, _ = run_cli(capsys, "saves", "check")
+    assert code == 2 and "crash: damaged: " in out and "set aside" in out, out
+    assert "saves restore" not in out
+    assert "ono99 resume crash plays on from the last good play and keeps the plays after it in a file" in out

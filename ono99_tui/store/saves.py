@@ -641,6 +641,7 @@ class SaveStore:
         from ..engine.record import Record, scores_text, summary_of
 
         index = SaveIndex(self.folder)
+        self.playable: set[str] = set()
         try:
             for entry in self._scan():
                 if entry.problem:
@@ -654,6 +655,7 @@ class SaveStore:
                 problems = []
                 if read.set_aside or read.linked:
                     problems.append(read.describe())
+                    self.playable.add(entry.name)  # (its record plays: only journal plays are set aside)
                 problems += [f"{note}" for note in set_aside_notes(record.meta, self.folder)]
                 try:  # the file alone, its journal aside: does its [summary] say what its plays do?
                     written = Record.loads(_read_text(Path(entry.path)), entry.path)
