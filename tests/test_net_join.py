@@ -905,30 +905,15 @@ def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):
     # SSH session's child runs
     import asyncio
     import os
-    import pty
     import sys
 
+    from .cli import on_a_pty
     from .netplay import run
     from .soak import ServeProcess
     from ono99_tui.net.client import Client
 
     def join_on_a_pty(env) -> tuple[int, str]:
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execve(sys.executable, [sys.executable, "-m", "ono99_tui", "join", f"{HOST}:{server.port}",
-                                       "--name", "Sue"], env)
-        out = bytearray()
-        while True:
-            try:
-                chunk = os.read(fd, 65536)
-            except OSError:  # (EIO: the child is gone)
-                break
-            if not chunk:
-                break
-            out += chunk
-        _, status = os.waitpid(pid, 0)
-        os.close(fd)
-        return os.waitstatus_to_exitcode(status), out.decode(errors="replace")
+        return on_a_pty([sys.executable, "-m", "ono99_tui", "join", f"{HOST}:{server.port}", "--name", "Sue"], env)
 
     hint = "log in as another user (ssh OTHER@HOST) to take another name"
     server = ServeProcess(["--bot-delay", "0"], dict(os.environ))

@@ -166,7 +166,7 @@ def test_a_plain_join_refused_on_a_terminal_says_one_line_and_nothing_from_the_e
     """A stranger's find: on a terminal, a refused plain join often added "Exception ignored in
     BaseEventLoop.__del__ ... Invalid file descriptor: -1" after its one line (the network loop
     was left to the garbage collector). Run on a PTY as a user runs it, several times."""
-    import pty
+    from .cli import on_a_pty
 
     server = Running("serve", "--port", "0", "--password", "pw", "--no-save")
     try:
@@ -179,24 +179,9 @@ def test_a_plain_join_refused_on_a_terminal_says_one_line_and_nothing_from_the_e
         command = os.path.join(os.path.dirname(sys.executable), "ono99")
         argv = [command] if os.path.exists(command) else [sys.executable, "-m", "ono99_tui"]
         for attempt in range(12):
-            pid, fd = pty.fork()
-            if pid == 0:  # (the child: the join, its output the PTY's)
-                os.execv(argv[0], argv + ["join", f"127.0.0.1:{port}", "--name", "Bob", "--password", "nope",
-                                          "--plain"])
-            os.write(fd, b"\x04")  # (input ends at once, as from a closed pipe or Ctrl+D)
-            out = bytearray()
-            while True:
-                try:
-                    chunk = os.read(fd, 65536)
-                except OSError:  # (EIO: the child is gone and the PTY closed)
-                    break
-                if not chunk:
-                    break
-                out += chunk
-            _, status = os.waitpid(pid, 0)
-            os.close(fd)
-            text = out.decode(errors="replace")
-            assert os.waitstatus_to_exitcode(status) == 2, text
+            code, text = on_a_pty(argv + ["join", f"127.0.0.1:{port}", "--name", "Bob", "--password", "nope",
+                                          "--plain"], typed=b"\x04")  # (input ends at once, as Ctrl+D)
+            assert code == 2, text
             lines = text.strip().splitlines()
             if attempt < 5:
                 assert lines == ["ono99: wrong password for this server"], text
