@@ -64,8 +64,9 @@ async def test_a_forked_session_has_its_own_terminal_sandbox_and_group_which_go_
             env = child["env"]
             home = env["HOME"]
             assert set(env) == {"PATH", "HOME", "TERM", "LANG", "ONO99_CONFIG_DIR", "ONO99_DATA_DIR", "ONO99_PASSWORD",
-                                "ONO99_GATEWAY", "ONO99_SEAT_TOKEN", "ONO99_PLAYER_ADDRESS"}
+                                "ONO99_GATEWAY", "ONO99_SEAT_TOKEN", "ONO99_PLAYER_ADDRESS", "ONO99_NAME_HINT"}
             assert env["ONO99_PASSWORD"] == g.table.secret and env["ONO99_PLAYER_ADDRESS"] == "127.0.0.1"
+            assert env["ONO99_NAME_HINT"] == "log in as another user (ssh OTHER@HOST) to take another name"
             assert env["ONO99_CONFIG_DIR"] == os.path.join(home, "config") and os.path.isdir(home)
             assert os.path.realpath(child["cwd"]) == os.path.realpath(home) and "ono99-ssh-" in home
             pgid, sleeper = child["pgid"], child["sleeper"]
