@@ -228,31 +228,41 @@ ONLY_99S = ("hand_size = 4\n[dealer]\nfirst = \"random\"\n[deck]\nnumber_each = 
 
 async def test_rounds_that_end_at_their_deals_get_one_notice_each(tmp_path):
     # R5.2: in a deck of 99s most hands can't play and rounds end at the deal, several in one
-    # change at the table; the first notice used to list every round's losses under "Round 2 over"
+    # change at the table, and before anyone plays; the first notice listed every round's losses
+    # under "Round 2 over", rounds ended as the game was dealt got none, and the scores behind
+    # each notice were those after the last round
     from ono99_tui.engine.record import SeatSpec
     from ono99_tui.engine.rules import load_rules_text
     from ono99_tui.tui.setup import TableSetup
+    from ono99_tui.tui.widgets.panes import ScorePane
 
     rules = load_rules_text(ONLY_99S)
     seats = [SeatSpec("Ana")] + [SeatSpec(n, "bot:easy") for n in ("Bo", "Cy", "Di")]
     app = Ono99App(bot_delay=0)
     notices = []
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.start_game(TableSetup(seats, rules, "only 99s", seed=0, first_dealer=1))
-        await settle(pilot)
-        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
-        await until_my_turn(pilot, table)
-        before = len(table.table.game.round_log)  # (these ended as the game was dealt: in the log)
-        await pilot.press("1")  # Ana's Ten; the bots and the deals that follow end more rounds
+
+    async def told() -> None:  # every notice up now, with the tokens the score pane shows behind it
         await settle(pilot)
         while isinstance(app.screen, RoundEndScreen):
-            notices.append((app.screen.title_text, app.screen.body))
+            tokens = next(s for s in app.screen_stack if isinstance(s, GameScreen)).query_one(ScorePane)._view.tokens
+            notices.append((app.screen.title_text, app.screen.body, tokens))
             await pilot.press("enter")
             await settle(pilot)
-        log = table.table.game.round_log[before:]
-    assert len(log) >= 2 and [title for title, _ in notices] == [f"Round {e['round']} over" for e in log]
-    for (_, body), lost in zip(notices, log):
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup(seats, rules, "only 99s", seed=0, first_dealer=1))
+        await told()  # rounds 1-10 ended as the game was dealt
+        table = next(s for s in app.screen_stack if isinstance(s, GameScreen))
+        assert table._human_may_play()  # round 11: Ana holds a Ten at last
+        await pilot.press("1")  # Ana's Ten; the bots and the deals that follow end more rounds
+        await told()
+        log = table.table.game.round_log
+    assert len(log) >= 12 and [title for title, _, _ in notices] == [f"Round {e['round']} over" for e in log]
+    left = [3, 3, 3, 3]
+    for (_, body, tokens), lost in zip(notices, log):
         assert body.count("loses round") == 1 and f"round {lost['round']}." in body
         loser = ("Ana", "Bo", "Cy", "Di")[lost["loser"]]
-        told = [line for line in body.split("\n")[1:] if line]
-        assert told and all(line.startswith(f"{loser} ") for line in told), body  # its loss, no later one
+        told_lines = [line for line in body.split("\n")[1:] if line]
+        assert told_lines and all(line.startswith(f"{loser} ") for line in told_lines), body  # its loss only
+        left[lost["loser"]] = max(0, left[lost["loser"]] - 1)
+        assert list(tokens) == left, (body, tokens)  # the scores that round left, behind its notice

@@ -23,7 +23,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart
+from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart, scores_before
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -171,11 +171,17 @@ class GameScreen(Screen):
             self.table.save_later = self._save_in_background  # the play is drawn while the disk catches up
         self.query_one("#log", Log).border_title = "Log"
         self._fit()
-        self._write_log(self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS)))
+        so_far = self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS))
+        self._write_log(so_far)
         self._log_notices(self._early_notices, mounting=True)  # (opening the save's: after the game so far)
         self._early_notices = None
         self._draw()
-        self.advance()
+        if self.table.saves_here and not any(e["type"] == "play" for e in so_far):
+            # a new game whose first rounds ended at their deals (R5.2, a deck of 99s): each is told,
+            # as rounds ended by a play are; they were only lines in the log
+            self._after_play(so_far)
+        else:
+            self.advance()
 
     def on_resize(self) -> None:
         self._fit()
@@ -357,14 +363,17 @@ class GameScreen(Screen):
             self._undo_shown, self._out_shown = undo, out      # it offers changes
             self.refresh_bindings()
 
-    def _draw_finished(self, lost: dict) -> None:
+    def _draw_finished(self, lost: dict, since: list[dict] = ()) -> None:
         """The table as the lost round ended (its total, its last play), the scores after it, and no
         hand: the next round is dealt already, and nothing of a new hand shows before its owner
-        has the keyboard (hot seat) or the notice is closed."""
+        has the keyboard (hot seat) or the notice is closed. ``since``: what changed after that
+        round (later rounds ended at their deals), taken back from the scores shown."""
         view = self.table.view_for(self.viewer)
         plays = self.table.round_plays(lost["round"])
+        tokens, points, out = scores_before(view.tokens, view.points, view.out, since)
         finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
-                                       played_this_round=tuple(c for _, c in plays), current=None, hand=())
+                                       played_this_round=tuple(c for _, c in plays), current=None, hand=(),
+                                       tokens=tuple(tokens), points=tuple(points), out=tuple(out))
         self.query_one(TablePane).show(finished, fresh=True, finished=True)
         self.query_one(ScorePane).show(finished)
         self.query_one(HandPane).hide()
@@ -446,7 +455,8 @@ class GameScreen(Screen):
         else:
             self._write_log(update.events)
         if lost is not None and self.pace != "skip":
-            self._draw_finished(lost)  # the round-lost notice goes over the round that was lost
+            _, since = self._round_ends(update.events)[0]
+            self._draw_finished(lost, since)  # the round-lost notice goes over the round that was lost
         else:
             self._draw(fresh=bool(update.events), view=update.view if update.seat == self.viewer else None)
         if update.events or not self.table.over:  # (a network table's lobby news: the turn may have moved)
@@ -574,17 +584,25 @@ class GameScreen(Screen):
     def _after_play(self, events: list[dict]) -> None:
         # ``events``: this change's events as this screen's seat may see them (the subscription's);
         # one notice per round lost in it (several rounds can end at their deals, R5.2)
-        ended = [part for part in rounds_apart(events) if any(e["type"] == "round_lost" for e in part)]
+        ended = self._round_ends(events)
         if ended and self.pace != "skip":
             self.busy = True
             self._round_notices(ended)
         else:
             self.advance()
 
-    def _round_notices(self, ended: list[list[dict]]) -> None:
-        first, rest = ended[0], ended[1:]
+    @staticmethod
+    def _round_ends(events: list[dict]) -> list[tuple[list[dict], list[dict]]]:
+        """(a lost round's events, every event after them) for each round lost in ``events``."""
+        parts = rounds_apart(events)
+        return [(part, [e for p in parts[i + 1:] for e in p]) for i, part in enumerate(parts)
+                if any(e["type"] == "round_lost" for e in part)]
+
+    def _round_notices(self, ended: list[tuple[list[dict], list[dict]]]) -> None:
+        (part, since), rest = ended[0], ended[1:]
+        self._draw_finished(next(e for e in part if e["type"] == "round_lost"), since)  # its own scores behind it
         then = (lambda _choice: self._round_notices(rest)) if rest else self._round_closed
-        self._over_the_table(RoundEndScreen(self.table.names, first), then)
+        self._over_the_table(RoundEndScreen(self.table.names, part), then)
 
     def _round_closed(self, _choice) -> None:
         self._draw()  # the new round (advance hides the hand again if someone else sits down next)
