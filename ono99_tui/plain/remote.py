@@ -153,7 +153,11 @@ class RemotePlain(PlainTable):
             where = (view.round, len(view.round_plays))
             if self._back:  # a screen reader heard "Reconnected." and then nothing (a play-tester's find)
                 self._back = False
-                self.con.say(W.total_line(view))
+                now = self.table.view_for(self.seat)  # (the table as it is now: plays made meanwhile
+                if now.round_plays:                   # were never told one by one)
+                    for line in W.last_plays_lines(now):
+                        self.con.say(line)
+                self.con.say(W.total_line(now))
                 if view.current == self.seat and self._sent != where:
                     self._asked = None  # the hand and the question again: what was asked went unanswered
             mine = view.current == self.seat and self._sent != where
