@@ -956,7 +956,8 @@ class _Parser(argparse.ArgumentParser):
     option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
 
     def error(self, message: str):
-        dashed = [w for w in _WORDS if w.startswith("-") and w not in ("-", "--") and os.path.lexists(w)]
+        dashed = [w for w in _WORDS if w.startswith("-") and w not in ("-", "--")
+                  and (os.path.lexists(w) or w.endswith(".toml"))]  # (a file, or one meant to be)
         if dashed:
             w = dashed[0]
             message += f" ({w} starts with -, so it was read as an option: write it as ./{w})"

@@ -302,9 +302,25 @@ async def test_unsaved_edits_are_not_lost_by_escape_or_by_showing_another_preset
         assert "target = 150" in path.read_text()
         key(screen, "target").value = "120"
         await pilot.pause()
+        await pilot.press("ctrl+r")  # rename, with an edit unsaved: asked; Discard puts the file's value back
+        await pilot.pause()
+        await pilot.click("#btn-discard")
+        await pilot.pause()
+        await pilot.press("escape")  # (out of the Rename box)
+        await pilot.pause()
+        assert app.screen is screen and key(screen, "target").value == "150" and not screen.edited
+        key(screen, "target").value = "120"
+        await pilot.pause()
         await pilot.press("escape")
         await pilot.pause()
         await pilot.click("#btn-discard")
         await pilot.pause()
         assert isinstance(app.screen, MenuScreen)
+        app.push_screen(screen := RulesViewScreen("standard"))  # shipped: Ctrl+R says no, asks nothing
+        await pilot.pause()
+        key(screen, "target").value = "60"
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        assert app.screen is screen and key(screen, "target").value == "60" and screen.edited
     assert "target = 150" in path.read_text() and path.read_text() != before

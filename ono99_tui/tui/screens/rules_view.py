@@ -136,6 +136,7 @@ class RulesViewScreen(Screen):
 
         def answer(choice: str | None) -> None:
             if choice == "discard":
+                self._show(self.shown)  # the preset's own values back on screen, then on
                 go()
             elif stay is not None:
                 stay()
@@ -280,13 +281,13 @@ class RulesViewScreen(Screen):
         self.app.push_screen(NameScreen("Save rules as", f"my {source}", act=save))
 
     def action_rename(self) -> None:
+        if not self.preset.mine:  # (said at once: asking about the edits first led nowhere)
+            self.notify("Shipped presets cannot be renamed; Save as makes your own copy.", timeout=5)
+            return
         self._unless_edited(self._rename)  # (the renamed preset is read again from its file)
 
     def _rename(self) -> None:
         preset = self.preset
-        if not preset.mine:
-            self.notify("Shipped presets cannot be renamed; Save as makes your own copy.", timeout=5)
-            return
 
         def rename(name: str) -> str | None:
             if name == preset.name:
