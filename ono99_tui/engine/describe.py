@@ -5,6 +5,8 @@ Used by `ono99 replay` and the game log. Plain text, no markup.
 
 from __future__ import annotations
 
+import dataclasses
+
 from . import cards as C
 
 _REASONS = {"bust": "went bust", "no-legal-card": "had no card to play",
@@ -124,3 +126,10 @@ def scores_before(tokens, points, out, later: list[dict]) -> tuple[list[int], li
             for row in e["breakdown"]:
                 points[row["seat"]] = row["score"] - row["gained"]
     return tokens, points, out
+
+
+def view_before(view, later: list[dict]):
+    """``view`` with the scores as they stood before ``later``: what a round's notice shows when
+    later rounds have ended since (their scores are in the view already)."""
+    tokens, points, out = scores_before(view.tokens, view.points, view.out, later)
+    return dataclasses.replace(view, tokens=tuple(tokens), points=tuple(points), out=tuple(out))

@@ -9,11 +9,10 @@ printed once its owner answers the "Pass to NAME" line.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 
 from ..engine import cards as C
-from ..engine.describe import plays_made, possessive, rounds_apart, scores_before
+from ..engine.describe import plays_made, possessive, rounds_apart, view_before
 from ..engine.legal import busts
 from ..table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ..text import sentence
@@ -186,10 +185,7 @@ class PlainTable:
 
     def _scores_then(self, since: list[dict]) -> list[str]:
         """The scores line as it stood before ``since`` (what changed after the round told)."""
-        view = self.table.view_for(None)
-        tokens, points, out = scores_before(view.tokens, view.points, view.out, since)
-        then = dataclasses.replace(view, tokens=tuple(tokens), points=tuple(points), out=tuple(out))
-        return W.scores_lines(then, cards=False)
+        return W.scores_lines(view_before(self.table.view_for(None), since), cards=False)
 
     # -- dialogs --------------------------------------------------------------------------------
     def _pass_to(self, seat: int) -> None:

@@ -23,7 +23,7 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart, scores_before
+from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart, view_before
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -368,12 +368,10 @@ class GameScreen(Screen):
         hand: the next round is dealt already, and nothing of a new hand shows before its owner
         has the keyboard (hot seat) or the notice is closed. ``since``: what changed after that
         round (later rounds ended at their deals), taken back from the scores shown."""
-        view = self.table.view_for(self.viewer)
+        view = view_before(self.table.view_for(self.viewer), since)
         plays = self.table.round_plays(lost["round"])
-        tokens, points, out = scores_before(view.tokens, view.points, view.out, since)
         finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
-                                       played_this_round=tuple(c for _, c in plays), current=None, hand=(),
-                                       tokens=tuple(tokens), points=tuple(points), out=tuple(out))
+                                       played_this_round=tuple(c for _, c in plays), current=None, hand=())
         self.query_one(TablePane).show(finished, fresh=True, finished=True)
         self.query_one(ScorePane).show(finished)
         self.query_one(HandPane).hide()
@@ -454,10 +452,7 @@ class GameScreen(Screen):
             self._write_log(self.table.events_for(self._sub.seat, max(0, self.table.event_count - RESUME_EVENTS)))
         else:
             self._write_log(update.events)
-        if lost is not None and self.pace != "skip":
-            _, since = self._round_ends(update.events)[0]
-            self._draw_finished(lost, since)  # the round-lost notice goes over the round that was lost
-        else:
+        if lost is None or self.pace == "skip":  # (else _after_play draws each lost round under its notice)
             self._draw(fresh=bool(update.events), view=update.view if update.seat == self.viewer else None)
         if update.events or not self.table.over:  # (a network table's lobby news: the turn may have moved)
             self._after_play(update.events)
