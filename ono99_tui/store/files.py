@@ -25,14 +25,18 @@ def load_rules_file(path: str | Path) -> Rules:
     return load_rules_text(text, str(path))
 
 
+# a preset or theme in the config folder that is a link: said, never read
+IS_A_LINK = ("is a link; ono99 follows no link inside its config folder: put the file itself there, "
+             "or link the whole config folder")
+
+
 def load_preset_file(path: str | Path) -> Rules:
     """One of the player's presets, in the config folder's rules/: never read through a link
     there (inside its folders ono99 follows no link), a message naming it instead."""
     from .atomic import is_link
 
     if is_link(path):
-        raise RulesError([Problem(str(path), "", "is a link; ono99 follows no link inside its config folder: "
-                                                 "put the file itself there, or link the whole config folder")])
+        raise RulesError([Problem(str(path), "", IS_A_LINK)])
     return load_rules_file(path)
 
 

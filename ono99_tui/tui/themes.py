@@ -18,6 +18,7 @@ from textual.css.stylesheet import Stylesheet
 from textual.theme import Theme
 
 from ..store.atomic import is_link
+from ..store.files import IS_A_LINK
 from ..store.paths import user_themes_dir
 from ..store.readfile import ReadError, parse_toml, read_text
 from ..text import quoted, shorten, visible
@@ -136,8 +137,7 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], lis
         return themes, [f"{visible(folder)}: cannot list themes: {exc.strerror}"]
     for path in files:
         if is_link(path):  # (inside its folders ono99 follows no link, as with presets and saves)
-            problems.append(f"{visible(path)}: is a link; ono99 follows no link inside its config folder: "
-                            "put the file itself there, or link the whole config folder")
+            problems.append(f"{visible(path)}: {IS_A_LINK}")
             continue
         try:
             tf = parse_theme(read_text(path, "theme"), str(path))
