@@ -880,7 +880,7 @@ def test_on_a_hosts_server_guests_make_no_second_table_and_the_join_line_keeps_w
             mine = (await host.request({"type": "create", "seats": 3}))["table"]
             await host.request({"type": "sit", "table": mine})
             late = await connect(server, "Late")
-            with pytest.raises(ServerError, match=r"this server holds one table \(ono99 host\): sit at it"):
+            with pytest.raises(ServerError, match=r"this server holds one table \(ono99 host\) and makes no other"):
                 await late.request({"type": "create", "seats": 2})
             newbie = await connect(server, "Newbie")
             assert await choose_table(newbie, JoinPlan(HOST, server.port, "Newbie")) == mine
@@ -897,6 +897,41 @@ def test_on_a_hosts_server_guests_make_no_second_table_and_the_join_line_keeps_w
             for c in (a, b, newbie):
                 await c.aclose()
     run(main())
+
+
+async def test_a_guest_late_to_a_hosts_game_is_not_told_to_make_a_table_the_host_refuses():
+    # ono99 host holds one table; a guest whose seat was gone was told "make one with
+    # --or-create", which that server refuses: the advice could not be followed
+    import asyncio
+    import sys
+
+    from .netplay import connect, serving
+
+    async with serving(single_table=True, turn_timer=60) as server:
+        host = await connect(server, "Hosty")
+        table = (await host.request({"type": "create", "seats": 2}))["table"]
+        await host.request({"type": "sit", "table": table})
+        await host.request({"type": "bots"})
+        await host.request({"type": "start"})
+        where = f"{HOST}:{server.port}"
+        for extra, plain in [([], []), ([], ["--plain"]), (["--table", "99"], []), (["--table", "99"], ["--plain"]),
+                             (["--or-create"], ["--plain"])]:  # (a screen says the last one on the screen)
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ono99_tui", "join", where, "--name", "Bob", *extra, *plain,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE)
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), 60)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+            said = err.decode()
+            assert proc.returncode == 2 and len(said.strip().splitlines()) == 1, (extra, plain, said)
+            assert "--or-create" not in said and "sit at it" not in said, (extra, plain, said)
+            assert ("ask the host to start another" in said if extra != ["--or-create"]
+                    else "makes no other" in said), (extra, plain, said)
+        await host.aclose()
 
 
 def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):

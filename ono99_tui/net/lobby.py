@@ -63,6 +63,15 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
     raise ServerError("choose", f"several tables to watch ({listed}{more}): {plan.choose_hint}")
 
 
+# A host's server (ono99 host) holds its one table and refuses --or-create: say what works there.
+HOST_ONLY = "this is a host's table (ono99 host), which holds one game: ask the host to start another"
+
+
+def one_table(client: Client) -> bool:
+    """Whether the server is a host's, holding one table (its welcome says so)."""
+    return bool((client.welcome or {}).get("one_table"))
+
+
 async def open_tables(client: Client, full: bool = False) -> list:
     """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
     tables = (await client.request({"type": "tables"}))["tables"]
@@ -78,8 +87,9 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
         return open_[0]["id"] if open_ else NEW_TABLE
     if not open_:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one "
-                          "with --or-create, watch a game with ono99 watch, or ask the host to start one")
+        how = (f"{HOST_ONLY}, or watch the game with ono99 watch" if one_table(client) else
+               "make one with --or-create, watch a game with ono99 watch, or ask the host to start one")
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: {how}")
     free = [sum(s["player"] is None for s in t["seats"]) for t in open_]
     listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({n} seat{'' if n == 1 else 's'} free)"
                        for t, n in zip(open_, free))
@@ -95,6 +105,7 @@ async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = Tr
     where = f"{plan.host}:{plan.port}"
     waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
     instead = (f"; tables waiting for players: {', '.join(waiting[:20])}" if waiting
+               else f"; no table is waiting for players: {HOST_ONLY}" if one_table(client)
                else "; no table is waiting for players: --or-create (without --table) makes one")
     watch = f"; watch it with: ono99 watch {where} --table {plan.table}" if can_watch else ""
     found = next((t for t in tables if t["id"] == plan.table), None)

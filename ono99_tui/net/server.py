@@ -410,6 +410,8 @@ class Server:
         # say so (the wrong server? a host who forgot --password?)
         welcome = {"type": "welcome", "version": VERSION, "server": f"ono99 {__version__}", "name": conn.name,
                    "password": password is not None}
+        if self.config.single_table:  # a host's server: a client must not advise --or-create
+            welcome["one_table"] = True
         token = msg.get("token")
         if token is not None:
             found = self.tokens.get(token)
@@ -442,7 +444,7 @@ class Server:
     def _on_create(self, conn, msg) -> dict:
         cfg = self.config
         if cfg.single_table and any(not t.over for t in self.tables.values()):
-            raise Refused("too_many_tables", "this server holds one table (ono99 host): sit at it, or watch it")
+            raise Refused("too_many_tables", "this server holds one table (ono99 host) and makes no other: join it while a seat is free, or watch it")
         if len(self.tables) >= cfg.max_tables and not self._make_room():
             raise Refused("server_full", f"server full: {cfg.max_tables} tables already")
         live = [t for t in self.tables.values() if not t.over]

@@ -197,8 +197,10 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     elif len(waiting) == 1:
         candidates = waiting
     elif not waiting:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: "
-                          "make one with --or-create, or ask the host to start one (ono99 host)")
+        from ..net.lobby import HOST_ONLY, one_table
+
+        how = HOST_ONLY if one_table(client) else "make one with --or-create, or ask the host to start one (ono99 host)"
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: {how}")
     else:
         raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "
                           "choose one with --table N")
