@@ -545,6 +545,35 @@ async def test_the_lobby_names_the_first_watchers_and_counts_them_all():
             await c.aclose()
 
 
+async def test_a_watcher_named_like_a_player_or_another_watcher_is_numbered_and_told_apart():
+    # a watcher called "ann" showed as "ann" beside the seated Ann (her log: "ann is watching"
+    # of a stranger), and of two Bobs watching, one leaving was never said
+    from ono99_tui.net.remote import _watchers_changed
+    from .netplay import connect, serving
+
+    async with serving() as server:
+        ann = await connect(server, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        watchers = [await connect(server, name) for name in ("ann", "Bob", "Bob", "ann (2)")]
+        for w in watchers:
+            await w.request({"type": "watch", "table": table})
+        before = (await ann.request({"type": "tables"}))["tables"][0]
+        assert before["watching"] == ["ann (2)", "Bob", "Bob (2)", "ann (2) (2)"]
+        await watchers[2].aclose()
+        for _ in range(200):
+            after = (await ann.request({"type": "tables"}))["tables"][0]
+            if after["watchers"] == 3:
+                break
+        assert after["watching"] == ["ann (2)", "Bob", "ann (2) (2)"]
+        assert _watchers_changed(before, after) == ["Bob (2) stopped watching."]
+        for c in [ann, *watchers[:2], watchers[3]]:
+            await c.aclose()
+    # a client told the same name twice (an older server) still says each coming and going
+    assert _watchers_changed({"watching": ["Bob"]}, {"watching": ["Bob", "Bob"]}) == ["Bob is watching."]
+    assert _watchers_changed({"watching": ["Bob", "Bob"]}, {"watching": ["Bob"]}) == ["Bob stopped watching."]
+
+
 async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     """A connection that dies without a word (Wi-Fi gone: no FIN) is noticed by a ping."""
     import asyncio

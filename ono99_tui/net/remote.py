@@ -11,6 +11,7 @@ import asyncio
 import dataclasses
 import random
 import time
+from collections import Counter
 from typing import Awaitable, Callable
 
 from ..engine.record import SeatSpec
@@ -374,9 +375,9 @@ def _watchers_changed(before: dict, after: dict) -> list[str]:
     old, new = before.get("watching"), after.get("watching")
     if not isinstance(old, list) or not isinstance(new, list):
         return []
-    out = [f"{name} is watching." for name in new if name not in old]
-    out += [f"{name} stopped watching." for name in old if name not in new]
-    return out
+    came, left = Counter(map(str, new)) - Counter(map(str, old)), Counter(map(str, old)) - Counter(map(str, new))
+    return ([f"{name} is watching." for name in new if came.pop(name, 0)]
+            + [f"{name} stopped watching." for name in old if left.pop(name, 0)])
 
 
 def _connected(table: dict) -> list[bool]:

@@ -109,11 +109,28 @@ class HostedTable:
                "over": self.over, "watchers": len(self.watchers), "state": self.state,
                # who watches: players see their names (a name someone chose to show, like a seat's);
                # the first few only, so a crowd of watchers cannot make every table message huge
-               "watching": sorted(c.name for c in self.watchers if c.name)[:WATCHERS_NAMED],
+               "watching": self.watcher_names()[:WATCHERS_NAMED],
                "game": self.game}
         if self.state == "away" and self.closes_at is not None and now is not None:
             out["closes_in"] = max(0, round(self.closes_at - now))
         return out
+
+    def watcher_names(self) -> list[str]:
+        """The watchers' names as the table shows them, in the order they came: one that looks like a
+        seated player's or an earlier watcher's is numbered ("Ann (2)"), or Ann's log would say "Ann
+        is watching" of someone else, and one of two Bobs leaving would go unsaid."""
+        taken = {alike(s.name) for s in self.seats if s.name is not None}
+        names = []
+        for conn in sorted(self.watchers, key=lambda c: c.serial):
+            if not conn.name:
+                continue
+            name, n = conn.name, 1
+            while alike(name) in taken:
+                n += 1
+                name = f"{conn.name} ({n})"
+            taken.add(alike(name))
+            names.append(name)
+        return names
 
     def connections(self) -> list:
         return [s.conn for s in self.seats if s.conn is not None] + list(self.watchers)
