@@ -117,10 +117,23 @@ def same_name(name: str) -> str:
     return unicodedata.normalize("NFC", name)
 
 
+# Cyrillic and Greek letters drawn like Latin ones (as casefold leaves them: an upper-case
+# Cyrillic "В" folds to "в" and is drawn like "B"), and the dotless i. Not Unicode's whole
+# confusables table: the look-alikes of the letters names are written in, so a stranger cannot
+# sit as a Cyrillic "Аnn" beside Ann.
+_LOOK_ALIKE = str.maketrans({
+    "а": "a", "в": "b", "е": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p", "с": "c",
+    "т": "t", "у": "y", "х": "x", "ѕ": "s", "і": "i", "ј": "j", "ԁ": "d", "ԛ": "q", "ԝ": "w",
+    "һ": "h", "ӏ": "l", "ү": "y", "α": "a", "β": "b", "ε": "e", "ζ": "z", "η": "h", "ι": "i",
+    "κ": "k", "μ": "m", "ν": "n", "ο": "o", "ρ": "p", "τ": "t", "υ": "y", "χ": "x", "ı": "i",
+})
+
+
 def alike(name: str) -> str:
-    """The form in which names at one network table must differ: case and Unicode compatibility
-    forms aside ("ann" beside "Ann", or a full-width "Ａnn", read as one person to everyone else)."""
-    return unicodedata.normalize("NFKC", name).casefold()
+    """The form in which names at one network table must differ: case, Unicode compatibility
+    forms and look-alike letters aside ("ann" beside "Ann", a full-width "Ａnn", or "Аnn" with a
+    Cyrillic "А": read as one person by everyone else)."""
+    return unicodedata.normalize("NFKC", name).casefold().translate(_LOOK_ALIKE)
 
 
 def _cut(text: str, width: int, tail: int) -> str:

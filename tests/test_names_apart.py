@@ -90,6 +90,21 @@ def test_a_network_table_refuses_a_name_that_differs_only_in_case_or_width():
     table.sit("\u00c1nn", None)  # and so is a different letter
 
 
+def test_a_network_table_refuses_a_name_written_with_look_alike_letters():
+    # a play-tester sat "Аnn" with a Cyrillic "А" (and "Αnn" with a Greek Alpha) beside Ann:
+    # drawn the same on every screen
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.net.tables import HostedTable, LobbyError, Seat
+
+    table = HostedTable(1, "t", DEFAULT, "standard", [Seat() for _ in range(3)])
+    table.sit("Ann", None)
+    table.sit("Bob", None)
+    for other in ("Аnn", "Αnn", "аnn", "Вob", "Bоb", "Βοв"):
+        with pytest.raises(LobbyError, match="already sits at this table"):
+            table.sit(other, None)
+    table.sit("Иван", None)  # a name in Cyrillic letters is a name: Иван is not Ivan
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.text(alphabet=st.sampled_from(list("ab Zoë") + ["\U0001f642", "\u7532", "\u4e59"]), max_size=30),
                 max_size=8), st.integers(4, 40))
