@@ -480,7 +480,8 @@ def cmd_saves_import(args) -> int:
     store = _store()
     why: list[str] = []
     name = _save_errors(lambda: store.import_file(args.file, why))
-    _out(f"Imported {args.file} as {name!r}" + (f" ({'; '.join(why)})." if why else "."))
+    source = "the record from standard input" if args.file == "-" else args.file
+    _out(f"Imported {source} as {name!r}" + (f" ({'; '.join(why)})." if why else "."))
     return 0
 
 
@@ -1047,7 +1048,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", type=_named, help="the file to write; - writes the record to standard output")
     p.set_defaults(func=cmd_saves_export)
     p = saves_sub.add_parser("import", help="add a game record file to the saves (checked play by play)")
-    p.add_argument("file", metavar="FILE", type=_named)
+    p.add_argument("file", metavar="FILE", type=_named, help="the record file; - reads it from standard input")
     p.set_defaults(func=cmd_saves_import)
 
     p = sub.add_parser("stats", help="statistics per player name")

@@ -277,6 +277,28 @@ def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_ou
     assert Record.loads(proc.stdout, "-").names == store.load("friday").names
 
 
+def test_saves_import_dash_reads_the_record_piped_to_it(private_dirs, tmp_path):
+    # `saves export NAME - | ssh other ono99 saves import -` read a file named "-"
+    from tests.cli import on_a_pty
+
+    store = SaveStore()
+    mid_round_save(store)
+    record = ono99("saves", "export", "friday", "-", cwd=tmp_path).stdout
+    proc = ono99("saves", "import", "-", cwd=tmp_path, input=record)
+    assert proc.returncode == 0 and proc.stderr == "", proc
+    assert proc.stdout == "Imported the record from standard input as 'friday 2' " \
+                          "(a save named 'friday' already exists).\n"
+    assert store.load("friday 2").names == store.load("friday").names and not (tmp_path / "-").exists()
+    for piped, said in (("not a record\n", "ono99: standard input"),
+                        ("x" * (8 * 1024 * 1024 + 1), "ono99: standard input: the record to import is too large")):
+        proc = ono99("saves", "import", "-", cwd=tmp_path, input=piped)
+        assert proc.returncode == 2 and proc.stderr.startswith(said) and len(proc.stderr.splitlines()) == 1, proc
+    # typed at a terminal, it would wait for a record typed by hand: said at once instead
+    status, said = on_a_pty([sys.executable, "-m", "ono99_tui", "saves", "import", "-"])
+    assert status == 2 and "standard input is a terminal; pipe one in" in said, said
+    assert sorted(store.names()) == ["friday", "friday 2"]
+
+
 def test_export_into_a_folder_that_is_not_there_is_refused_and_makes_none(private_dirs, tmp_path):
     # a stranger's mistyped folder was made, with every folder above it, without a word
     store = SaveStore()

@@ -26,8 +26,8 @@ from typing import Any
 
 from ..parsing import LIMIT, MAX_DEPTH, RECORD_LIMIT, ReadError, decode, parse_toml, toml_depth
 
-__all__ = ["LIMIT", "MAX_DEPTH", "RECORD_LIMIT", "ReadError", "decode", "load_toml", "parse_toml", "read_bytes",
-           "read_text", "toml_depth"]
+__all__ = ["LIMIT", "MAX_DEPTH", "RECORD_LIMIT", "STDIN", "ReadError", "decode", "load_toml", "parse_toml",
+           "read_bytes", "read_stdin", "read_text", "toml_depth"]
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -80,6 +80,24 @@ def read_bytes(path: str | Path, what: str, limit: int = LIMIT) -> bytes:
 def read_text(path: str | Path, what: str, limit: int = LIMIT) -> str:
     """The text of a regular UTF-8 file of at most ``limit`` bytes, or ReadError."""
     return decode(read_bytes(path, what, limit), str(path), what)
+
+
+STDIN = "standard input"
+
+
+def read_stdin(what: str, limit: int = LIMIT, stream=None) -> str:
+    """The UTF-8 text piped to standard input (``-`` for a file name), at most ``limit`` bytes, or
+    ReadError. A terminal is refused: the command would wait silently for a record typed by hand."""
+    import sys
+
+    stream = sys.stdin if stream is None else stream
+    if stream is None or stream.isatty():
+        raise ReadError(STDIN, f"cannot read the {what}: standard input is a terminal; pipe one in "
+                        "(... | ono99 saves import -) or give a file name")
+    raw = stream.buffer.read(limit + 1)
+    if len(raw) > limit:
+        raise ReadError(STDIN, f"the {what} is too large (more than {_size(limit)})")
+    return decode(raw, STDIN, what)
 
 
 def load_toml(path: str | Path, what: str, limit: int = LIMIT, max_depth: int = MAX_DEPTH) -> dict[str, Any]:

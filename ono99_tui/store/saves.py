@@ -38,7 +38,7 @@ from .journal import JournalRead, journal_path, read_journal
 from .lock import Lock
 from ..text import visible
 from .paths import saves_dir
-from .readfile import RECORD_LIMIT, ReadError, parse_toml, read_text
+from .readfile import RECORD_LIMIT, STDIN, ReadError, parse_toml, read_stdin, read_text
 from .save_index import SaveIndex
 
 __all__ = ["Lock", "SaveError", "SaveInfo", "SaveStore", "check_name"]
@@ -809,15 +809,18 @@ class SaveStore:
         the record (or the file) gives, the reason is appended to ``why``."""
         from ..engine.record import Record, RecordError
 
+        piped = str(source) == "-"  # the record on standard input (saves export NAME - | ...)
         source = Path(source)
+        label = STDIN if piped else str(source)
         try:
-            record = Record.loads(_read_text(source, "file to import"), str(source))
+            text = _read_stdin("record to import") if piped else _read_text(source, "file to import")
+            record = Record.loads(text, label)
             record.replay(record_events=False)  # also sets its summary
         except RecordError as exc:
-            raise SaveError(_with_source(exc, source)) from None
+            raise SaveError(_with_source(exc, label)) from None
         record.meta.pop("journal", None)  # that journal belongs to the other folder
         named = record.meta.get("name")  # (a name that is not a string, true or 5, names nothing)
-        given = named.strip() if isinstance(named, str) and named.strip() else source.stem
+        given = named.strip() if isinstance(named, str) and named.strip() else "imported" if piped else source.stem
         notes = []
         try:
             wanted = check_name(given)
@@ -1044,6 +1047,15 @@ def _read_text(path: Path, what: str = "save") -> str:
         raise RecordError(visible(exc)) from None
 
 
+def _read_stdin(what: str) -> str:
+    from ..engine.record import RecordError
+
+    try:
+        return read_stdin(what, RECORD_LIMIT)
+    except ReadError as exc:
+        raise RecordError(visible(exc)) from None
+
+
 def _fill(info: SaveInfo, text: str, path: str, replay: bool = True) -> bool:
     """The listing line from the save's head when its digest vouches for it, else by replay
     (or, without ``replay``, only whether it is finished, from its meta: False then)."""
@@ -1113,6 +1125,6 @@ def _without_source(text: str, path: Path) -> str:
     return text.replace(f"{path}: ", "").replace(f"{path}, ", "")
 
 
-def _with_source(exc: Exception, path: Path) -> str:
+def _with_source(exc: Exception, path: Path | str) -> str:
     text = str(exc)
     return text if text.startswith(str(path)) else f"{path}: {text}"
