@@ -285,6 +285,11 @@ def test_a_damaged_save_offers_its_bak_and_saves_restore_puts_it_back(store, cap
     assert len(kept) == 2 and kept[0].read_text() == damaged and kept[1].name == kept[0].name + ".journal"
     record, game = store.open_game("crash")
     assert game.plays == g.plays[: len(game.plays)]
+    # again: the save already is its .bak's game; a second copy of it was kept each time
+    before = files_of(store.folder)
+    code, out, err = run_cli(capsys, "saves", "restore", "crash")
+    assert code == 2 and out == "" and "'crash' already holds the same plays as its .bak" in err
+    assert files_of(store.folder) == before
     code, out, _ = run_cli(capsys, "saves", "restore", "nothing")
     assert code == 2
 

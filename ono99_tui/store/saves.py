@@ -416,6 +416,9 @@ class SaveStore:
             raise SaveError(f"the .bak of {name!r} is damaged too: {_with_source(exc, bak)}") from None
         jpath = journal_path(path)
         with self._locked(name, path, "restore"):
+            if self._same_game(name, record):  # (a second restore kept one more identical copy each time)
+                raise SaveError(f"{name!r} already holds the same plays as its .bak (previous version): "
+                                "nothing to restore")
             journal = jpath if _regular(jpath) else None
             meta = {**record.meta, "name": check_name(name), "journal": new_id()}
             meta.pop("replaced_journal", None)
@@ -448,6 +451,19 @@ class SaveStore:
                 except OSError:
                     pass  # named by meta.replaced_journal: never read as the restored save's
         return (kept.name if kept else ""), (kept_journal.name if kept_journal else "")
+
+    def _same_game(self, name: str, record: "Record") -> bool:
+        """Whether the save ``name`` (its journal's plays included) replays to ``record``'s game:
+        the same seats, rules, deal and plays (its meta aside). A damaged save is not."""
+        from dataclasses import replace
+
+        from ..engine.record import RecordError
+
+        try:
+            now = self.load(name)
+        except (SaveError, RecordError, OSError):
+            return False
+        return replace(now, meta={}) == replace(record, meta={})
 
     def load(self, name: str) -> "Record":
         """The save as a record, every play checked (its journal's plays included)."""
