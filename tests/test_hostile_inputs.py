@@ -244,6 +244,24 @@ def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, 
         record_game(game, [])
     assert (data / "stats.toml").read_text() == text  # nothing the user had is lost
 
+def test_every_problem_of_a_stats_file_is_said_at_once(private_dirs):
+    # a hand-edited stats.toml with three mistakes took three runs to fix: one said per run
+    data = private_dirs / "data"
+    data.mkdir()
+    rows = ['[players.Ana]\ngames = "x"\nwins = -1', "[players.Bo]\ngames = 2\nwins = 5",
+            "[players.Cy.faced.hard]\ngames = 1\nwins = 3", "[players.Di]\nfaced = 3"]
+    (data / "stats.toml").write_text("\n".join(rows) + "\n")
+    out = ono99("stats")
+    assert out.returncode == 2 and len(out.stderr.splitlines()) == 1, out.stderr
+    for key in ("players.Ana.games must be a whole number", "players.Ana.wins must be a whole number",
+                "players.Bo.wins (5) is more than players.Bo.games (2)", "players.Cy.faced.hard.wins (3) is more than",
+                "players.Di.faced must be a table"):
+        assert key in out.stderr, (key, out.stderr)
+    many = "\n".join(f"[players.P{i}]\ngames = -1" for i in range(20))  # many: the first few, and a count
+    (data / "stats.toml").write_text(many + "\n")
+    said = load_stats()[1]
+    assert said.count("must be a whole number") == 8 and "; and 12 more;" in said, said
+
 
 def test_keys_the_statistics_file_does_not_know_are_kept_when_a_game_is_counted(private_dirs):
     """Unknown top-level keys (a newer ono99's, the user's own) were dropped at the next write."""

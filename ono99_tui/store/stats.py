@@ -77,33 +77,46 @@ def _count_problem(where: str, value) -> str | None:
     return None
 
 
+SAID_AT_MOST = 8  # problems of a statistics file said at once (a hand-edited file has a few; the rest counted)
+
+
 def check_stats(doc: dict) -> str | None:
-    """What is wrong with a statistics document (naming the key), or None."""
+    """What is wrong with a statistics document (naming each key, all at once: fixed one per run,
+    a hand-edited file took as many runs as it had mistakes), or None."""
+    problems = list(_stats_problems(doc))
+    if not problems:
+        return None
+    more = len(problems) - SAID_AT_MOST
+    return "; ".join(problems[:SAID_AT_MOST]) + (f"; and {more} more" if more > 0 else "")
+
+
+def _stats_problems(doc: dict):
     players = doc.get("players", {})
     if not isinstance(players, dict):
-        return "players must be a table of player names"
+        yield "players must be a table of player names"
+        return
     for name, row in players.items():
         where = f"players.{shorten(name, 40)}"
         if not isinstance(row, dict):
-            return f"{where} must be a table (games, wins, ...), not {shorten(repr(row))}"
-        for key in COUNTS:
-            if key in row and (bad := _count_problem(f"{where}.{key}", row[key])):
-                return bad
-        if bad := _more_wins(where, row):
-            return bad
+            yield f"{where} must be a table (games, wins, ...), not {shorten(repr(row))}"
+            continue
+        bad = [p for key in COUNTS if key in row and (p := _count_problem(f"{where}.{key}", row[key]))]
+        yield from bad
+        if not bad and (more := _more_wins(where, row)):
+            yield more
         faced = row.get("faced", {})
         if not isinstance(faced, dict):
-            return f"{where}.faced must be a table of bot levels"
+            yield f"{where}.faced must be a table of bot levels"
+            continue
         for level, f in faced.items():
             at = f"{where}.faced.{shorten(level, 20)}"
             if not isinstance(f, dict):
-                return f"{at} must be a table (games, wins)"
-            for key in ("games", "wins"):
-                if bad := _count_problem(f"{at}.{key}", f.get(key, 0)):
-                    return bad
-            if bad := _more_wins(at, f):
-                return bad
-    return None
+                yield f"{at} must be a table (games, wins)"
+                continue
+            bad = [p for key in ("games", "wins") if (p := _count_problem(f"{at}.{key}", f.get(key, 0)))]
+            yield from bad
+            if not bad and (more := _more_wins(at, f)):
+                yield more
 
 
 def _more_wins(where: str, row: dict) -> str | None:
