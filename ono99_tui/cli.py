@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 from . import __version__
@@ -957,6 +958,9 @@ class _Parser(argparse.ArgumentParser):
     option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
 
     def error(self, message: str):
+        # argparse says Python's words ("invalid int value: 'x'"); say what is wanted instead
+        message = re.sub(r"invalid int value: (.*)$", r"\1 is not a whole number", message)
+        message = re.sub(r"invalid float value: (.*)$", r"\1 is not a number", message)
         dashed = [w for w in _WORDS if w.startswith("-") and w not in ("-", "--")
                   and (os.path.lexists(w) or w.endswith(".toml"))]  # (a file, or one meant to be)
         if dashed:

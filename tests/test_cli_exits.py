@@ -266,6 +266,16 @@ def test_a_file_name_that_starts_with_a_dash_is_said_to_have_been_read_as_an_opt
     assert proc.returncode == 2 and "starts with -" not in proc.stderr
 
 
+def test_a_number_option_given_a_word_says_what_is_wanted_in_words():
+    # argparse said Python's words: "argument --games: invalid int value: 'x'"
+    for args, said in ((("simulate", "--bots", "easy,medium", "--games", "x"),
+                        "ono99 simulate: error: argument --games: 'x' is not a whole number"),
+                       (("serve", "--turn-timer", "soon"), "ono99 serve: error: argument --turn-timer: 'soon' is not a number")):
+        proc = ono99(*args)
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.splitlines()[-1] == said, proc.stderr
+        assert "invalid" not in proc.stderr
+
+
 def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_output(private_dirs, tmp_path):
     store = SaveStore()
     mid_round_save(store)
