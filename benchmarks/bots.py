@@ -8,7 +8,10 @@ legal plays and picking one), measured in the same run.
 Target: hard median <= 100 ms and p99 <= 300 ms on this 2-core machine (the load
 average is printed beside the figures: on a shared machine it moves them).
 
-    python benchmarks/bots.py [--positions N] [--levels random,easy,medium,hard]
+    python benchmarks/bots.py [--positions N] [--levels random,easy,medium,hard] [--rules PRESET|FILE] [--players N]
+
+House rules move the cost: a bigger hand (``hand_size`` up to 10, R3.1) gives the hard bot more
+distinct cards to compare, each played out.
 """
 
 from __future__ import annotations
@@ -23,13 +26,13 @@ from ono99_tui.engine import Game
 from ono99_tui.engine.rules import DEFAULT
 
 
-def positions(count: int, seed: int = 7) -> list:
+def positions(count: int, seed: int = 7, rules=DEFAULT, players: int = 4) -> list:
     rng = random.Random(seed)
-    bots = [Bot("medium", s) for s in range(4)]
+    bots = [Bot("medium", s) for s in range(players)]
     views = []
     game_no = 0
     while len(views) < count:
-        g = Game(["A", "B", "C", "D"], DEFAULT, seed * 1000 + game_no, record_events=False)
+        g = Game(["A", "B", "C", "D", "E", "F", "G", "H"][:players], rules, seed * 1000 + game_no, record_events=False)
         game_no += 1
         while not g.over:
             view = g.view(g.current)
@@ -48,10 +51,16 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--positions", type=int, default=300)
     ap.add_argument("--levels", default=",".join(LEVELS))
+    ap.add_argument("--rules", default="standard", metavar="PRESET|FILE")
+    ap.add_argument("--players", type=int, default=4)
     args = ap.parse_args()
-    views = positions(args.positions)
+    from ono99_tui.store.rule_presets import resolve
+
+    rules, label = resolve(args.rules)
+    views = positions(args.positions, rules=rules, players=args.players)
     searched = sum(1 for v in views if len(v.legal_plays()) > 1)
-    print(f"{len(views)} positions from 4-player medium games ({searched} with a choice); load average {_load()}")
+    print(f"{len(views)} positions from {args.players}-player medium games, rules {label} ({searched} with a "
+          f"choice); load average {_load()}")
     print(f"{'level':<8} {'median ms':>10} {'p90 ms':>9} {'p99 ms':>9} {'max ms':>9} {'median x random':>16}")
     base = None
     for level in args.levels.split(","):

@@ -132,6 +132,7 @@ VARIANTS = {
     "everywhere": ({"SEARCH_ROOM": 200}, {}),  # search every decision with a choice
     "hard-helpers2": ({"HELPER_WEIGHT": 2.0}, {}),
     "hard-helpers5": ({"HELPER_WEIGHT": 5.0}, {}),
+    "hard-uncapped": ({"FULL_HAND": 99}, {}),  # 384 deals however many cards (before the play-out budget)
     "hard-256": ({}, {"iterations": 256}),
     "hard-768": ({}, {"iterations": 768}),
     "hard-k0.5": ({}, {"k": 0.5}),

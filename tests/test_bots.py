@@ -183,6 +183,30 @@ def test_hard_rollout_counts_a_busting_play_as_a_lost_round():
     assert choose_hard(view, random.Random(2), iterations=16) == "hold"
 
 
+def test_hard_plays_out_as_many_rounds_with_a_ten_card_hand_as_with_four(monkeypatch):
+    """House rules deal up to 10 cards (R3.1): each distinct card is played out on every deal, so
+    a 10-card hand took 2.5 times a standard decision (p99 447 ms, against 300 allowed). The
+    budget is play-outs: four distinct cards play every deal, more cards fewer deals."""
+    from tests.stacked import game_with, set_total
+
+    from ono99_tui.bots import search
+
+    played = []
+    real = search._outcome
+    monkeypatch.setattr(search, "_outcome", lambda *a, **k: played.append(a[3]) or real(*a, **k))
+    from ono99_tui.engine.rules import DEFAULT
+
+    big = ["2", "3", "4", "5", "6", "7", "8", "9", "hold", "reverse"]
+    for hand, deals in ((["2", "3", "4", "hold"], 48), (big, 48 * 4 // 10)):
+        other = (["2", "3", "4", "6", "7", "8", "9", "2", "3", "4"])[: len(hand)]
+        g = game_with([hand, other], rules=DEFAULT.replace(hand_size=len(hand)))
+        set_total(g, 80)
+        played.clear()
+        search.choose_hard(g.view(0), random.Random(3), iterations=48)
+        assert len(played) == deals * len(hand)  # every card on every deal, against the same default
+        assert len(played) <= 48 * 4
+
+
 def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None, own=None):
     """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
     in ``policies`` played by the bot level it names (a "mixed" seat picks one each play), and
