@@ -371,3 +371,24 @@ async def test_dialogs_fit_a_terminal_narrower_than_they_are_wide(private_dirs):
         app.push_screen(SaveAsScreen("x"))
         await pilot.pause()
         assert app.screen.query_one(".dialog").region.right <= 60
+
+
+async def test_a_name_dialog_shows_brackets_typed_or_named_as_text_never_markup():
+    # a play-tester typed "[bold]x[/" into Save as: the problem line quoted it as markup and the
+    # app died (MarkupError); "[red]" typed vanished; a preset file "[red]Red.toml" was titled "Rename Red"
+    a = app()
+    async with a.run_test(size=(80, 24)) as pilot:
+        dialog = NameScreen("Rename [red]Red", "old")
+        a.push_screen(dialog)
+        await pilot.pause()
+        dialog.query_one("#save-name").value = ""
+        for ch in "[bold]x[/":
+            await pilot.press(ch)
+        await pilot.pause()
+        error = dialog.query_one("#name-error", Static)
+        assert "[bold]x[/" in str(error.visual), error.visual  # shown as typed, the app still running
+        from textual.content import Content
+
+        title = dialog.query_one(".dialog").border_title  # (kept as markup, escaped: drawn as written)
+        assert Content.from_markup(title).plain == "Rename [red]Red", title
+        assert a.is_running and a.screen is dialog

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -30,9 +31,9 @@ class NameScreen(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
-            box.border_title = self.title_text
+            box.border_title = Text(self.title_text)  # (a name is text: "[red]x" is no markup)
             yield OrderedInput(self.current, placeholder="a name: letters, digits, spaces, - and _", id="save-name")
-            yield Static("", id="name-error")
+            yield Static("", id="name-error", markup=False)  # (it quotes what was typed: "[/" crashed it)
             yield Button(self.button, id="ok", variant="primary")
         yield Footer(show_command_palette=False)  # only this dialog's keys, not the table's
 
