@@ -100,6 +100,44 @@ async def test_load_lists_a_damaged_save_explains_it_and_deletes_it(private_dirs
         assert isinstance(app.screen, GameScreen)
 
 
+async def test_after_a_rename_or_a_delete_the_highlight_stays_where_the_player_was(private_dirs):
+    # a play-tester renamed the third save; the highlight jumped to the first, and the next d
+    # asked to delete that one
+    import os
+
+    store = SaveStore()
+    for n, name in enumerate(("a", "b", "c", "d")):
+        save(store, name, seed=n + 1)
+        os.utime(store.path(name), (1_000_000 + n, 1_000_000 + n))  # listed newest first: d c b a
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("load")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        listed = lambda: [i.name for i in screen.infos]  # noqa: E731
+        highlighted = lambda: screen._current().name  # noqa: E731
+        assert listed() == ["d", "c", "b", "a"]
+        await pilot.press("down", "down", "r")  # the third: b
+        await pilot.pause()
+        screen_input = app.screen.query_one(Input)
+        screen_input.value = ""
+        await pilot.press(*"bee", "enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is screen and "bee" in listed() and highlighted() == "bee"
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.screen.title_text == "Delete bee?"
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "bee" not in listed() and highlighted() == listed()[2]  # the one that took its place
+        assert sorted(store.names()) == ["a", "c", "d"]
+
+
 async def wait_for_my_turn(pilot, screen):
     await until_my_turn(pilot, screen)
 

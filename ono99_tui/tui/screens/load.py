@@ -69,7 +69,12 @@ class LoadScreen(Screen):
         self.query_one("#saves").border_title = "Saved games"
         self.reload()
 
-    def reload(self) -> None:
+    _keep: str | None = None  # the save to highlight again once the list is read back
+
+    def reload(self, keep: str | None = None) -> None:
+        """Read the list again; ``keep``: the save to highlight in it (a renamed or restored one:
+        the first line was highlighted instead, and the next d asked to delete another save)."""
+        self._keep = keep
         self.infos = []
         saves = self.query_one("#saves", OptionList)
         saves.clear_options()
@@ -107,7 +112,10 @@ class LoadScreen(Screen):
         first = not self.infos
         self.infos.extend(batch)
         saves.add_options(Option(describe(i), id=i.name) for i in batch)
-        if first and self.infos:
+        kept = next((n for n, i in enumerate(self.infos) if i.name == self._keep), None)
+        if kept is not None:
+            saves.highlighted, self._keep = kept, None
+        elif first and self.infos:
             saves.highlighted = 0
         if done:
             self._note(f"Enter open, d delete, r rename. Folder: {self.folder}" if self.infos
@@ -148,11 +156,15 @@ class LoadScreen(Screen):
         def done(choice: str | None) -> None:
             if choice != "delete":
                 return
+            at = self.infos.index(info) if info in self.infos else 0
+            after = [i.name for i in self.infos[at + 1:at + 2] + self.infos[max(0, at - 1):at]]
             try:
                 self.store.delete(info.name)
+                keep = after[0] if after else None  # the save that took its place
             except SaveError as exc:
                 self.notify(str(exc), severity="error", markup=False)
-            self.reload()
+                keep = info.name
+            self.reload(keep=keep)
 
         self.app.push_screen(_Notice(f"Delete {info.name}?", "The save is removed from disk. This cannot be undone.",
                                      (("keep", "Keep it"), ("delete", "Delete"))), done)
@@ -169,7 +181,7 @@ class LoadScreen(Screen):
             return
         self.notify(f"{info.name!r} is back at its previous version{restored_kept(kept, journal)}.",
                     timeout=8, markup=False)
-        self.reload()
+        self.reload(keep=info.name)
 
     def action_rename(self) -> None:
         info = self._current()
@@ -184,7 +196,7 @@ class LoadScreen(Screen):
                 problem = None
             except SaveError as exc:
                 problem = str(exc)  # (shown in the dialog, which stays open for another name)
-            self.reload()  # the list as it is now, behind the dialog or after it
+            self.reload(keep=info.name if problem else name)  # the list as it is now, behind the dialog
             return problem
 
         self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename", act=rename))
