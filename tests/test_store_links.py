@@ -52,6 +52,32 @@ def test_opening_a_save_with_a_linked_lock_saves_nothing_and_leaves_the_target(s
     assert victim.read_text() == PRECIOUS
 
 
+def test_a_lock_or_listing_cache_that_is_a_hard_link_is_never_written_into(store, victim, private_dirs):
+    # O_NOFOLLOW stops symbolic links only: a play-tester's hard-linked NAME.toml.lock had its
+    # target's text replaced by "pid@host", and a hard-linked stats.toml.lock the same
+    from ono99_tui.engine import Game
+    from ono99_tui.store.stats import record_game
+
+    game = save(store, "friday")
+    os.link(victim, store.path("friday").with_name("friday.toml.lock"))
+    with pytest.raises(LinkedFile, match="is a link"):
+        Lock(store.path("friday")).acquire()
+    session = SaveSession(store, "friday", SEATS, "standard")
+    notice = session.open()
+    assert notice and "friday.toml.lock is a link" in notice, notice
+    session.save(game)
+    proc = ono99("saves", "delete", "friday")
+    assert proc.returncode == 2 and "is a link" in proc.stderr and store.path("friday").exists()
+    os.link(victim, data_dir() / "stats.toml.lock")
+    with pytest.raises(OSError, match="is a link"):
+        record_game(Game(["Ana", "Bo"], seed=1, record_events=False), [])
+    os.unlink(store.path("friday").with_name("friday.toml.lock"))
+    (store.folder / ".checked").unlink(missing_ok=True)
+    os.link(victim, store.folder / ".checked")
+    save(store, "saturday")  # written from a game: noted in the listing's cache, but not through a link
+    assert victim.read_text() == PRECIOUS
+
+
 def test_a_save_that_is_a_link_is_listed_as_such_and_never_opened(store, victim):
     store.folder.mkdir(parents=True, exist_ok=True)
     save(store, "real")

@@ -75,6 +75,16 @@ def refuse_linked_folder(path: str | Path) -> None:
         raise LinkedFile(folder, "folder")
 
 
+def refuse_shared(fd: int, path: str | Path, what: str = "file") -> None:
+    """LinkedFile (and ``fd`` closed) when the file open at ``fd`` is not one of ono99's own to
+    write into: a hard link (another name holds the same file: writing here would change it
+    there) or not a regular file. O_NOFOLLOW stops symbolic links only."""
+    info = os.fstat(fd)
+    if info.st_nlink > 1 or not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise LinkedFile(path, what)
+
+
 def open_nofollow(path: str | Path, flags: int, mode: int = 0o644) -> int:
     """os.open that refuses a link (LinkedFile) instead of following it."""
     if not NOFOLLOW:  # (no O_NOFOLLOW, as on Windows: a look first, the best there is)

@@ -7,8 +7,8 @@ it is one atomic call: two processes can never both get it. The file's text,
 "pid@host", is only for the message saying who has it.
 
 The lock file is never opened through a link (O_NOFOLLOW): a NAME.toml.lock that is
-a symlink -- from an archive, a shared folder -- is refused with a message, and the
-file it points at is left alone.
+a symlink -- from an archive, a shared folder -- or a hard link to another file is
+refused with a message, and the file it points at is left alone.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import os
 import socket
 from pathlib import Path
 
-from .atomic import LinkedFile, open_nofollow, refuse_linked_folder
+from .atomic import LinkedFile, open_nofollow, refuse_linked_folder, refuse_shared
 
 try:
     import fcntl
@@ -100,6 +100,7 @@ class Lock:
             if not same:  # the holder released (and removed) it between our open and our flock
                 os.close(fd)
                 continue
+            refuse_shared(fd, self.path, "lock file")  # (a hard link: its pid@host would overwrite another file)
             try:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()}@{socket.gethostname()}\n".encode())

@@ -877,11 +877,12 @@ def _note_checked(folder: Path, name: str, path: Path) -> None:
     (its summary is the plays' own): one line appended to saves/.checked, so a write costs the
     same however many saves there are (the listing folds the lines into its index). Only a
     cache: a line lost costs a "(*)" in `saves list` until the save is opened or checked."""
-    from .atomic import open_nofollow
+    from .atomic import open_nofollow, refuse_shared
 
     try:
         st = os.stat(path)
         fd = open_nofollow(folder / CHECKED, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        refuse_shared(fd, folder / CHECKED)  # (closed: a hard link would take our lines elsewhere)
     except OSError:
         return
     try:
