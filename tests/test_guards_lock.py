@@ -243,3 +243,43 @@ def test_the_pid_file_fallback_makes_the_folder_and_loses_a_creation_race(privat
 
     monkeypatch.setattr(lock_module, "open_nofollow", open_after_another)
     assert not lock.acquire() and not lock.mine
+
+
+def test_a_table_that_opened_without_the_lock_never_writes_over_what_another_saved_meanwhile(private_dirs):
+    # a play-tester's lock was a folder for a moment: table A said "Not saving" and played on;
+    # table B then opened the save with the lock and played the game to its end; A's next play
+    # took the lock and wrote its older game over B's finished one (and its .bak)
+    import os
+    import random
+
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.store.session import SaveSession
+    from tests.test_saves import SEATS, save
+
+    store = SaveStore()
+    save(store, "friday", plays=10)
+    lock = store.path("friday").with_name("friday.toml.lock")
+    os.mkdir(lock)
+    a_record, a_game = store.open_game("friday")
+    a = SaveSession(store, "friday", SEATS, "standard")
+    assert (a.open(a_game) or "").startswith("Not saving"), "opened without its lock"
+    a.opened(a_game)
+    os.rmdir(lock)
+    b_record, b_game = store.open_game("friday")
+    b = SaveSession(store, "friday", SEATS, "standard")
+    assert b.open(b_game) is None
+    b.opened(b_game)
+    rng = random.Random(1)
+    for _ in range(15):
+        b_game.play(rng.choice(b_game.legal_plays()))
+        assert b.save(b_game) is None
+    b.close()
+    a_game.play(a_game.legal_plays()[0])
+    said = a.save(a_game)
+    assert said and "was saved by another ono99" in said and a.read_only, said
+    assert a.unsaved(a_game) == 1
+    assert store.load("friday").play_count == 25  # B's plays, every one
+    a.close()
+    c = SaveSession(store, "friday", SEATS, "standard")  # the lock was let go: the next table takes it
+    assert c.open(store.open_game("friday")[1]) is None
+    c.close()

@@ -79,6 +79,9 @@ class SaveSession:
             owner, hint = lock.owner(), ("" if lock.exact else f" If no ono99 has it open, delete {lock.path}.")
         except (OSError, SaveError) as exc:
             self.failed = f"cannot use the saves folder {self.store.folder}: {self._why(exc)}"
+            # opened without the lock: another ono99 may save to it meanwhile; the first write that
+            # gets the lock checks the save is still as read here (_changed_meanwhile)
+            self._unlocked_at = self._on_disk()
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         notice = (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
@@ -90,6 +93,20 @@ class SaveSession:
                 notice += (f" Its journal is damaged: {report.describe()}; they are left where they are "
                            "(the ono99 that has it open keeps them).")
         return notice
+
+    _unlocked_at: tuple | None = None  # the save and journal as read, when opened without the lock
+
+    def _on_disk(self) -> tuple:
+        """The save and its journal as they are on disk now: (inode, size, mtime) each, or None."""
+        out = []
+        path = self.store.path(self.name)
+        for where in (path, journal_path(path)):
+            try:
+                st = os.lstat(where)
+                out.append((st.st_ino, st.st_size, st.st_mtime_ns))
+            except OSError:
+                out.append(None)
+        return tuple(out)
 
     def _write_protected(self) -> str | None:
         """A notice when the save is write-protected (``write_protected``)."""
@@ -194,7 +211,12 @@ class SaveSession:
                     self.read_only = True
                     return (f"{self.name!r} was opened by another ono99 meanwhile: "
                             "not saving over it. Use Save as (Ctrl+S; w in lines) to keep a copy.")
-                self.lock = lock
+                if self._unlocked_at is not None and self._on_disk() != self._unlocked_at:
+                    lock.release()
+                    self.read_only = True
+                    return (f"{self.name!r} was saved by another ono99 while this table could not take "
+                            "its lock: not saving over it. Use Save as (Ctrl+S; w in lines) to keep a copy.")
+                self.lock, self._unlocked_at = lock, None
             if self._writer.error is not None:  # a round-end fold failed: rewrite the record now
                 self._writer.error = None
                 self._base = None
