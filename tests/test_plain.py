@@ -331,6 +331,20 @@ def test_the_docs_name_every_command_of_the_table():
         assert f"| `{key}` |" in doc, key
 
 
+def test_a_game_played_to_its_end_without_saving_says_so_at_its_end(tmp_path):
+    # a play-tester's full disk: "Not saving" once, then a whole game to "Game over" and back to
+    # the menu without another word that its end was saved nowhere
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "saves").write_text("not a folder\n")
+    one_round = tmp_path / "short.toml"
+    one_round.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    rc, lines = plain("--plain", "--rules", str(one_round), lines="g\n" + GAME * 60 + "\nq\n", timeout=60)
+    assert rc == 0 and any(line.startswith("Game over") for line in lines), lines
+    end = [line for line in lines if line.startswith("This game could not be saved")]
+    assert end and end[0].endswith("Its end is saved nowhere unless space is freed before you leave."), lines
+
+
 def test_a_saves_folder_that_is_a_file_neither_hangs_a_game_nor_claims_it_was_saved(tmp_path):
     """A stranger's find: with a file where the saves folder should be, a quick game spun for ever
     (the name search took "File exists" from making the folder as "this name is taken"); and a

@@ -291,6 +291,26 @@ def _short_game_app(tmp_path) -> Ono99App:
     return Ono99App(bot_delay=0, seed=11, rules_spec=str(rules))
 
 
+async def test_leaving_a_finished_game_that_could_not_be_saved_asks_first(private_dirs, tmp_path):
+    # a play-tester's full disk: a whole game to "Game over" and back to the menu without a word
+    # that its end was saved nowhere (leaving mid-game asked; leaving a finished one did not)
+    from ono99_tui.store.paths import data_dir
+    from ono99_tui.tui.screens.notice import _Notice
+
+    data_dir().mkdir(parents=True, exist_ok=True)
+    (data_dir() / "saves").write_text("not a folder\n")
+    app = _short_game_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await play_on(pilot, screen)
+        assert isinstance(app.screen, GameOverScreen) and screen.table.over
+        await pilot.click("#btn-menu")
+        await settle(pilot)
+        assert isinstance(app.screen, _Notice)
+        assert "This game could not be saved" in str(app.screen.query_one(".dialog-body").render())
+
+
 async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     app = _short_game_app(tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
