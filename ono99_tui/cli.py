@@ -386,12 +386,15 @@ def _store():
 def cmd_saves_list(args) -> int:
     import shlex
 
-    from .store.saves import write_protected
+    from .store.saves import MISNAMED, write_protected
 
     store = _store()
     shown = unchecked = 0
     for info in _save_errors(lambda: iter(list(store.infos()))):
         shown += 1
+        if info.damaged == MISNAMED:  # (a copy "mygame (1).toml": its file, not its plays, is the problem)
+            _out(f"{info.name}  [cannot open] {_misnamed(info.name, info.path)}")
+            continue
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
             if info.has_bak:
@@ -406,8 +409,8 @@ def cmd_saves_list(args) -> int:
         _out(f"    {info.scores}")
         if info.set_aside:
             _out(f"    [damaged journal] {info.set_aside}")
-        if write_protected(store.path(info.name)):  # (opens read-only: plays made in it are kept nowhere)
-            _out(f"    [write-protected] opens read-only; chmod u+w {shlex.quote(str(store.path(info.name)))} "
+        if write_protected(info.path):  # (opens read-only: plays made in it are kept nowhere)
+            _out(f"    [write-protected] opens read-only; chmod u+w {shlex.quote(str(info.path))} "
                  "to play on in it")
     if not shown:
         _out(f"No saved games in {store.folder}.")
@@ -425,16 +428,39 @@ def cmd_saves_check(args) -> int:
         return 0
     bad = [(name, problem) for name, problem in results if problem]
     baks = {e.name for e in _save_errors(store._scan) if e.has_bak}
+    from .store.saves import MISNAMED
+
+    paths = {e.name: e.path for e in _save_errors(store._scan)}
     for name, problem in results:
+        if problem == MISNAMED:
+            _out(f"{name}: cannot open: {_misnamed(name, paths.get(name, name))}")
+            continue
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
         if problem and name in store.playable:  # (its .bak holds fewer plays than resuming keeps)
             _out(f"    ono99 resume {_quoted(name)} plays on from the last good play and keeps the plays after "
                  "it in a file beside the save")
         elif problem and name in baks:
             _out(f"    its previous version (.bak) is kept: ono99 saves restore {_quoted(name)}")
+    named = sum(problem == MISNAMED for _, problem in bad)
     _out(f"{len(results)} save{'' if len(results) == 1 else 's'} replayed in full: "
-         f"{len(results) - len(bad)} ok, {len(bad)} damaged.")
+         f"{len(results) - len(bad)} ok, {len(bad) - named} damaged"
+         + (f", {named} under a file name that is no save name." if named else "."))
     return EXIT_USAGE if bad else 0
+
+
+def _misnamed(name: str, path: str) -> str:
+    """What to do about a file in the saves folder whose name is no save name."""
+    import shlex
+    import unicodedata
+    from pathlib import Path
+
+    from .store.saves import name_for
+
+    fixed = Path(path).with_name(name_for(name) + ".toml")
+    form = (" (it is written in another Unicode form, as macOS writes names)"
+            if unicodedata.normalize("NFC", name) == name_for(name) else "")
+    return (f"its file name is not a save name{form}: rename it with r in Load, or rename the file, e.g. "
+            f"mv {shlex.quote(str(path))} {shlex.quote(str(fixed))}")
 
 
 def _save_errors(func):

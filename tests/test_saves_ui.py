@@ -49,6 +49,32 @@ def test_saves_cli_list_delete_export_import(private_dirs):
     assert traversal.returncode == 2 and "save name" in traversal.stderr
 
 
+def test_a_save_file_whose_name_is_no_save_name_is_listed_with_what_to_do_and_can_be_renamed(private_dirs):
+    # a copy "mygame (1).toml" (or a sync tool's conflict file, or "Zoé" written by macOS in NFD)
+    # made `saves list` crash with a traceback; such a save could be neither opened nor deleted
+    import shutil
+    import unicodedata
+
+    store = SaveStore()
+    save(store, "friday")
+    for name in ("mygame (1)", unicodedata.normalize("NFD", "Zoé")):
+        shutil.copy(store.path("friday"), store.folder / f"{name}.toml")
+    out = ono99("saves", "list")
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert (f"mygame (1)  [cannot open] its file name is not a save name: rename it with r in Load, or rename "
+            f"the file, e.g. mv '{store.folder}/mygame (1).toml' '{store.folder}/mygame 1.toml'") in out.stdout
+    assert "(it is written in another Unicode form, as macOS writes names)" in out.stdout
+    assert "friday  " in out.stdout and "rules: standard" in out.stdout  # the others listed as ever
+    check = ono99("saves", "check")
+    assert check.returncode == 2 and "mygame (1): cannot open: its file name" in check.stdout
+    assert check.stdout.splitlines()[-1] == "3 saves replayed in full: 1 ok, 0 damaged, 2 under a file name that is no save name."
+    store.rename("mygame (1)", "mygame 1")  # what r in Load does: it opens under its new name
+    assert store.load("mygame 1").names == store.load("friday").names
+    assert ono99("saves", "delete", unicodedata.normalize("NFD", "Zoé")).returncode == 0
+    assert sorted(store.names()) == ["friday", "mygame 1"]
+    assert ono99("saves", "delete", "../friday").returncode == 2  # never a way out of the folder
+
+
 def test_resume_and_stats_cli_errors(private_dirs):
     out = ono99("resume")
     assert out.returncode == 2 and "no unfinished game to resume" in out.stderr

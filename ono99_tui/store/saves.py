@@ -74,6 +74,41 @@ def check_name(name: str) -> str:
     return name
 
 
+# A file in the saves folder whose name is no save name: a copy "mygame (1).toml", a sync tool's
+# conflict file, a name in another Unicode form (NFD, from macOS). Listed with this, never opened.
+MISNAMED = ("its file name is not a save name, so it cannot be opened: rename it (r in Load) to letters, "
+            "digits, spaces, '-' and '_'")
+
+
+def misnamed(stem: str) -> bool:
+    """Whether a file name (without .toml) in the saves folder is not the file of any save name:
+    the name it would be opened by leads to another file, or none. Path tricks are never "misnamed"."""
+    if not stem or "/" in stem or "\\" in stem or stem.startswith(".") or stem in ("..",):
+        return False
+    try:
+        return check_name(stem) != stem
+    except SaveError:
+        return True
+
+
+def name_for(stem: str) -> str:
+    """A save name like a file's name that is none ("mygame (1)" -> "mygame 1"): a suggestion."""
+    text = unicodedata.normalize("NFC", stem)
+    text = "".join(c if c.isalnum() or c in " _-" or unicodedata.category(c) in ("Mn", "Mc") else " " for c in text)
+    text = " ".join(text.split()).lstrip(" _-")[:MAX_NAME].rstrip()
+    try:
+        return check_name(text)
+    except SaveError:
+        return "game"
+
+
+def _mtime(entry) -> float:
+    try:
+        return entry.stat(follow_symlinks=False).st_mtime
+    except OSError:
+        return 0.0
+
+
 def _name_ok(name: str) -> bool:
     """Letters and digits of any script (the marks some scripts write them with too), spaces,
     '-' and '_', starting with a letter or digit: never a path separator, a dot, a control or
@@ -160,6 +195,19 @@ class SaveStore:
     def path(self, name: str) -> Path:
         self._check_folder()
         return self.folder / (check_name(name) + SUFFIX)
+
+    def file_of(self, name: str) -> Path:
+        """``path``, or for a file already in the folder whose name is no save name ("mygame
+        (1).toml", a sync tool's "x.sync-conflict-....toml", a name in another Unicode form) that
+        file: such a save is listed and can be renamed or deleted, never opened as it is named."""
+        try:
+            path = self.path(name)
+        except SaveError:
+            path = None
+        raw = self.folder / (name + SUFFIX)
+        if (path is None or not os.path.lexists(path)) and misnamed(name) and os.path.lexists(raw):
+            return raw
+        return self.path(name) if path is None else path  # (the SaveError saying what a name may be)
 
     def _check_folder(self) -> None:
         """SaveError when the saves folder is a link: ono99 follows no link inside the data folder."""
@@ -498,6 +546,9 @@ class SaveStore:
             if not fname.endswith(SUFFIX):
                 continue
             name, path = fname[: -len(SUFFIX)], e.path
+            if misnamed(name):  # (listed, never opened: every save's name is its own file's)
+                entries.append(_Entry(name, path, (0, 0), _mtime(e), MISNAMED))
+                continue
             if e.is_symlink():  # never followed: it could point at any file
                 entries.append(_Entry(name, path, (0, 0), 0.0, "a link, not a save (ono99 follows no link in "
                                       "the saves folder; delete it, or put the real file there)"))
@@ -700,7 +751,7 @@ class SaveStore:
         """Delete a save nobody has open, holding its lock while deleting (another ono99 cannot
         open it between the check and the delete). A save that is a symlink -- dangling, or a
         loop that cannot be followed -- is deleted as the link itself."""
-        path = self.path(name)
+        path = self.file_of(name)
         try:
             os.lstat(path)  # the entry itself: a link that loops cannot be stat()ed through
         except FileNotFoundError:
@@ -736,7 +787,7 @@ class SaveStore:
         The save goes first: that one unlink is the delete. A journal or .bak left by a
         crash after it belongs to no save and is cleared when the name is next used
         (``_clear_leftovers``)."""
-        path = self.path(name)
+        path = self.file_of(name)
         try:
             path.unlink()
         except OSError as exc:
@@ -761,7 +812,7 @@ class SaveStore:
                 pass
 
     def rename(self, old: str, new: str) -> None:
-        src, dst = self.path(old), self.path(new)
+        src, dst = self.file_of(old), self.path(new)
         if not self._exists(src):
             raise SaveError(f"no save named {old!r} in {self.folder}")
         if self._exists(dst):
