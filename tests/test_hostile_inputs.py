@@ -244,6 +244,56 @@ def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, 
         record_game(game, [])
     assert (data / "stats.toml").read_text() == text  # nothing the user had is lost
 
+def test_a_hand_edited_faced_table_without_wins_or_games_counts_on_from_zero(private_dirs):
+    # a play-tester's stats.toml had [players.You.faced.medium] with games only: check_stats read
+    # the missing wins as 0, then the game's end crashed (KeyError: 'wins') adding to it
+    data = private_dirs / "data"
+    data.mkdir()
+    (data / "stats.toml").write_text("[players.Ana.faced.medium]\ngames = 1\n[players.Ana.faced.easy]\n")
+    game = Game(["Ana", "Bo"], seed=1, record_events=False)
+    while not game.over:
+        game.play(game.legal_plays()[0])
+    record_game(game, [SeatSpec("Ana"), SeatSpec("Bo", "bot:medium")])
+    record_game(game, [SeatSpec("Ana"), SeatSpec("Bo", "bot:easy")])
+    faced = load_stats()[0]["Ana"]["faced"]
+    won = int(game.winner == 0)
+    assert faced == {"medium": {"games": 2, "wins": won}, "easy": {"games": 1, "wins": won}}
+
+
+def test_statistics_that_cannot_be_written_name_the_file_at_fault(private_dirs):
+    # "Statistics not updated: Is a directory" when stats.toml.lock was a folder: which file?
+    from ono99_tui.table import TableSession
+
+    data = private_dirs / "data"
+    (data / "stats.toml.lock").mkdir(parents=True)
+    table = TableSession([SeatSpec("Ana"), SeatSpec("Bo", "bot:easy")], seed=1)
+    table.record_stats = True  # (as a front end sets it)
+    while not table.game.over:
+        table.game.play(table.game.legal_plays()[0])
+    said = table._record_stats()
+    assert said == f"Statistics not updated: {data / 'stats.toml.lock'}: Is a directory", said
+
+
+def test_a_save_whose_lock_is_a_folder_names_the_lock(private_dirs):
+    # "cannot delete .../friday.toml: Is a directory" and "Not saving: cannot use the saves
+    # folder ...: Is a directory": the save and the folder were fine, the lock was not
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.store.session import SaveSession
+    from tests.cli import ono99
+    from tests.test_saves import SEATS, save
+
+    store = SaveStore()
+    save(store, "friday")
+    save(store, "friday", plays=40)  # (a second write keeps a .bak, for restore)
+    lock = store.path("friday").with_name("friday.toml.lock")
+    lock.mkdir()
+    for verb in ("delete", "restore"):
+        proc = ono99("saves", verb, "friday")
+        assert proc.returncode == 2 and f"{lock}: Is a directory" in proc.stderr, proc.stderr
+    said = SaveSession(store, "friday", SEATS, "standard").open(store.open_game("friday")[1])
+    assert said and f"{lock}: Is a directory" in said, said
+
+
 def test_every_problem_of_a_stats_file_is_said_at_once(private_dirs):
     # a hand-edited stats.toml with three mistakes took three runs to fix: one said per run
     data = private_dirs / "data"

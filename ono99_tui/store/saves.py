@@ -770,8 +770,9 @@ class SaveStore:
             lock = Lock(path)
             try:
                 got = lock.acquire()
-            except OSError as exc:
-                raise SaveError(f"cannot {verb} {path}: {exc.strerror or exc}") from None
+            except OSError as exc:  # (its lock at fault, a folder say: named, not the save)
+                at = f"{exc.filename}: " if exc.filename and exc.strerror and str(exc.filename) != str(path) else ""
+                raise SaveError(f"cannot {verb} {path}: {at}{exc.strerror or exc}") from None
             if not got:
                 raise SaveError(f"{name!r} is open in another ono99 ({lock.owner()}); {lock.hint()}")
             try:

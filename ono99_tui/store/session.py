@@ -122,7 +122,10 @@ class SaveSession:
         folder = self.store.folder
         if os.path.lexists(folder) and not os.path.isdir(folder):
             return "it is a file, not a folder"
-        return getattr(exc, "strerror", None) or str(exc)
+        name, why = getattr(exc, "filename", None), getattr(exc, "strerror", None)
+        if name and why and str(name) != str(folder):  # which file: the lock, the journal...
+            return f"{name}: {why}"
+        return why or str(exc)
 
     def _settle_journal(self, game: Game) -> str | None:
         """Under the lock: a damaged journal set aside and the record rewritten without it."""

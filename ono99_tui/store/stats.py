@@ -158,9 +158,9 @@ def _add_game(game, seats, path: Path) -> None:
             row["points_total"] = row.get("points_total", 0) + game.points[i]
         faced = row.setdefault("faced", {})
         for level in levels:
-            f = faced.setdefault(level, {"games": 0, "wins": 0})
-            f["games"] += 1
-            f["wins"] += game.winner == i
+            f = faced.setdefault(level, {})
+            f["games"] = f.get("games", 0) + 1  # (a hand-edited table may lack either: 0, as check_stats reads it)
+            f["wins"] = f.get("wins", 0) + (game.winner == i)
     # every other key is written back as it was read: a newer ono99's counts are not dropped
     write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({**doc, "players": players}))
 

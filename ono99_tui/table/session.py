@@ -17,7 +17,7 @@ from ..engine import Game, IllegalPlay
 from ..engine.record import SeatSpec
 from ..engine.rules import DEFAULT, Rules
 from ..engine.view import PlayerView
-from ..text import shorten
+from ..text import shorten, visible
 from . import redact
 from .seats import TEST_ONLY_LEVELS, bot_seed, check_seats, make_mover
 
@@ -455,8 +455,9 @@ class TableSession:
 
         try:
             record_game(self.game, self.seats)
-        except OSError as exc:
-            return f"Statistics not updated: {exc.strerror or exc}"
+        except OSError as exc:  # which file: "Is a directory" alone did not say it was stats.toml.lock
+            where = f"{visible(exc.filename)}: " if exc.filename and exc.strerror else ""
+            return f"Statistics not updated: {where}{exc.strerror or exc}"
         return None
 
     # -- subscribers ---------------------------------------------------------------------------
