@@ -163,6 +163,41 @@ def test_a_linked_folder_inside_the_config_folder_is_not_written_through(private
     assert list(outside.iterdir()) == []
 
 
+def test_a_rules_or_themes_folder_that_is_a_link_is_neither_read_nor_changed_through(private_dirs, tmp_path):
+    # a play-tester's rules/ was a link: the presets in the folder it points at were listed and
+    # used, and Delete / Rename in House rules deleted and renamed them there
+    from ono99_tui.store.paths import config_dir, user_rules_dir, user_themes_dir
+    from ono99_tui.store.rule_presets import delete_preset, rename_preset, resolve, user_presets
+    from ono99_tui.tui.themes import load_themes
+
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "house.toml").write_text("# my precious\n[scoring]\nmode = \"points\"\n")
+    themes_elsewhere = tmp_path / "themes-elsewhere"
+    themes_elsewhere.mkdir()
+    (themes_elsewhere / "dark.toml").write_text("[theme]\nname = \"mine\"\n")
+    config_dir().mkdir(parents=True)
+    os.symlink(outside, user_rules_dir())
+    os.symlink(themes_elsewhere, user_themes_dir())
+    with pytest.raises(ValueError, match=f"{user_rules_dir()} is a link"):
+        delete_preset("house")
+    with pytest.raises(ValueError, match=f"{user_rules_dir()} is a link"):
+        rename_preset("house", "moved")
+    with pytest.raises(Exception, match="is a link"):
+        resolve("house")
+    assert [p.description for p in user_presets()] == ["your preset"]  # named, its text not read
+    proc = ono99("rules", "list")
+    listed = [line.split(None, 1) for line in proc.stdout.splitlines()]
+    assert proc.returncode == 0 and ["house", f"cannot be read: {user_rules_dir()}: is a link; ono99 follows no "
+                                     "link inside its config folder: put the file itself there, or link the "
+                                     "whole config folder"] in listed, proc.stdout
+    themes, problems = load_themes()
+    assert "mine" not in themes and problems == [f"{user_themes_dir()}: {problems[0].split(': ', 1)[1]}"]
+    assert "is a link" in problems[0]
+    assert [p.name for p in outside.iterdir()] == ["house.toml"]
+    assert (outside / "house.toml").read_text().startswith("# my precious")
+
+
 async def test_the_game_with_a_linked_saves_folder_says_not_saving_and_writes_nothing_there(private_dirs, tmp_path):
     from ono99_tui.tui.app import Ono99App
     from ono99_tui.tui.screens.game import GameScreen

@@ -30,13 +30,20 @@ IS_A_LINK = ("is a link; ono99 follows no link inside its config folder: put the
              "or link the whole config folder")
 
 
+def link_in_the_way(path: str | Path) -> Path | None:
+    """The link ``path`` would be reached through inside the config or data folder: the file
+    itself, or a folder such as rules/ or themes/ that is a link; None when there is none."""
+    from .atomic import is_link, linked_folder
+
+    return Path(path) if is_link(path) else linked_folder(path)
+
+
 def load_preset_file(path: str | Path) -> Rules:
     """One of the player's presets, in the config folder's rules/: never read through a link
-    there (inside its folders ono99 follows no link), a message naming it instead."""
-    from .atomic import is_link
-
-    if is_link(path):
-        raise RulesError([Problem(str(path), "", IS_A_LINK)])
+    there (the file, or the rules folder; inside its folders ono99 follows no link), a
+    message naming it instead."""
+    if (link := link_in_the_way(path)) is not None:
+        raise RulesError([Problem(str(link), "", IS_A_LINK)])
     return load_rules_file(path)
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..engine.rules import Rules, RulesError
 from . import presets as shipped
-from .files import load_preset_file
+from .files import IS_A_LINK, link_in_the_way, load_preset_file
 from .atomic import is_link, write_atomic
 from .readfile import ReadError, read_text
 from .paths import user_rules_dir
@@ -44,7 +44,7 @@ def user_presets(folder: Path | None = None) -> list[Preset]:
         if path.stem in shipped.preset_names() or path.name.startswith("."):
             continue
         try:  # (safe: a FIFO or /dev/zero here never hangs the list; a link is not read)
-            text = "" if is_link(path) else read_text(path, "rules file")
+            text = "" if link_in_the_way(path) else read_text(path, "rules file")
         except ReadError:
             text = ""
         found.append(Preset(path.stem, True, _description(text) or "your preset", path))
@@ -89,9 +89,17 @@ def save_preset(name: str, rules: Rules, description: str = "", folder: Path | N
     return path
 
 
+def _refuse_link(path: Path) -> None:
+    """ValueError naming the link: a preset (or the rules folder) that is a link is never
+    deleted or renamed through (its target could be any file of the user's)."""
+    if (link := link_in_the_way(path)) is not None:
+        raise ValueError(f"{link} {IS_A_LINK}")
+
+
 def delete_preset(name: str, folder: Path | None = None) -> None:
     name = check_preset_name(name)
     path = (folder or user_rules_dir()) / f"{name}.toml"
+    _refuse_link(path)
     if not path.exists():
         raise ValueError(f"no preset of yours named {name!r}")
     path.unlink()
@@ -100,6 +108,7 @@ def delete_preset(name: str, folder: Path | None = None) -> None:
 def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
     folder = folder or user_rules_dir()
     src, dst = folder / f"{check_preset_name(old)}.toml", folder / f"{check_preset_name(new)}.toml"
+    _refuse_link(src)
     if not src.exists():
         raise ValueError(f"no preset of yours named {old!r}")
     if dst.exists():

@@ -18,7 +18,7 @@ from textual.css.stylesheet import Stylesheet
 from textual.theme import Theme
 
 from ..store.atomic import is_link
-from ..store.files import IS_A_LINK
+from ..store.files import IS_A_LINK, link_in_the_way
 from ..store.paths import user_themes_dir
 from ..store.readfile import ReadError, parse_toml, read_text
 from ..text import quoted, shorten, visible
@@ -135,6 +135,8 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], lis
         files = sorted(folder.glob("*.toml")) if folder.is_dir() else []
     except OSError as exc:
         return themes, [f"{visible(folder)}: cannot list themes: {exc.strerror}"]
+    if files and (link := link_in_the_way(files[0])) is not None and link != files[0]:
+        return themes, [f"{visible(link)}: {IS_A_LINK}"]  # the themes folder itself: none read through it
     for path in files:
         if is_link(path):  # (inside its folders ono99 follows no link, as with presets and saves)
             problems.append(f"{visible(path)}: {IS_A_LINK}")
