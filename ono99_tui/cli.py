@@ -494,12 +494,15 @@ def cmd_saves_delete(args) -> int:
 
 def cmd_saves_export(args) -> int:
     store = _store()
+    left_out: list[str] = []  # (plays of a damaged journal: said, as replay says them)
     if args.file == "-":  # (a stranger's "-" became a file named "-" in the current folder)
-        record = _save_errors(lambda: store.load(args.name))
+        record = _save_errors(lambda: store.exported(args.name, left_out))
         sys.stdout.write(record.to_toml())
-        return 0
-    target = _save_errors(lambda: store.export(args.name, args.file))
-    _out(f"Exported {args.name!r} to {target}.")
+    else:
+        target = _save_errors(lambda: store.export(args.name, args.file, left_out))
+        _out(f"Exported {args.name!r} to {target}.")
+    for note in left_out:
+        _err(note)
     return 0
 
 

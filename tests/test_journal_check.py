@@ -158,6 +158,20 @@ def test_a_damaged_journal_is_found_reported_everywhere_and_kept_aside(store, ca
     table.close()
 
 
+def test_export_of_a_save_with_a_damaged_journal_says_the_plays_it_leaves_out(store, capsys, tmp_path):
+    # a play-tester flipped a byte in a journal: saves check and replay said "10 plays in the
+    # journal set aside", export wrote a record without them and said nothing
+    g = killed_mid_round(store)
+    damaged, verify, set_aside = damage("flipped byte", g, journal_lines(store))
+    journal_path(store.path("crash")).write_bytes(damaged)
+    target = tmp_path / "out.toml"
+    for args in (("saves", "export", "crash", str(target)), ("saves", "export", "crash", "-")):
+        code, out, err = run_cli(capsys, *args)
+        assert code == 0 and err.count("\n") == 1, err
+        assert f"{set_aside} plays in the journal set aside" in err and err.rstrip().endswith("exported without them")
+    assert journal_path(store.path("crash")).read_bytes() == damaged  # left as it was: only read
+
+
 def test_a_crlf_converted_journal_still_reads_every_play(store, capsys):
     g = killed_mid_round(store)
     jp = journal_path(store.path("crash"))

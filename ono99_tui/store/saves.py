@@ -856,14 +856,16 @@ class SaveStore:
             raise SaveError(why) from None
         self._clear_leftovers(src)
 
-    def export(self, name: str, target: Path) -> Path:
+    def export(self, name: str, target: Path, why: list[str] | None = None) -> Path:
+        """Write the save (its journal's plays included) to a new file. ``why``: a journal's plays
+        left out (damaged: they do not verify) are said there, as replay says them."""
         target = Path(target)
         exists = f"{target} already exists; ono99 does not overwrite files (choose a new name)"
         if os.path.lexists(target):
             raise SaveError(exists)
         if not target.parent.is_dir():  # (a mistyped folder was made, with every folder above it)
             raise SaveError(f"cannot write {target}: there is no folder {target.parent}")
-        record = self.load(name)  # the journal's plays included
+        record = self.exported(name, why)
         try:
             written = write_new(target, record.to_toml())  # (taken by another meanwhile: not overwritten)
         except OSError as exc:
@@ -871,6 +873,14 @@ class SaveStore:
         if not written:
             raise SaveError(exists)
         return target
+
+    def exported(self, name: str, why: list[str] | None = None) -> "Record":
+        """The save as a record to export, every play checked; journal plays that do not verify
+        are left out and said in ``why`` (an export said nothing of them)."""
+        record, _game, read = self._open(name, record_events=False)
+        if read.set_aside and why is not None:
+            why.append(f"{self.path(name)}: {read.describe()}; exported without them")
+        return record
 
     def import_file(self, source: Path, why: list[str] | None = None) -> str:
         """Add a record file to the saves; the name it was saved under. When that is not the name
