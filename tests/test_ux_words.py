@@ -150,3 +150,26 @@ def test_replay_on_the_linux_console_prints_ascii(tmp_path, monkeypatch):
     assert out.returncode == 0 and out.stdout.isascii() and "->" in out.stdout
     monkeypatch.setenv("ONO99_GLYPHS", "unicode")
     assert "→" in ono99("replay", str(path)).stdout
+
+
+def test_the_readme_lists_every_command_the_cli_has():
+    # a play-tester found `ono99 saves restore NAME` in `saves --help` but not in the README's list
+    import argparse
+    from pathlib import Path
+
+    from ono99_tui.cli import build_parser
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+
+    def commands(parser, prefix):
+        for action in parser._actions:  # (argparse keeps its subcommands here)
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    yield from commands(sub, f"{prefix} {name}")
+                return
+        yield prefix
+
+    listed = [c for c in commands(build_parser(), "ono99") if c != "ono99"]
+    assert len(listed) > 15 and "ono99 saves restore" in listed
+    missing = [c for c in listed if f"\n{c} " not in readme and f"\n{c}\n" not in readme]
+    assert not missing, missing
