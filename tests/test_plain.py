@@ -264,6 +264,51 @@ def test_new_game_questions_make_a_seeded_hot_seat_table_that_hides_hands_until_
         [line for line in lines if line.startswith("Game over")]
 
 
+def test_new_game_refuses_a_taken_name_and_unknown_rules_at_their_question_not_at_start(tmp_path):
+    """Play-tester: three seats all named Ann and rules "bogus" were all taken, and only Start said
+    "Cannot start: ...", one problem at a time, each a walk through every question again. Now each
+    answer is checked as Start checks it (check_names: the same name, also written in another
+    Unicode form; the rules loader; a deck that deals to every seat, R1.1) at its own question:
+    one line saying what is allowed, and the same question again."""
+    small = tmp_path / "small.toml"
+    small.write_text("hand_size = 10\n[deck]\nnumber_each = 1\nten = 0\n")  # 28 cards: 2 players
+    answers = ["n", "e", "3",
+               "Ann", "human",
+               "Ann", "Zo\u00eb", "human",  # seat 2: Ann is taken
+               "Zoe\u0308", "", "",  # seat 3: Zoë in another Unicode form is taken; Enter keeps Cy
+               "bogus", str(small), "",  # rules: unknown, too few cards for 3, then standard kept
+               "1", "7", "b", "q"]
+    rc, lines = plain("--plain", lines="\n".join(answers) + "\n")
+    assert rc == 0 and lines[-1] == "Goodbye."
+
+    def refused(question, said):
+        at = lines.index(question)
+        assert lines[at + 1:at + 3] == [said, question]
+
+    refused("Seat 2 name? Enter keeps Bo.",
+            "Seat 1 is already Ann: each seat needs its own name; type another for seat 2, or q.")
+    refused("Seat 3 name? Enter keeps Cy.",
+            "Seat 2 is already Zo\u00eb: each seat needs its own name; type another for seat 3, or q.")
+    rules_q = ("Rules: a preset, standard, first-to-500, ninety-nine-option, points, or the path of a rules file? "
+               "Enter keeps standard.")
+    at = lines.index(rules_q)
+    assert lines[at + 1].startswith("no preset or file named 'bogus' (presets: standard, ")
+    assert lines[at + 2:at + 5] == [rules_q, "These rules deal to at most 2 players, not 3; type other rules, or q.",
+                                    rules_q]
+    assert lines.count(rules_q) == 3
+    assert ("New game: seat 1, Ann, human; seat 2, Zo\u00eb, human; seat 3, Cy, medium bot. Rules standard; "
+            "Ann deals first; seed 7.") in lines
+    # a name kept with Enter that an earlier seat has just taken is asked for again, not kept
+    rc, lines = plain("--plain", lines="n\ne\n\nBo\n\n\nAnn\n" + "\n" * 8 + "b\nq\n")
+    assert rc == 0
+    question = "Seat 2 name? Bo is seat 1's name now; type another."
+    refused(question, "Seat 1 is already Bo: each seat needs its own name; type another for seat 2, or q.")
+    assert "New game: seat 1, Bo, human; seat 2, Ann, medium bot; seat 3, Cy, medium bot; seat 4, Di, medium bot." \
+        " Rules standard; first dealer as the rules say; a new deal." in lines
+    assert lines[-1] == "Goodbye."
+    assert not any(line.startswith(("Cannot start", "Which card?")) for line in lines)
+
+
 def test_pass_to_then_q_leaves_without_showing_a_hand():
     setup = "n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n\n\n\n"
     rc, lines = plain("--plain", lines=setup + "q\nq\n")

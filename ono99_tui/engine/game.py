@@ -67,6 +67,18 @@ def normalise_name(name) -> str:
     return text
 
 
+def _name_key(name: str) -> str:
+    """The form in which check_names finds two names the same: NFC ("Zoë" typed either way)."""
+    return unicodedata.normalize("NFC", name)
+
+
+def name_taken(name: str, names) -> int | None:
+    """The index of the first of ``names`` that check_names would call the same name as
+    ``name``, or None: a question can refuse a taken name as it is typed."""
+    key = _name_key(name)
+    return next((i for i, n in enumerate(names) if _name_key(n) == key), None)
+
+
 def check_names(names) -> list[str]:
     """The seats' names, or GameSetupError. A name must already be normalised (normalise_name):
     a game that quietly stripped " Ana" would record plays by a seat its record does not have."""
@@ -81,7 +93,7 @@ def check_names(names) -> list[str]:
     if dupes:
         raise GameSetupError(f"player names must differ: {', '.join(dupes)} appears more than once")
     # the same letters in two Unicode forms ("Zoë" typed two ways) look the same: one name
-    alike = sorted(n for n, k in Counter(unicodedata.normalize("NFC", n) for n in names).items() if k > 1)
+    alike = sorted(n for n, k in Counter(_name_key(n) for n in names).items() if k > 1)
     if alike:
         raise GameSetupError(f"player names must differ: {', '.join(alike)} appears more than once "
                              "(written with different Unicode characters that look the same)")

@@ -184,8 +184,6 @@ class PlainApp:
     def _ask_settings(self, s):
         """Settings as answered, or Back."""
         from ..engine.game import GameSetupError, normalise_name
-        from ..engine.rules import RulesError
-        from ..store.rule_presets import resolve
 
         while True:
             answer = self._ask(f"Your name at the table? Enter keeps {s.player_name}.")
@@ -196,13 +194,11 @@ class PlainApp:
                 self.con.say(f"{W.cap(str(exc))}.")
         while True:
             answer = self._ask(f"Rules for a new game: a preset or a rules file? Enter keeps {s.rules}.")
-            try:
-                if answer:
-                    resolve(answer)
+            problem = rules_problem(answer) if answer else None
+            if problem is None:
                 rules = answer or s.rules
                 break
-            except RulesError as exc:
-                self.con.say(f"{exc.problems[0]}.")
+            self.con.say(problem)
         undo = self._ask_on_off("Undo against bots, on or off?", s.undo)
         confirm = self._ask_on_off("Ask again before a card that loses the round, on or off?", s.confirm_bust)
         return dataclasses.replace(s, player_name=name, rules=rules, undo=undo, confirm_bust=confirm)
@@ -339,7 +335,7 @@ class PlainApp:
 
     def _edit(self, seats, rules, dealer, seed):
         from ..bots import LEVELS
-        from ..engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, normalise_name
+        from ..engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, name_taken, normalise_name
         from ..store.rule_presets import all_presets
 
         count = self._ask_number(f"How many seats, {MIN_SEATS} to {MAX_SEATS}? Enter keeps {len(seats)}.",
@@ -353,15 +349,25 @@ class PlainApp:
         kinds = ["human"] + list(LEVELS)
         for i in range(count):
             name, kind = seats[i]
+            earlier = [n for n, _ in seats[:i]]
             while True:
-                answer = self._ask(f"Seat {i + 1} name? Enter keeps {name}.")
-                if not answer:
+                # (a name an earlier seat has just taken cannot be kept: Start would refuse it)
+                kept = name_taken(name, earlier) is None
+                answer = self._ask(f"Seat {i + 1} name? " + (f"Enter keeps {name}." if kept else
+                                   f"{name} is seat {name_taken(name, earlier) + 1}'s name now; type another."))
+                if not answer and kept:
                     break
                 try:
-                    name = normalise_name(answer)
-                    break
+                    typed = normalise_name(answer) if answer else name
                 except GameSetupError as exc:
                     self.con.say(f"{W.cap(str(exc))}.")
+                    continue
+                other = name_taken(typed, earlier)
+                if other is None:
+                    name = typed
+                    break
+                self.con.say(f"Seat {other + 1} is already {seats[other][0]}: each seat needs its own name; "
+                             f"type another for seat {i + 1}, or q.")
             shown = "human" if kind == "human" else kind[4:]
             while True:
                 answer = self._ask(f"Who plays {name}: human, or a bot level: {', '.join(LEVELS)}? "
@@ -374,9 +380,14 @@ class PlainApp:
                 self.con.say(f"Type human or one of {', '.join(LEVELS)}.")
             seats[i] = (name, kind)
         presets = [p.name for p in all_presets()]
-        answer = self._ask(f"Rules: a preset, {', '.join(presets)}, or the path of a rules file? "
-                              f"Enter keeps {rules}.")
-        rules = answer or rules
+        while True:
+            answer = self._ask(f"Rules: a preset, {', '.join(presets)}, or the path of a rules file? "
+                               f"Enter keeps {rules}.")
+            problem = rules_problem(answer or rules, seats=len(seats), fix="type other rules, or q")
+            if problem is None:
+                rules = answer or rules
+                break
+            self.con.say(problem)
         named = ", ".join(f"{i} for {n}" for i, (n, _) in enumerate(seats, start=1))
         while True:
             answer = self._ask(f"First dealer: rules, high-card, random, or a seat number ({named})? "
@@ -417,7 +428,6 @@ class PlainApp:
         """The table as answered, through the New game screen's checks; ValueError saying why not."""
         from ..engine import Game
         from ..engine.game import GameSetupError
-        from ..engine.rules import RulesError
         from ..store.rule_presets import resolve
         from ..table.seats import SeatError, check_seats
         from ..tui.setup import TableSetup
@@ -427,13 +437,10 @@ class PlainApp:
             check_seats(specs)
         except SeatError as exc:
             raise ValueError(W.cap(str(exc)) + ".") from None
-        try:
-            rules, label = resolve(rules_spec)
-        except RulesError as exc:
-            more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
-            raise ValueError(f"{exc.problems[0]}{more}.") from None
-        if len(specs) > rules.max_players():
-            raise ValueError(f"These rules deal to at most {rules.max_players()} players; remove a seat.")
+        problem = rules_problem(rules_spec, seats=len(specs))
+        if problem:
+            raise ValueError(problem)
+        rules, label = resolve(rules_spec)
         first = None
         if dealer.startswith("seat:"):
             first = specs[int(dealer[5:])].name
@@ -458,6 +465,22 @@ class PlainApp:
             save_last_setup(LastSetup(tuple(seats), rules, dealer))
         except OSError as exc:
             self.con.say(f"New game could not keep this setup: {exc.strerror or exc}.")
+
+
+def rules_problem(spec: str, seats: int | None = None, fix: str = "remove a seat") -> str | None:
+    """None when ``spec`` names rules that load (and deal to ``seats`` players, when given);
+    else one line saying why not: the rules questions of Settings and New game, and Start."""
+    from ..engine.rules import RulesError
+    from ..store.rule_presets import resolve
+
+    try:
+        rules, _ = resolve(spec)
+    except RulesError as exc:
+        more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
+        return f"{exc.problems[0]}{more}."
+    if seats is not None and seats > rules.max_players():
+        return f"These rules deal to at most {rules.max_players()} players, not {seats}; {fix}."
+    return None
 
 
 def run(args) -> int:
