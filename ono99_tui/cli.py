@@ -164,7 +164,7 @@ def _replay_source(spec: str):
 
 
 def cmd_replay(args) -> int:
-    from .engine.describe import describe
+    from .engine.describe import describe, players_by_round
 
     record, game = _replay_source(args.file)
     if args.json:
@@ -192,8 +192,9 @@ def cmd_replay(args) -> int:
     _out(f"O'NO 99: {len(names)} players: {seats}")
     for line in record.rules.summary():
         _out(f"  {line}")
+    in_round = players_by_round(game.events)
     for event in game.events:
-        line = describe(event, names, ascii=ascii_only)
+        line = describe(event, names, ascii=ascii_only, in_round=in_round.get(event.get("round")))
         if line is None:
             continue
         indent = "" if event["type"] in ("deal", "dealer", "game_over") else "  "

@@ -96,6 +96,27 @@ def test_replay_prints_play_by_play_and_the_result(tmp_path):
     assert any(line.strip().startswith(f"{g.names[first_play['seat']]} plays") for line in lines)
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_replay_says_a_reverse_flips_the_direction_only_with_more_than_two_players(tmp_path, players):
+    """R6.2: with 2 players in the round a Reverse acts as a Hold and the direction stays; the
+    replay said "0 stays, direction flips" for it (a play-tester: "Bo must play twice" after it)."""
+    from tests.stacked import game_with
+
+    hands = [["reverse", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]][:players]
+    g = game_with(hands)
+    g.play("reverse")
+    assert g.direction == (1 if players == 2 else -1)  # the engine, as R6.2 says
+    path = tmp_path / "game.toml"
+    path.write_text(Record.from_game(g, [SeatSpec(n) for n in g.names]).to_toml())
+    out = ono99("replay", str(path))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    said = "Ana plays Reverse \u2014 0 stays" + (" (a Hold with two players)" if players == 2 else ", direction flips")
+    assert "  " + said in lines
+    nxt = "Bo" if players == 2 else "Cy"
+    assert f"Round 1, total 0, play goes {'left' if players == 2 else 'right'}: {nxt} to play." in lines
+
+
 def test_replay_mid_game_says_whose_turn(tmp_path):
     g, path = _played_record(tmp_path, stop_after=5)
     out = ono99("replay", str(path), "--ascii")

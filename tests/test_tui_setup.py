@@ -248,6 +248,27 @@ async def test_a_reverse_as_a_human_turns_play_around():
         game = screen.table.game
         assert game.plays == [(0, "reverse")] and game.direction == -1 and game.current == 2 and game.total == 0
         assert "right" in str(screen.query_one("#table").render()) or "right" in screen_text(app)
+        log = screen.query_one("#log").lines
+        assert any("You play Reverse \u2014 0 stays, direction flips" in line for line in log)
+
+
+async def test_with_two_players_the_log_says_a_reverse_is_a_hold_never_that_the_direction_flips():
+    """R6.2: between 2 players a Reverse acts as a Hold (the engine never flips the direction);
+    the log said "You play Reverse \u2014 0 stays, direction flips"."""
+    setup = stacked_setup([["reverse", "2", "3", "4"], ["5", "6", "7", "8"]])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(setup)
+        await pilot.pause()
+        screen = app.screen
+        card = next(c for c in screen.query(CardWidget) if c.card == "reverse")
+        await pilot.press(str(card.index))
+        await pilot.pause()
+        game = screen.table.game
+        assert game.plays == [(0, "reverse")] and game.direction == 1 and game.current == 1
+        log = "\n".join(screen.query_one("#log").lines)
+        assert "You play Reverse \u2014 0 stays (a Hold with two players)" in log
+        assert "direction flips" not in log
 
 
 def screen_text(app) -> str:

@@ -30,6 +30,14 @@ def test_r2_3_round_starts_say_you_deal():
     assert describe({"type": "deal", "round": 2, "dealer": 1}, ["You", "Bo"]) == "Round 2: Bo deals"
 
 
+def test_r6_2_a_reverse_line_claims_a_direction_flip_only_when_more_than_two_play():
+    play = {"type": "play", "n": 1, "round": 1, "seat": 1, "card": "reverse", "total": 89}
+    names = ["Ann", "Bob", "Cy"]
+    assert describe(play, names, in_round=3) == "Bob plays Reverse \u2014 89 stays, direction flips"
+    assert describe(play, names, in_round=2, ascii=True) == "Bob plays Reverse - 89 stays (a Hold with two players)"
+    assert describe(play, names) == "Bob plays Reverse \u2014 89 stays"  # not known: neither claimed
+
+
 def test_simulate_help_says_95_percent_once():
     out = ono99("simulate", "--help")
     assert out.returncode == 0

@@ -37,8 +37,17 @@ def plays_made(n: int, verb: bool = True) -> str:
     return f"{words} {'is' if n == 1 else 'are'}" if verb else words
 
 
-def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None) -> str | None:
-    """One line for ``event``, or None for events not worth a line (draws, deals' decks)."""
+def players_by_round(events) -> dict[int, int]:
+    """How many players each round in ``events`` was dealt to (its deal event's seats)."""
+    return {e["round"]: len(e["seats"]) for e in events if e["type"] == "deal" and "seats" in e}
+
+
+def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = None,
+             in_round: int | None = None) -> str | None:
+    """One line for ``event``, or None for events not worth a line (draws, deals' decks).
+    ``in_round``: how many players the event's round was dealt to (players_by_round), which a
+    Reverse needs: with 2 it acts as a Hold and the direction stays (R6.2); when it is not
+    known, the line claims neither."""
     arrow = "->" if ascii else "→"
     dash = "-" if ascii else "—"
     kind = event["type"]
@@ -62,7 +71,8 @@ def describe(event: dict, names, *, ascii: bool = False, viewer: int | None = No
         if card in C.ADDERS or card == C.MINUS_TEN:
             return f"{who} {agree(who, 'plays')} {label} {arrow} {total}"
         if card == C.REVERSE:
-            return f"{who} {agree(who, 'plays')} Reverse {dash} {total} stays, direction flips"
+            does = {None: "", 2: " (a Hold with two players)"}.get(in_round, ", direction flips")
+            return f"{who} {agree(who, 'plays')} Reverse {dash} {total} stays{does}"
         if card == C.DOUBLE:
             return f"{who} {agree(who, 'plays')} Double Play {dash} {total} stays"
         return f"{who} {agree(who, 'plays')} {label} {dash} {total} stays"

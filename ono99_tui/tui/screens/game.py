@@ -23,7 +23,8 @@ from textual.widgets import Header, Log, Static
 
 from ...engine import Game
 from ...engine import cards as C
-from ...engine.describe import agree, describe, plays_made, possessive, rounds_apart, view_before
+from ...engine.describe import (agree, describe, players_by_round, plays_made, possessive, rounds_apart,
+                                view_before)
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -131,6 +132,7 @@ class GameScreen(Screen):
         self._armed: int | None = None  # a busting card pressed once: the second press plays it
         self._armed_text = ""  # what the hint says while it is armed
         self._turn_hint = ""
+        self._round_players: dict[int, int] = {}  # players each round was dealt to (the log's Reverse)
         self._undo_shown = False
         self._out_shown = False  # the viewer is out of the game (the footer offers no Play)
         # why undo was refused, and when it was said: "u u u" stacked three copies of one toast
@@ -261,9 +263,17 @@ class GameScreen(Screen):
         names, ascii = self.table.names, self.app.ascii
         seat = self._sub.seat
         arrow = "->" if ascii else "→"
+        # how many each round was dealt to, for a Reverse's line (R6.2): from the deals seen, and
+        # the round being played now (a log opened mid-round has not seen its deal)
+        sizes = self._round_players
+        sizes.update(players_by_round(events))
         entries: list[list] = []
         for event in events:
-            line = describe(event, names, ascii=ascii, viewer=seat)
+            round_no = event.get("round")
+            if event["type"] == "play" and round_no not in sizes:
+                now = self.table.view_for(self.viewer)
+                sizes.setdefault(now.round, len(now.in_round))
+            line = describe(event, names, ascii=ascii, viewer=seat, in_round=sizes.get(round_no))
             if not line:
                 continue
             kind = event["type"]
