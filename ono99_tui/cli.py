@@ -14,7 +14,7 @@ import sys
 
 from . import __version__
 from .errors import UserError
-from .text import visible
+from .text import counted, visible
 
 EXIT_USAGE = 2
 
@@ -103,7 +103,7 @@ def _where(game) -> list[str]:
     names = game.names
     lines = []
     if game.over:
-        lines.append(f"Game over after {game.round_no} rounds: {names[game.winner]} wins.")
+        lines.append(f"Game over after {counted(game.round_no, 'round')}: {names[game.winner]} wins.")
     else:
         twice = " (must play twice)" if game.owed == 2 else ""
         direction = "left" if game.direction == 1 else "right"

@@ -23,6 +23,11 @@ def _escape(match: re.Match) -> str:
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
+def counted(n: int, noun: str) -> str:
+    """"1 round", "3 rounds": a count and its noun (a regular plural), as a message says it."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def visible(text: object, keep_newlines: bool = False) -> str:
     """``text`` with every control character shown as an escape (newlines kept if asked)."""
     text = str(text)

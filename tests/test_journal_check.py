@@ -172,6 +172,31 @@ def test_export_of_a_save_with_a_damaged_journal_says_the_plays_it_leaves_out(st
     assert journal_path(store.path("crash")).read_bytes() == damaged  # left as it was: only read
 
 
+def test_a_damaged_journal_with_one_play_that_verifies_says_1_play(store):
+    """The notice said "Opened with the 1 plays that verify": a game killed two plays into its
+    first round, the second play's line damaged, opens with its one play, said as one."""
+    g = Game([x.name for x in SEATS], DEFAULT, 7)
+    session = SaveSession(store, "crash", SEATS, "standard")
+    session.open()
+    session.save(g)
+    for _ in range(2):
+        g.play(g.legal_plays()[0])
+        session.save(g)
+    session.wait()
+    session._drop_journal()  # killed: no fold on leaving
+    session.lock.release()
+    assert load_record(store.path("crash")).play_count == 0
+    lines = journal_lines(store)
+    assert len(lines) == 3  # the header and the two plays
+    line = bytearray(lines[2])
+    line[len(line) // 2] ^= 0x04
+    journal_path(store.path("crash")).write_bytes(lines[0] + lines[1] + bytes(line))
+    table, notice = open_table(store)
+    assert table.game.plays == g.plays[:1]
+    assert "Opened with the 1 play that verifies; " in notice, notice
+    table.close()
+
+
 def test_a_crlf_converted_journal_still_reads_every_play(store, capsys):
     g = killed_mid_round(store)
     jp = journal_path(store.path("crash"))

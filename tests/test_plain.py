@@ -309,6 +309,23 @@ def test_new_game_refuses_a_taken_name_and_unknown_rules_at_their_question_not_a
     assert not any(line.startswith(("Cannot start", "Which card?")) for line in lines)
 
 
+def test_counts_of_one_are_said_in_the_singular(tmp_path, private_dirs):
+    """Play-tester: "Game over after 1 rounds." A count of one is said as one: a game of one round
+    (one token, no extra life, R8.2), a hand of one card (hand_size, R3.1), one round lost."""
+    rules = tmp_path / "one.toml"
+    rules.write_text("hand_size = 1\n[scoring]\ntokens = 1\nextra_life = false\n")
+    setup = "n\ne\n2\n" + "\n" * 6 + "5\n\n"  # two seats (You and a bot), seed 5, start
+    rc, lines = plain("--plain", "--rules", str(rules), lines=setup + "s\n?\n" + GAME * 100 + "s\nq\n")
+    assert rc == 0
+    assert "Tokens: You 1 token, 1 card; Bo 1 token, 1 card." in lines
+    assert any(line.endswith("Bust at 99; 1 card in hand; 54-card deck.") for line in lines)
+    over = [line for line in lines if line.startswith("Game over after")]
+    assert len(over) == 1 and re.fullmatch(r"Game over after 1 round\. (You|Bo) wins?\.", over[0]), over
+    rounds_lost = "1 round lost" if over[0].startswith("Game over after 1 round. Bo") else "0 rounds lost"
+    said = [line for line in lines if line.startswith("You: 1 game, ")]
+    assert len(said) == 1 and f" percent), {rounds_lost}" in said[0], said
+
+
 def test_pass_to_then_q_leaves_without_showing_a_hand():
     setup = "n\ne\n2\nAnn\nhuman\nBea\nhuman\n\n\n\n\n"
     rc, lines = plain("--plain", lines=setup + "q\nq\n")

@@ -117,6 +117,21 @@ def test_host_plain_plays_against_bots_and_leaves_at_end_of_input():
     assert any(line.startswith("Game over after ") for line in lines)
 
 
+def test_a_network_game_of_one_round_says_game_over_after_1_round(tmp_path):
+    """One token and no extra life (R8.2) between two: the game ends with its first round, and
+    the lines said "Game over after 1 rounds."."""
+    rules = tmp_path / "one.toml"
+    rules.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    host = Running("host", "--plain", "--port", "0", "--bot-delay", "0", "--seats", "2", "--no-save",
+                   "--rules", str(rules))
+    host.wait_for(r"^Others join with: ono99 join localhost:\d+ --name NAME$")
+    host.type("b\ns\n" + GAME * 200, close=True)
+    assert host.finish() == 0
+    over = [line for line in host.lines if line.startswith("Game over after ")]
+    assert len(over) == 1 and re.fullmatch(r"Game over after 1 round\. \S.* wins?\.", over[0]), over
+    assert host.lines[host.lines.index(over[0]) + 1].startswith("Standings: first ")
+
+
 def test_a_plain_join_dials_back_to_its_seat_by_itself_when_a_killed_server_comes_back(tmp_path):
     """A stranger's find: a killed server left a plain join with only a line to run the same
     ono99 join again, while the full screen dials back by itself. Lines now dial back too: the

@@ -38,6 +38,41 @@ def test_r6_2_a_reverse_line_claims_a_direction_flip_only_when_more_than_two_pla
     assert describe(play, names) == "Bob plays Reverse \u2014 89 stays"  # not known: neither claimed
 
 
+def test_counts_of_one_in_the_plain_lines_the_rules_and_replay_are_singular(tmp_path):
+    """"Game over after 1 rounds": a count that can be one is said as one, wherever plain mode
+    or the command line says it (R3.1 hand_size 1; R8.2 one token and no extra life)."""
+    import dataclasses
+
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.game import GameSetupError
+    from ono99_tui.engine.record import Record, SeatSpec
+    from ono99_tui.engine.rules import RulesError, load_rules_text
+    from ono99_tui.engine.view import PlayerView
+    from ono99_tui.plain.words import standings_lines, total_line
+
+    rules = load_rules_text("hand_size = 1\n[scoring]\ntokens = 1\nextra_life = false\n")
+    assert "Bust at 99; 1 card in hand; 54-card deck." in rules.summary()
+    g = Game(["Ann", "Bob"], rules, 3)
+    view = PlayerView.of(g, 0)
+    assert total_line(dataclasses.replace(view, draw_pile_size=1)).endswith(" The draw pile has 1 card.")
+    while not g.over:
+        g.play(g.legal_plays()[0])
+    assert g.round_no == 1
+    end = standings_lines(PlayerView.of(g, 0), g.standings(), g.round_no)
+    assert end[0] == f"Game over after 1 round. {g.names[g.winner]} wins."
+    path = tmp_path / "one.toml"
+    path.write_text(Record.from_game(g, [SeatSpec(n) for n in g.names]).to_toml())
+    out = ono99("replay", str(path))
+    assert out.returncode == 0 and f"Game over after 1 round: {g.names[g.winner]} wins." in out.stdout.splitlines()
+    # a deck too small to deal one card each (R1.1): "1 card", in `rules check` and at a table
+    deck = "[deck]\nnumber_each = 0\nminus_ten = 0\nhold = 0\nreverse = 0\ndouble_play = 0\nninety_nine = 0\n"
+    with pytest.raises(RulesError, match="too small to deal 1 card to 2 players"):
+        load_rules_text("hand_size = 1\n[dealer]\nfirst = 'random'\n" + deck + "ten = 1\n")
+    two = load_rules_text("hand_size = 1\n[dealer]\nfirst = 'random'\n" + deck + "ten = 2\n")
+    with pytest.raises(GameSetupError, match=r"^3 players x 1 card needs 3 cards, but the deck has 2"):
+        Game(["Ann", "Bob", "Cy"], two, 1)
+
+
 def test_simulate_help_says_95_percent_once():
     out = ono99("simulate", "--help")
     assert out.returncode == 0

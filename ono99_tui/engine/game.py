@@ -25,6 +25,7 @@ import random
 import unicodedata
 from collections import Counter
 
+from ..text import counted
 from . import cards as C
 from .legal import legal_plays, why_not
 from .rules import DEFAULT, Rules
@@ -137,7 +138,7 @@ class Game:
         n = self.n = len(self.names)
         if n * rules.hand_size > len(rules.deck):
             raise GameSetupError(
-                f"{n} players x {rules.hand_size} cards needs {n * rules.hand_size} cards, "
+                f"{n} players x {counted(rules.hand_size, 'card')} needs {n * rules.hand_size} cards, "
                 f"but the deck has {len(rules.deck)} (at most {rules.max_players()} players with these rules)"
             )
         self.rules = rules

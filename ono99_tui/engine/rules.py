@@ -16,7 +16,7 @@ from typing import Any
 import tomli_w
 
 from ..parsing import ReadError, parse_toml
-from ..text import quoted, shorten, visible
+from ..text import counted, quoted, shorten, visible
 from . import cards as C
 
 
@@ -218,7 +218,7 @@ class Rules:
             lines.append(f"Points: out at {self.scoring_limit}; last player left wins.")
         else:
             lines.append(f"Points: game ends when anyone reaches {self.scoring_limit}; lowest wins.")
-        lines.append(f"Bust at {self.target}; {self.hand_size} cards in hand; {len(self._deck)}-card deck.")
+        lines.append(f"Bust at {self.target}; {counted(self.hand_size, 'card')} in hand; {len(self._deck)}-card deck.")
         if self.ninety_nine_card_playable_on_tens:
             lines.append("A 99 may be played when the total ends in 0.")
         if not self.double_play_deflect:
@@ -363,7 +363,7 @@ def _check_whole(rules: Rules, source: str, problems: list[Problem]) -> None:
         problems.append(
             Problem(
                 source, "deck",
-                f"a {deck}-card deck is too small to deal {rules.hand_size} cards to 2 players "
+                f"a {deck}-card deck is too small to deal {counted(rules.hand_size, 'card')} to 2 players "
                 f"(needs at least {need} cards; raise deck.* or lower hand_size)",
             )
         )

@@ -227,7 +227,7 @@ class PlainApp:
 
     def stats(self) -> None:
         from ..store.stats import load_stats
-        from ..text import shorten
+        from ..text import counted, shorten
 
         players, problem = load_stats()
         if problem:
@@ -240,7 +240,7 @@ class PlainApp:
             games, wins = row.get("games", 0), row.get("wins", 0)
             pct = f" ({100 * wins / games:.0f} percent)" if games else ""
             text = (f"{shorten(name, 24)}: {games} game{'' if games == 1 else 's'}, {wins} "
-                    f"win{'' if wins == 1 else 's'}{pct}, {row.get('rounds_lost', 0)} rounds lost")
+                    f"win{'' if wins == 1 else 's'}{pct}, {counted(row.get('rounds_lost', 0), 'round')} lost")
             pg = row.get("points_games", 0)
             if pg:
                 text += f", {row.get('points_total', 0) / pg:.0f} points on average"

@@ -255,17 +255,9 @@ class RemotePlain(PlainTable):
         self.con.say("The server saves this game; there is nothing to save here.")
 
     def _game_over(self) -> str:
-        from ..engine.describe import agree
-
         view = self.table.view
-        names = view.names
-        order = _standings(self.table.events, view)
-        ranked = "; ".join(f"{W.ORDINAL[i]} {names[s]}" + (f" with {view.points[s]} points"
-                                                            if view.rules.scoring_mode == "points" else "")
-                           for i, s in enumerate(order))
-        winner = names[view.winner] if view.winner is not None else names[order[0]]
-        self.con.say(f"Game over after {view.round} rounds. {winner} {agree(winner, 'wins')}.")
-        self.con.say(f"Standings: {ranked}.")
+        for line in W.standings_lines(view, _standings(self.table.events, view), view.round):
+            self.con.say(line)
         return "menu"
 
 

@@ -11,6 +11,7 @@ from ..engine import cards as C
 from ..engine.describe import agree, possessive
 from ..engine.legal import busts
 from ..engine.view import PlayerView
+from ..text import counted
 
 CARD_WORD = {"2": "Two", "3": "Three", "4": "Four", "5": "Five", "6": "Six", "7": "Seven", "8": "Eight",
              "9": "Nine", C.TEN: "Ten", C.MINUS_TEN: "Minus Ten", C.HOLD: "Hold", C.REVERSE: "Reverse",
@@ -217,7 +218,7 @@ def total_line(view: PlayerView) -> str:
     after = f" Then {view.names[nxt]}." if nxt is not None and nxt != view.current else ""
     turn = f"It is {'your' if view.current == view.seat else cur + chr(39) + 's'} turn{twice}."
     return (f"Round {view.round}, total {view.total}, bust at {view.rules.target}, play goes "
-            f"{direction_word(view.direction)}. {turn}{after} The draw pile has {view.draw_pile_size} cards.")
+            f"{direction_word(view.direction)}. {turn}{after} The draw pile has {counted(view.draw_pile_size, 'card')}.")
 
 
 def scores_lines(view: PlayerView, cards: bool = True) -> list[str]:
@@ -232,7 +233,7 @@ def scores_lines(view: PlayerView, cards: bool = True) -> list[str]:
         else:
             parts.append(f"{name} {view.points[s]} points")
         if cards and s in view.in_round and not view.over:
-            parts[-1] += f", {view.hand_sizes[s]} cards"
+            parts[-1] += f", {counted(view.hand_sizes[s], 'card')}"
     what = "Tokens" if rules.scoring_mode == "tokens" else f"Points, limit {rules.scoring_limit}"
     return [f"{what}: " + "; ".join(parts) + "."]
 
@@ -330,5 +331,6 @@ def standings_lines(view, standings: list[int], rounds: int) -> list[str]:
             parts.append(f"{ORDINAL[i]} {names[s]} with {view.points[s]} points")
         else:
             parts.append(f"{ORDINAL[i]} {names[s]}")
-    return [f"Game over after {rounds} rounds. {names[view.winner]} "
-            f"{agree(names[view.winner], 'wins')}.", "Standings: " + "; ".join(parts) + "."]
+    winner = names[view.winner] if view.winner is not None else names[standings[0]]
+    return [f"Game over after {counted(rounds, 'round')}. {winner} {agree(winner, 'wins')}.",
+            "Standings: " + "; ".join(parts) + "."]

@@ -29,6 +29,7 @@ import threading
 
 from ..engine import Game
 from ..engine.record import Record, SeatSpec
+from ..text import counted
 from .atomic import remove_stale_temps
 from .journal import JournalWriter, journal_path, new_id
 from .lock import Lock
@@ -147,11 +148,13 @@ class SaveSession:
         except (OSError, SaveError):
             self._base = None  # the next save rewrites the record
         self._saved = len(game.plays)
+        plays = counted(len(game.plays), "play")
         if report.linked:  # the link itself moved aside (never followed): what it points at is untouched
-            return (f"Save {self.name!r}: {report.describe()}. Opened with the {len(game.plays)} plays of the "
+            return (f"Save {self.name!r}: {report.describe()}. Opened with the {plays} of the "
                     f"save itself; the link is kept as {kept} (ono99 saves check lists it).")
-        return (f"Damaged save {self.name!r}: {report.describe()}. Opened with the {len(game.plays)} plays "
-                f"that verify; the damaged journal is kept as {kept} (ono99 saves check lists it).")
+        verify = "verifies" if len(game.plays) == 1 else "verify"
+        return (f"Damaged save {self.name!r}: {report.describe()}. Opened with the {plays} "
+                f"that {verify}; the damaged journal is kept as {kept} (ono99 saves check lists it).")
 
     def opened(self, game: Game) -> None:
         """``game`` is what the save (and its journal) already hold, as just read from disk:
