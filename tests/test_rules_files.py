@@ -92,6 +92,28 @@ def test_a_deck_that_takes_away_more_than_it_adds_is_rejected():
                      "or more numbers/Tens)"]
 
 
+def test_a_deck_of_only_99s_or_without_numbers_says_so_not_that_minus_tens_outweigh():
+    """Play-tester: a deck of forty 99s was refused as "with Minus Tens outweighing the rest" and
+    told to use "fewer deck.minus_ten", with no Minus Ten in it. R7.1, R5.2: nobody can play a 99,
+    so every round is lost at its deal; without number cards or Tens the total never rises (R4.6)."""
+    none = "[deck]\nnumber_each = 0\nten = 0\nminus_ten = 0\nhold = 0\nreverse = 0\ndouble_play = 0\n"
+    random_dealer = "[dealer]\nfirst = 'random'\n"
+    assert problems(none + "ninety_nine = 40\n" + random_dealer) == [
+        "house.toml: deck: the deck holds only 99s, which cannot be played (R7.1): every round would be "
+        "lost at once by its first player, who has no card to play (R5.2); add number cards or Tens "
+        "(deck.number_each, deck.ten)"]
+    helpers = none.replace("minus_ten = 0", "minus_ten = 2").replace("hold = 0", "hold = 8")
+    for text in (helpers + "ninety_nine = 4\n" + random_dealer,
+                 none + "ninety_nine = 40\n" + random_dealer + "[ninety_nine_card]\nplayable_on_tens = true\n"):
+        assert problems(text) == [
+            "house.toml: deck: the deck has no number cards or Tens: no card adds to the total, so it never "
+            "reaches 99 and a round may never end; add number cards or Tens (deck.number_each, deck.ten)"]
+    # (an empty deck: too small to deal, and nothing said of cards it does not hold)
+    assert problems(none + "ninety_nine = 0\n" + random_dealer) == [
+        "house.toml: deck: a 0-card deck is too small to deal 4 cards to 2 players "
+        "(needs at least 8 cards; raise deck.* or lower hand_size)"]
+
+
 def test_high_card_needs_number_cards_to_draw():
     found = problems("[deck]\nnumber_each = 0\nten = 5\n")
     assert found and "dealer.first" in found[0] and '"random"' in found[0]

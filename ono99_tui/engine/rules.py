@@ -368,7 +368,27 @@ def _check_whole(rules: Rules, source: str, problems: list[Problem]) -> None:
             )
         )
     net = sum(C.EFFECT[c] for c in rules.deck)
-    if net <= 0:
+    playable = [c for c in rules.deck if c != C.NINETY_NINE or rules.ninety_nine_card_playable_on_tens]
+    if not deck:
+        pass  # too small to deal, said above; nothing else about cards it does not have
+    elif not playable:  # (not "Minus Tens outweighing the rest": a play-tester's deck of 99s)
+        problems.append(
+            Problem(
+                source, "deck",
+                "the deck holds only 99s, which cannot be played (R7.1): every round would be lost at "
+                "once by its first player, who has no card to play (R5.2); add number cards or Tens "
+                "(deck.number_each, deck.ten)",
+            )
+        )
+    elif not any(c in C.ADDERS for c in rules.deck):
+        problems.append(
+            Problem(
+                source, "deck",
+                f"the deck has no number cards or Tens: no card adds to the total, so it never reaches "
+                f"{rules.target} and a round may never end; add number cards or Tens (deck.number_each, deck.ten)",
+            )
+        )
+    elif net <= 0:
         problems.append(
             Problem(
                 source, "deck",
