@@ -207,6 +207,27 @@ def test_hard_plays_out_as_many_rounds_with_a_ten_card_hand_as_with_four(monkeyp
         assert len(played) <= 48 * 4
 
 
+def test_hard_stops_dealing_once_its_play_outs_have_cost_what_long_rounds_would(monkeypatch):
+    """House rules can make a round near the target last hundreds of plays (a target of 999, 40
+    Minus Tens, eight players: p99 2.4 s a decision): the deals stop once the plays played out
+    reach ``LONG_ROUND`` a play-out on average. Standard rounds never come near it."""
+    from tests.stacked import game_with, set_total
+
+    from ono99_tui.bots import search
+
+    played = []
+    real = search._outcome
+    monkeypatch.setattr(search, "_outcome", lambda *a, **k: played.append(a[3]) or real(*a, **k))
+    g = game_with([["2", "3", "4", "hold"], ["2", "3", "4", "6"]])
+    set_total(g, 80)
+    search.choose_hard(g.view(0), random.Random(3), iterations=48)
+    assert len(played) == 48 * 4  # a standard round: every deal
+    played.clear()
+    monkeypatch.setattr(search, "LONG_ROUND", 1)  # as if every play-out were long
+    search.choose_hard(g.view(0), random.Random(3), iterations=48)
+    assert 4 <= len(played) < 48 * 4 and len(played) % 4 == 0, len(played)  # whole deals, fewer of them
+
+
 def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None, own=None):
     """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
     in ``policies`` played by the bot level it names (a "mixed" seat picks one each play), and

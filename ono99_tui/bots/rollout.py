@@ -36,7 +36,7 @@ class RoundSim:
 
     __slots__ = ("rules", "round_no", "seed", "order", "pos", "hands", "draw", "discard", "seen",
                  "total", "direction", "current", "owed", "nn_used", "pending_double", "reshuffles",
-                 "loser", "legal", "deck", "deck_size", "tokens", "points", "policies", "me", "own")
+                 "loser", "legal", "deck", "deck_size", "tokens", "points", "policies", "me", "own", "length")
 
     def __init__(self, view, hands: dict[int, list[str]], draw_top_first: list[str], seed: int,
                  policies: dict[int, str] | None = None, own=MEDIUM):
@@ -196,6 +196,7 @@ def play_out_sim(view, hands, draw_top_first, card: str, seed: int, max_plays: i
     while sim.loser is None and plays < max_plays:
         sim.play(choose(rng))
         plays += 1
+    sim.length = plays  # (plays after ``card``: what the play-out cost, for the search's budget)
     return sim
 
 

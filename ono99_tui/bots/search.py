@@ -54,6 +54,7 @@ PILES_PER_DEAL = 4  # each deal of hands read from the plays is played with this
 DEFAULT_K = 0.0  # standard errors a card's gain must clear to leave medium's card (regret.py: 0 best)
 SEARCH_ROOM = 40
 FULL_HAND = 4  # candidates whose play-outs ``iterations`` pays for in full (a standard hand, R3.1)
+LONG_ROUND = 40  # plays a play-out may take on average before the deals stop (see choose_hard)
 MAX_ROLLOUT_PLAYS = 400
 
 
@@ -96,10 +97,16 @@ MODEL_PLAYOUTS = True  # the others play the play-outs by the kind of player the
 OWN = MEDIUM
 
 
-def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None, own=MEDIUM) -> float:
+def _outcome(view: PlayerView, hands, draw, card: str, seed: int, policies=None, own=MEDIUM,
+             cost: list[int] | None = None) -> float:
     """What the round is worth to this seat after playing ``card`` and its later turns by
-    ``own``, scored the way the rules in force score it (``round_value``)."""
-    return round_value(view, play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies, own))
+    ``own``, scored the way the rules in force score it (``round_value``). ``cost``: the plays
+    it took are added to ``cost[0]``, in quarter plays at a table of up to four (a play at a
+    bigger table weighs players/4)."""
+    sim = play_out_sim(view, hands, draw, card, seed, MAX_ROLLOUT_PLAYS, policies, own)
+    if cost is not None:  # (in quarter plays: a play at a table of more than four costs more)
+        cost[0] += (sim.length + 1) * max(4, len(sim.order))
+    return round_value(view, sim)
 
 
 GAME_VALUE = True  # tokens, three or more players: value a round's end by the game it leaves (stakes.py)
@@ -210,16 +217,26 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     # The budget is play-outs, not deals: a hand of four distinct cards (R3.1's four) plays
     # ``iterations`` deals; a bigger house-rule hand (up to 10 cards) as many play-outs, so fewer
     # deals (measured: with 10-card hands p99 was 447 ms a decision, against 300 allowed).
+    # And a play-out's cost is its plays: house rules can make rounds near the target last hundreds
+    # of plays (a target of 999, a deck of 40 Minus Tens, eight players: p99 2.4 s a decision),
+    # so the deals stop once the plays reach what LONG_ROUND plays a play-out would cost (a play
+    # at a bigger table weighing more: ``_outcome``). A
+    # standard round played out from within 40 of the target takes 6-7 plays on average, at
+    # most 19 a decision on the positions measured (docs/bots.md): the cap never binds there.
+    budget = iterations * FULL_HAND * LONG_ROUND * 4
     iterations = min(iterations, iterations * FULL_HAND // (len(diffs) + 1))
     stop = None if deadline is None else time.perf_counter() + deadline
+    spent = [0]
     for _ in range(iterations):
         hands, draw, *models = deal()
         policies = models[0] if models else None
         seed = rng.getrandbits(32)
-        base = _outcome(view, hands, draw, default, seed, policies, own)
+        base = _outcome(view, hands, draw, default, seed, policies, own, spent)
         for card in diffs:
-            diffs[card].append(_outcome(view, hands, draw, card, seed, policies, own) - base)
+            diffs[card].append(_outcome(view, hands, draw, card, seed, policies, own, spent) - base)
         if stop is not None and time.perf_counter() > stop:
+            break
+        if spent[0] >= budget:
             break
     best, gain = default, 0.0
     for card, d in diffs.items():
