@@ -413,6 +413,10 @@ def cmd_saves_list(args) -> int:
         if write_protected(info.path):  # (opens read-only: plays made in it are kept nowhere)
             _out(f"    [write-protected] opens read-only; chmod u+w {shlex.quote(str(info.path))} "
                  "to play on in it")
+    for name in _save_errors(store.lone_baks):  # (found only by whoever knew to type restore)
+        shown += 1
+        _out(f"{name}  [previous version only] {name}.toml.bak is there without its save: "
+             f"ono99 saves restore {_quoted(name)} puts it back")
     if not shown:
         _out(f"No saved games in {store.folder}.")
     elif unchecked:

@@ -197,6 +197,23 @@ def test_a_damaged_journal_with_one_play_that_verifies_says_1_play(store):
     table.close()
 
 
+def test_a_previous_version_without_its_save_is_listed_with_how_to_put_it_back(store, capsys):
+    # a play-tester's lost.toml.bak (its save deleted by hand) was invisible to saves list and
+    # check, though saves restore brought it back
+    killed_mid_round(store)
+    bak = store.path("crash").with_name("crash.toml.bak")
+    os.link(bak, store.path("crash").with_name("lost.toml.bak"))
+    os.unlink(bak)
+    code, out, _ = run_cli(capsys, "saves", "list")
+    assert code == 0 and ("lost  [previous version only] lost.toml.bak is there without its save: ono99 saves "
+                          "restore lost puts it back") in out, out
+    assert "crash  [previous" not in out  # a save with its own .bak gone is only a save
+    code, out, _ = run_cli(capsys, "saves", "restore", "lost")
+    assert code == 0 and store.load("lost").names == store.load("crash").names
+    code, out, _ = run_cli(capsys, "saves", "list")
+    assert "[previous version only]" not in out
+
+
 def test_a_crlf_converted_journal_still_reads_every_play(store, capsys):
     g = killed_mid_round(store)
     jp = journal_path(store.path("crash"))

@@ -570,6 +570,18 @@ class SaveStore:
         entries.sort(key=lambda en: en.modified, reverse=True)
         return entries
 
+    def lone_baks(self) -> list[str]:
+        """Names whose previous version (NAME.toml.bak) is there without the save itself (deleted
+        by hand, or a delete cut short): nothing lists them as saves, yet restore puts them back."""
+        self._check_folder()
+        try:
+            with os.scandir(self.folder) as it:
+                files = {e.name for e in it}
+        except OSError:
+            return []
+        return sorted(f[: -len(SUFFIX + ".bak")] for f in files
+                      if f.endswith(SUFFIX + ".bak") and not f.startswith(".") and f[: -len(".bak")] not in files)
+
     def names(self) -> list[str]:
         """Save names, the most recently played first. SaveError when the folder cannot be read."""
         return [e.name for e in self._scan()]
