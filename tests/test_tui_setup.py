@@ -1,5 +1,7 @@
 """New game, themes, settings and the command palette, driven as a player drives them (Pilot)."""
 
+from contextlib import asynccontextmanager
+
 import pytest
 from textual.widgets import Input, Select
 
@@ -217,17 +219,24 @@ def stacked_setup(hands, draw=()):
     return TableSetup(seats, DEFAULT, "standard", seed=1, first_dealer=seats[-1].name, decks={1: deck})
 
 
-async def test_a_double_play_as_a_human_makes_the_next_player_play_twice():
-    """R6.3: You play Double Play by its number key; Bo must then make two plays."""
-    setup = stacked_setup([["double", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]])
+@asynccontextmanager
+async def you_play(setup, card: str):
+    """The table of ``setup`` at 80x24, You having played ``card`` by its number key: (app, screen)."""
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
         app.start_game(setup)
         await pilot.pause()
         screen = app.screen
-        card = next(c for c in screen.query(CardWidget) if c.card == "double")
-        await pilot.press(str(card.index))
+        chosen = next(c for c in screen.query(CardWidget) if c.card == card)
+        await pilot.press(str(chosen.index))
         await pilot.pause()
+        yield app, screen
+
+
+async def test_a_double_play_as_a_human_makes_the_next_player_play_twice():
+    """R6.3: You play Double Play by its number key; Bo must then make two plays."""
+    setup = stacked_setup([["double", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]])
+    async with you_play(setup, "double") as (app, screen):
         game = screen.table.game
         assert game.plays == [(0, "double")] and game.current == 1 and game.owed == 2
         assert "Bo must play twice" in str(screen.query_one("#table").query_one("#double").render())
@@ -237,14 +246,7 @@ async def test_a_double_play_as_a_human_makes_the_next_player_play_twice():
 async def test_a_reverse_as_a_human_turns_play_around():
     """R6.2: with three players, your Reverse sends play to the right (Cy), total unchanged."""
     setup = stacked_setup([["reverse", "2", "3", "4"], ["5", "6", "7", "8"], ["2", "3", "4", "5"]])
-    app = Ono99App(bot_delay=600)
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.start_game(setup)
-        await pilot.pause()
-        screen = app.screen
-        card = next(c for c in screen.query(CardWidget) if c.card == "reverse")
-        await pilot.press(str(card.index))
-        await pilot.pause()
+    async with you_play(setup, "reverse") as (app, screen):
         game = screen.table.game
         assert game.plays == [(0, "reverse")] and game.direction == -1 and game.current == 2 and game.total == 0
         assert "right" in str(screen.query_one("#table").render()) or "right" in screen_text(app)
@@ -256,14 +258,7 @@ async def test_with_two_players_the_log_says_a_reverse_is_a_hold_never_that_the_
     """R6.2: between 2 players a Reverse acts as a Hold (the engine never flips the direction);
     the log said "You play Reverse \u2014 0 stays, direction flips"."""
     setup = stacked_setup([["reverse", "2", "3", "4"], ["5", "6", "7", "8"]])
-    app = Ono99App(bot_delay=600)
-    async with app.run_test(size=(80, 24)) as pilot:
-        app.start_game(setup)
-        await pilot.pause()
-        screen = app.screen
-        card = next(c for c in screen.query(CardWidget) if c.card == "reverse")
-        await pilot.press(str(card.index))
-        await pilot.pause()
+    async with you_play(setup, "reverse") as (app, screen):
         game = screen.table.game
         assert game.plays == [(0, "reverse")] and game.direction == 1 and game.current == 1
         log = "\n".join(screen.query_one("#log").lines)
