@@ -108,18 +108,24 @@ class SettingsScreen(Screen):
         try:
             settings = self.read()
         except ValueError as exc:
-            self.query_one("#form-error", Static).update(Content.from_markup("[b]Not saved:[/b] $why",
-                                                                              why=visible(exc)))
+            self._error(Content.from_markup("[b]Not saved:[/b] $why", why=visible(exc)))
             return
         try:
             path = save_settings(settings)
         except OSError as exc:
-            self.query_one("#form-error", Static).update(
-                Content.from_markup("[b]Not saved:[/b] cannot write settings: $why", why=visible(exc.strerror or exc)))
+            self._error(Content.from_markup("[b]Not saved:[/b] cannot write settings: $why",
+                                            why=visible(exc.strerror or exc)))
             return
         self.app.post_message(SettingsSaved(settings))
         self.notify(f"Settings saved to {path}", timeout=5)
         self.app.pop_screen()
+
+    def _error(self, text: Content) -> None:
+        """Why it was not saved, in sight: at 80x24 the line under the form was below the box, and
+        Ctrl+S seemed to do nothing. The error and Save are scrolled into view (as on New game)."""
+        self.query_one("#form-error", Static).update(text)
+        self.call_after_refresh(self.query_one("#save").scroll_visible, animate=False)
+        self.app.bell()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_save()
