@@ -9,6 +9,7 @@ from collections import defaultdict
 from textual.widgets import Input
 
 from ono99_tui.tui.app import Ono99App
+from tests.waits import fitted
 
 
 def screen_lines(app) -> list[str]:
@@ -46,3 +47,100 @@ async def test_settings_not_saved_says_why_in_sight_at_80x24():
         box = form.query_one("#settings")
         assert box.scrollable_content_region.contains_region(form.query_one("#form-error").region)
         assert box.scrollable_content_region.contains_region(form.query_one("#save").region)
+
+
+def _in_sight(app, dialog, button) -> bool:
+    """The whole button inside the dialog's box and on the screen, its label shown."""
+    box = dialog.query_one(".dialog")
+    return (box.content_region.contains_region(button.region) and app.screen.region.contains_region(button.region)
+            and str(button.label) in shown(app))
+
+
+async def test_leave_settings_at_40x12_shows_every_answer_and_the_arrows_reach_them():
+    """At 40x12 "Leave settings?" showed Stay and Save; "Discard changes" was past the box's edge."""
+    from textual.widgets import Select
+
+    from ono99_tui.tui.screens.menu import MenuScreen
+    from ono99_tui.tui.screens.notice import _Notice
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.menu_choice("settings")
+        await pilot.pause()
+        app.screen.query_one("#theme", Select).value = "ono99-light"
+        await pilot.pause()
+        assert app.theme == "ono99-light"
+        await pilot.press("escape")
+        await fitted(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, _Notice) and dialog.title_text == "Leave settings?"
+        buttons = list(dialog.query("Button"))
+        assert [str(b.label) for b in buttons] == ["Stay", "Save", "Discard changes"]
+        assert all(_in_sight(app, dialog, b) for b in buttons), shown(app)
+        await pilot.press("right", "right")
+        await pilot.pause()
+        assert app.focused is buttons[2]
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen) and app.theme != "ono99-light"
+
+
+def _dialogs():
+    from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen
+    from ono99_tui.tui.screens.notice import _Notice
+
+    return {
+        "leave settings": lambda: _Notice("Leave settings?", "Your changes are not saved yet.",
+                                          (("stay", "Stay"), ("save", "Save"), ("discard", "Discard changes"))),
+        "unsaved rules": lambda: _Notice("Unsaved changes to mine", "Your changes to mine are not saved. "
+                                         "Save (or Save as) keeps them.",
+                                         (("stay", "Keep editing"), ("save", "Save"), ("discard", "Discard changes"))),
+        "delete save": lambda: _Notice("Delete friday?", "The save is removed from disk. This cannot be undone.",
+                                       (("keep", "Keep it"), ("delete", "Delete"))),
+        "leave table": lambda: _Notice("Leave the table?", "The game is saved; you can go on with it from Continue.",
+                                       (("stay", "Stay"), ("leave", "Leave the table"))),
+        "out of the game": lambda: OutScreen("You are"),
+        "game over": lambda: GameOverScreen(["Ana", "Bo"], [0, 1], ["winner", "out"]),
+        "pass": lambda: PassScreen("Ana"),
+    }
+
+
+async def test_every_button_dialog_keeps_its_buttons_in_sight_at_40x12():
+    """Buttons wider than the box go one a line; a text too long for the screen gives way to them."""
+    for what, make in _dialogs().items():
+        app = Ono99App(bot_delay=600)
+        async with app.run_test(size=(40, 12)) as pilot:
+            app.push_screen(dialog := make())
+            await fitted(pilot, dialog)
+            buttons = list(dialog.query("Button"))
+            for i, button in enumerate(buttons):
+                assert app.focused is button, what
+                assert _in_sight(app, dialog, button), (what, str(button.label), shown(app))
+                await pilot.press("tab")
+                await pilot.pause()
+
+
+async def test_the_help_at_40x12_keeps_its_buttons_below_a_text_that_scrolls():
+    """At 40x12 the help's text filled the screen and its buttons were below it."""
+    from textual.containers import VerticalScroll
+
+    from ono99_tui.tui.screens.modals import HelpScreen
+
+    app = Ono99App(bot_delay=600, seed=3)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await pilot.press("g", "question_mark")
+        await fitted(pilot)
+        help_ = app.screen
+        assert isinstance(help_, HelpScreen)
+        buttons = list(help_.query("Button"))
+        assert [str(b.label) for b in buttons] == ["Close", "Card reference (r)"]
+        assert all(_in_sight(app, help_, b) for b in buttons), shown(app)
+        body = help_.query_one(".dialog-scroll", VerticalScroll)
+        assert body.max_scroll_y > 0  # the text scrolls in what room is left
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert body.scroll_y > 0 and all(_in_sight(app, help_, b) for b in buttons)
+        await pilot.resize_terminal(80, 24)  # room again: the buttons side by side, the text as before
+        await fitted(pilot, help_)
+        assert buttons[0].region.y == buttons[1].region.y and buttons[0].region.height == 3
+        assert body.region.height == 16

@@ -3,7 +3,7 @@
 settle: until the bots' workers are done and the app is idle (what they did is drawn).
 until_my_turn: until the human at the table may play, pressing Enter on notices; an
 assertion if that never comes. palette_ready: until the command palette has finished
-searching for what was typed.
+searching for what was typed. fitted: until a dialog is laid out for the terminal's size.
 """
 
 from __future__ import annotations
@@ -48,3 +48,14 @@ async def palette_ready(pilot) -> None:
         if palette.has_class("-ready"):
             return
     raise AssertionError("the command palette never finished its search")
+
+
+async def fitted(pilot, dialog=None) -> None:
+    """Until the dialog on top (a _Notice) has fitted its buttons and text to the terminal: its
+    ``fitted`` flag, set once it is laid out for the size it has."""
+    dialog = dialog or pilot.app.screen
+    for _ in range(50):
+        await pilot.pause()
+        if getattr(dialog, "fitted", True):  # (a screen that fits nothing: nothing to wait for)
+            return
+    raise AssertionError("the dialog never fitted itself to the terminal")

@@ -221,6 +221,7 @@ class HelpScreen(_Notice):
             self.view = self.app.table_view(below=self)
             if self.view is not None:
                 self.query_one(".dialog-buttons").mount(Button("Card reference (r)", id="btn-reference"))
+                self.call_after_refresh(self._fit)  # (two buttons may not fit side by side)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "btn-reference":

@@ -18,6 +18,9 @@ class _Notice(ModalScreen[str]):
     One button has focus from the start (Enter presses it); arrows and Tab move
     between the buttons (Up/Down scroll instead when the text is longer than the box). Escape always means back/close: it answers ``escape``
     (by default the first button, which callers make the safe one).
+
+    Every button stays in sight on a small terminal: a row of buttons wider than the box is
+    stacked, one a line, and the text gets what room is left (it scrolls), never the buttons.
     """
 
     BINDINGS = [
@@ -59,14 +62,51 @@ class _Notice(ModalScreen[str]):
     @on(events.Mount)
     def _mounted_at(self, event: events.Mount) -> None:
         self._since = event.time
+        self.call_after_refresh(self._fit)
         if getattr(self.app, "ascii", False):  # (no scrollbars in ASCII: their glyphs are not ASCII)
             body = self.query_one(".dialog-scroll", VerticalScroll)
             self.watch(body, "scroll_y", self._mark_more)
             self.watch(body, "virtual_size", self._mark_more)
 
     def on_resize(self) -> None:
+        self.fitted = False
+        self.call_after_refresh(self._fit)
         if getattr(self.app, "ascii", False):
             self.call_after_refresh(self._mark_more)
+
+    _row_width = 0  # what the buttons take side by side (measured when they last were)
+    fitted = False  # laid out for the terminal's size (tests wait on it)
+
+    def _fit(self, passes: int = 0) -> None:
+        """At 40x12 "Leave settings?" showed Stay and Save, and "Discard changes" was past the box's
+        right edge; the help's buttons were below the screen. Buttons wider than the box go one a
+        line; the text's box is cut to what the screen leaves over the buttons."""
+        if not self.is_mounted or not self.query(".dialog-buttons"):
+            return
+        row = self.query_one(".dialog-buttons", Horizontal)
+        buttons = list(row.query(Button))
+        stacked = row.has_class("-stacked")
+        if not stacked:
+            self._row_width = sum(b.outer_size.width + b.styles.margin.width for b in buttons)
+        stack = len(buttons) > 1 and self._row_width > row.content_size.width
+        if stack != stacked:
+            row.set_class(stack, "-stacked")
+            self.call_after_refresh(self._fit, passes + 1)  # (the height once the buttons are laid out anew)
+            return
+        dialog = self.query_one(".dialog")
+        body = self.query_one(".dialog-scroll", VerticalScroll)
+        footer = self.query(Footer)
+        room = (self.size.height - sum(f.outer_size.height for f in footer)
+                - dialog.styles.margin.height - dialog.styles.gutter.height
+                - row.outer_size.height - row.styles.margin.height)
+        wanted = body.styles.base.max_height  # the stylesheet's own limit (rows, or a share of the screen)
+        most = int(wanted.resolve(self.size, self.app.size)) if wanted is not None else room
+        limit = max(1, min(most, room))
+        if getattr(body.styles.inline.max_height, "value", None) != limit and passes < 4:
+            body.styles.max_height = limit
+            self.call_after_refresh(self._fit, passes + 1)  # (measured again once laid out so)
+        else:
+            self.fitted = True
 
     def _mark_more(self, *_) -> None:
         """ASCII has no scrollbar, so a text longer than its box says so on the box's lower
