@@ -144,3 +144,55 @@ async def test_the_help_at_40x12_keeps_its_buttons_below_a_text_that_scrolls():
         await fitted(pilot, help_)
         assert buttons[0].region.y == buttons[1].region.y and buttons[0].region.height == 3
         assert body.region.height == 16
+
+
+async def test_the_menu_at_40x12_on_the_linux_console_fits_and_reaches_every_entry():
+    """At 40x12 on TERM=linux (ASCII) the menu's box was cut off on the right ("keep the total
+    under 9", "Quick game: you against three medium b") and Help and Quit were below the screen."""
+    from textual.widgets import OptionList
+
+    from ono99_tui.tui.screens.menu import MENU
+    from ono99_tui.tui.screens.modals import HelpScreen
+
+    app = Ono99App(bot_delay=600, ascii=True)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await fitted(pilot)
+        menu = app.screen.query_one("#menu", OptionList)
+        assert app.screen.query_one("#menu-box").region.right <= 40 and menu.region.bottom <= 11  # above the footer
+        text = shown(app)
+        assert "keep the total under 99" in text
+        assert "Quick game: you against three medium" in text and "| bots" in text  # wrapped, not cut
+        assert "more below" in text  # no scrollbar in ASCII: the list's edge says so
+        for i, (key, label) in enumerate(MENU):
+            menu.focus()
+            menu.highlighted = i
+            await pilot.pause()
+            assert any(line.startswith("| " + label[:20]) for line in screen_lines(app)), (key, shown(app))
+        assert "more above" in shown(app) and "more below" not in shown(app)
+        menu.highlighted = [k for k, _ in MENU].index("help")
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+
+
+async def test_the_menu_keys_move_the_highlight_into_sight_at_40x12():
+    """Down to Quit by keys: every entry passed over is on screen when highlighted."""
+    from textual.widgets import OptionList
+
+    from ono99_tui.tui.screens.menu import MENU
+
+    app = Ono99App(bot_delay=600, ascii=True)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await fitted(pilot)
+        menu = app.screen.query_one("#menu", OptionList)
+        menu.focus()
+        await pilot.press("home")
+        seen = []
+        while MENU[menu.highlighted][0] != "quit" and len(seen) < len(MENU):  # (Continue, Load: not yet)
+            await pilot.press("down")
+            await pilot.pause()
+            key, label = MENU[menu.highlighted]
+            seen.append(key)
+            assert any(line.startswith("| " + label[:20]) for line in screen_lines(app)), (label, shown(app))
+        assert seen[-3:] == ["stats", "help", "quit"]

@@ -51,7 +51,7 @@ async def palette_ready(pilot) -> None:
 
 
 async def fitted(pilot, dialog=None) -> None:
-    """Until the dialog on top (a _Notice) has fitted its buttons and text to the terminal: its
+    """Until the dialog on top (a _Notice, or the menu) has fitted itself to the terminal: its
     ``fitted`` flag, set once it is laid out for the size it has."""
     dialog = dialog or pilot.app.screen
     for _ in range(50):

@@ -42,13 +42,57 @@ class MenuScreen(Screen):
         available = self.app.menu_available(found)  # reads the saves: once per call, so call it once
         problem = getattr(self.app, "saves_problem", None)
         if self.is_mounted:
-            self.query_one("#menu-note", Static).update(Text(problem or ""))
+            self._note(problem)
         return [Option(label if key in available else f"{label} ({available.get('_why_' + key, 'not yet')})",
                        id=key, disabled=key not in available) for key, label in MENU]
 
     def on_mount(self) -> None:
-        self.query_one("#menu-note", Static).update(Text(getattr(self.app, "saves_problem", None) or ""))
+        self._note(getattr(self.app, "saves_problem", None))
         self._just_built = True
+        if getattr(self.app, "ascii", False):  # (no scrollbar in ASCII: the list's edge says there is more)
+            menu = self.query_one("#menu", OptionList)
+            self.watch(menu, "scroll_y", self._mark_more)
+            self.watch(menu, "virtual_size", self._mark_more)
+
+    def _note(self, problem: str | None) -> None:
+        note = self.query_one("#menu-note", Static)
+        note.update(Text(problem or ""))
+        if note.has_class("empty") == bool(problem):  # (on a short screen, none takes no line from the entries)
+            note.set_class(not problem, "empty")
+            self.call_after_refresh(self._fit)
+
+    def _mark_more(self, *_) -> None:
+        menu = self.query_one("#menu", OptionList)
+        above, below = menu.scroll_y > 0.5, menu.scroll_y < menu.max_scroll_y - 0.5
+        menu.border_subtitle = " ".join(w for w, on in (("more above", above), ("more below", below)) if on)
+
+    SHORT = 20  # rows: fewer, and the space above the logo goes to the entries
+
+    fitted = False  # laid out for the terminal's size (tests wait on it)
+
+    def on_resize(self) -> None:
+        self.fitted = False
+        self.set_class(self.size.height < self.SHORT, "short")
+        self.call_after_refresh(self._fit)
+
+    def _fit(self, passes: int = 0) -> None:
+        """The list as tall as the screen leaves it: at 40x12 Help and Quit were below the screen,
+        out of reach. Shorter, it scrolls, and the highlighted entry is always in sight."""
+        if not self.is_mounted:
+            return
+        box, menu, note = self.query_one("#menu-box"), self.query_one("#menu", OptionList), self.query_one("#menu-note")
+        room = (self.size.height - sum(w.outer_size.height for w in self.query("Header, Footer"))
+                - box.styles.margin.height - self.query_one("#logo").outer_size.height
+                - (note.outer_size.height if note.display else 0))  # (hidden, it keeps its last size)
+        limit = max(3, room)  # (an entry and the list's edges, however small)
+        if getattr(menu.styles.max_height, "value", None) != limit and passes < 4:
+            menu.styles.max_height = limit
+            self.call_after_refresh(self._fit, passes + 1)  # (measured again once laid out so)
+            return
+        menu.scroll_to_highlight()
+        if getattr(self.app, "ascii", False):
+            self._mark_more()
+        self.fitted = True
 
     def on_screen_resume(self) -> None:
         if getattr(self, "_just_built", False):  # compose has just read the saves
