@@ -324,3 +324,92 @@ async def test_unsaved_edits_are_not_lost_by_escape_or_by_showing_another_preset
         await pilot.pause()
         assert app.screen is screen and key(screen, "target").value == "60" and screen.edited
     assert "target = 150" in path.read_text() and path.read_text() != before
+
+
+async def test_unsaved_changes_to_your_own_preset_offer_save_and_ctrl_o_saves(private_dirs):
+    """A play-tester: "Unsaved changes" said "Save (or Save as) keeps them" and offered only Keep
+    editing and Discard changes; Save was a button at the very end of the keys, in no footer."""
+    from textual.widgets import OptionList
+
+    from ono99_tui.tui.screens.menu import MenuScreen
+    from ono99_tui.tui.screens.notice import _Notice
+    from tests.test_playtest_small import shown
+
+    path = rp.save_preset("mine", rp.resolve("standard")[0])
+    other = rp.save_preset("other", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        assert "^o Save" in shown(app)  # the key, in the footer
+        key(screen, "target").value = "150"
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, _Notice)
+        assert [str(b.label) for b in dialog.query("Button")] == ["Keep editing", "Save", "Discard changes"]
+        assert app.focused.id == "btn-stay"  # the safe answer first, and Escape's
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is screen and key(screen, "target").value == "150" and "target = 150" not in path.read_text()
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("right", "enter")  # Save: saved, then left as asked
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+        assert "target = 150" in path.read_text() and "Saved mine" in _notices(app)
+
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "120"
+        await pilot.pause()
+        await pilot.press("ctrl+o")  # Save by its key, from a key's field
+        await pilot.pause()
+        assert "target = 120" in path.read_text() and not screen.edited
+        await pilot.press("escape")  # saved: leaving asks nothing
+        await pilot.pause()
+        assert isinstance(app.screen, MenuScreen)
+
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "110"
+        await pilot.pause()
+        presets = screen.query_one("#presets", OptionList)
+        presets.focus()
+        await pilot.press("down")  # another preset, "mine" edited: Save saves "mine", then shows the other
+        await pilot.pause()
+        assert isinstance(app.screen, _Notice)
+        await pilot.click("#btn-save")
+        await pilot.pause()
+        assert app.screen is screen and screen.preset.name == "other" and not screen.edited
+        assert "target = 110" in path.read_text() and "target = 110" not in other.read_text()
+
+
+async def test_unsaved_changes_offer_save_only_where_it_can_save(private_dirs):
+    """A shipped preset (read-only), or keys not valid: no Save in the dialog; Ctrl+O on a
+    shipped preset says why it does not save."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    rp.save_preset("mine", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        for name, value, says in (("standard", "150", "Save as keeps them as your own"),
+                                  ("mine", "0", "not valid yet")):
+            app.push_screen(screen := RulesViewScreen(name))
+            await pilot.pause()
+            key(screen, "target").value = value
+            await pilot.pause()
+            await pilot.press("escape")
+            await pilot.pause()
+            assert isinstance(app.screen, _Notice), name
+            assert [str(b.label) for b in app.screen.query("Button")] == ["Keep editing", "Discard changes"], name
+            assert says in app.screen.body, (name, app.screen.body)
+            await pilot.press("escape")  # Keep editing
+            await pilot.pause()
+            if name == "standard":
+                await pilot.press("ctrl+o")
+                await pilot.pause()
+                assert any("read-only" in n for n in _notices(app)) and app.screen is screen
+            await pilot.press("escape", "right", "enter")  # Discard changes
+            await pilot.pause()

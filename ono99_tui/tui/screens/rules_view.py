@@ -59,6 +59,8 @@ def nest(values: dict[str, object]) -> dict:
 
 class RulesViewScreen(Screen):
     BINDINGS = [
+        # Ctrl+O ("write out", as in nano) saves your own preset; Ctrl+S was Save as here first
+        Binding("ctrl+o", "save", "Save"),
         Binding("ctrl+s", "save_as", "Save as"),
         Binding("ctrl+r", "rename", "Rename"),
         Binding("delete", "delete", "Delete"),
@@ -97,7 +99,7 @@ class RulesViewScreen(Screen):
                 yield Static("", id="rules-error")
                 with Horizontal(id="rules-buttons"):
                     yield Button("Save as (Ctrl+S)", id="save-as", compact=True)
-                    yield Button("Save", id="save", compact=True, variant="primary")
+                    yield Button("Save (Ctrl+O)", id="save", compact=True, variant="primary")
         yield Footer(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
@@ -132,18 +134,29 @@ class RulesViewScreen(Screen):
         if not self.edited:
             go()
             return
-        name = self.presets[self.shown].name
+        preset = self.presets[self.shown]
+        name = preset.name
+        valid = self.validate() is not None
 
         def answer(choice: str | None) -> None:
             if choice == "discard":
                 self._show(self.shown)  # the preset's own values back on screen, then on
                 go()
-            elif stay is not None:
+            elif choice == "save" and self._save_shown():
+                go()
+            elif stay is not None:  # (Keep editing, or a save that failed: its reason is shown)
                 stay()
 
-        how = "Save (or Save as) keeps them" if self.presets[self.shown].mine else "Save as keeps them as your own"
+        if not valid:
+            how = "They are not valid yet, so they cannot be saved: Keep editing to fix them"
+        elif preset.mine:
+            how = "Save (or Save as) keeps them"
+        else:
+            how = "Save as keeps them as your own"
+        # Save is offered where it can save: your own preset, its keys valid (as Settings' Stay / Save / Discard)
+        save = (("save", "Save"),) if preset.mine and valid else ()
         self.app.push_screen(_Notice(f"Unsaved changes to {name}", f"Your changes to {name} are not saved. {how}.",
-                                     (("stay", "Keep editing"), ("discard", "Discard changes"))), answer)
+                                     (("stay", "Keep editing"), *save, ("discard", "Discard changes"))), answer)
 
     def action_back(self) -> None:
         self._unless_edited(self.app.pop_screen)
@@ -243,21 +256,32 @@ class RulesViewScreen(Screen):
         return self.unreadable
 
     def action_save(self) -> None:
+        self._save_shown()
+
+    def _save_shown(self) -> bool:
+        """Save the preset whose keys are on screen (the highlight may already be on another one,
+        while "Unsaved changes" asks); whether it was saved."""
         if self._refuse_unreadable():
-            return
-        preset = self.preset
-        rules = self.validate()
-        if rules is None or not preset.mine:
+            return False
+        preset = self.presets[self.shown] if self.shown is not None else self.preset
+        if not preset.mine:  # (the key is in the footer for every preset: said, not only a bell)
             self.app.bell()
-            return
+            self.notify(f"{visible(preset.name)} is shipped and read-only; Save as (Ctrl+S) makes your own copy.",
+                        timeout=5, markup=False)
+            return False
+        rules = self.validate()
+        if rules is None:
+            self.app.bell()
+            return False
         try:
             rp.save_preset(preset.name, rules, preset.description, overwrite=True)
         except (ValueError, OSError) as exc:  # an unwritable folder: the edits stay on screen
             self.notify(f"Not saved: {_why(exc, preset.path, 'write')}. Your changes are still here.",
                         severity="error", timeout=10)
-            return
+            return False
         self.loaded = self.read_values()
         self.notify(f"Saved {preset.name}", timeout=4)
+        return True
 
     def action_save_as(self) -> None:
         if self._refuse_unreadable():
