@@ -228,8 +228,7 @@ class PlainTable:
             self.con.say(f"This game was opened read-only, so its end and the {plays_made(plays, verb=False)} are "
                          "saved nowhere, nor counted in the statistics: type w to save a copy.")
         elif (save := self.table.save) is not None and save.failed:  # (a full disk through the whole game)
-            self.con.say(f"This game could not be saved: {save.failed}. Its end is saved nowhere "
-                         "unless space is freed before you leave.")
+            self.con.say(f"This game could not be saved: {save.failed}. Its end is saved nowhere.")
         while True:
             answer = self.con.ask("Type a to play again with the same seats, or press Enter for the main menu.",
                                   fresh=True).lower()

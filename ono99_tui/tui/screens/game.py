@@ -793,12 +793,8 @@ class GameScreen(Screen):
                     "statistics" if self.table.over else f"the {plays_made(plays)} saved nowhere")
             return ("Leave without saving?", f"This game was opened read-only, so {lost}. Stay and press "
                     "Ctrl+S (Save as) to keep a copy, or leave and lose them.", "Leave anyway")
-        if save is None or not save.failed:
+        if save is None or not save.failed:  # (over too: a full disk through the whole game loses its end)
             return None
-        if self.table.over:  # (a full disk through the whole game: its end too is saved nowhere)
-            save.save(self.table.game)  # tried once more: space may have been freed
-            if not save.failed:
-                return None
         return ("Leave without saving?", f"This game could not be saved: {save.failed}. Leaving now loses "
                 "every play since it was last saved.", "Leave anyway")
 
