@@ -73,6 +73,9 @@ def test_a_save_file_whose_name_is_no_save_name_is_listed_with_what_to_do_and_ca
     assert ono99("saves", "delete", unicodedata.normalize("NFD", "Zoé")).returncode == 0
     assert sorted(store.names()) == ["friday", "mygame 1"]
     assert ono99("saves", "delete", "../friday").returncode == 2  # never a way out of the folder
+    shutil.copy(store.path("friday"), store.folder / "friday .toml")  # read as "friday", yet not its file
+    store.delete("friday ")
+    assert sorted(store.names()) == ["friday", "mygame 1"]  # the copy went, the save it looks like stayed
 
 
 def test_resume_and_stats_cli_errors(private_dirs):

@@ -200,14 +200,11 @@ class SaveStore:
         """``path``, or for a file already in the folder whose name is no save name ("mygame
         (1).toml", a sync tool's "x.sync-conflict-....toml", a name in another Unicode form) that
         file: such a save is listed and can be renamed or deleted, never opened as it is named."""
-        try:
-            path = self.path(name)
-        except SaveError:
-            path = None
+        self._check_folder()
         raw = self.folder / (name + SUFFIX)
-        if (path is None or not os.path.lexists(path)) and misnamed(name) and os.path.lexists(raw):
-            return raw
-        return self.path(name) if path is None else path  # (the SaveError saying what a name may be)
+        if misnamed(name) and os.path.lexists(raw):  # (never the save it would be read as: "abc .toml"
+            return raw                                 # is not "abc.toml", which may be a save of its own)
+        return self.path(name)  # (or the SaveError saying what a name may be)
 
     def _check_folder(self) -> None:
         """SaveError when the saves folder is a link: ono99 follows no link inside the data folder."""
