@@ -118,3 +118,19 @@ def test_a_wrapped_line_never_passes_its_width_and_loses_no_word(words, width):
     assert all(display_width(line) <= width for line in lines), lines
     # the words come back in order, only cut where one is wider than a line
     assert "".join("".join(line.split(" ")) for line in lines) == "".join(text.split(" "))
+
+
+def test_starting_with_empty_seats_names_them_as_the_lobby_numbers_them():
+    # Ann, Bob and Cat in seats 1-3 of the lobby, seat 4 empty: "Seat 3 is empty" (counted from 0)
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.net.tables import HostedTable, LobbyError, Seat
+
+    table = HostedTable(1, "t", DEFAULT, "standard", [Seat() for _ in range(4)])
+    for name in ("Ann", "Bob", "Cat"):
+        table.sit(name, None)
+    with pytest.raises(LobbyError, match=r"^seat 4 is empty: someone must sit there"):
+        table.start(1)
+    table = HostedTable(2, "t", DEFAULT, "standard", [Seat() for _ in range(4)])
+    table.sit("Ann", None)
+    with pytest.raises(LobbyError, match=r"^seats 2, 3, 4 are empty"):
+        table.start(1)

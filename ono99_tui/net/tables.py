@@ -184,9 +184,10 @@ class HostedTable:
     def start(self, seed: int, dealer: int | None = None) -> TableSession:
         if self.started:
             raise LobbyError("started", "the game has already started")
-        empty = [str(i) for i, s in enumerate(self.seats) if s.empty]
+        empty = [str(i) for i, s in enumerate(self.seats, start=1) if s.empty]  # (as every lobby numbers them)
         if empty:
-            raise LobbyError("seats_empty", f"seat {', '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty: "
+            raise LobbyError("seats_empty", f"seat{'' if len(empty) == 1 else 's'} {', '.join(empty)} "
+                             f"{'is' if len(empty) == 1 else 'are'} empty: "
                              "someone must sit there, or fill the empty seats with bots")
         if dealer is not None and not 0 <= dealer < len(self.seats):
             raise LobbyError("no_seat", f"start: dealer must be a seat, 0 to {len(self.seats) - 1}")
