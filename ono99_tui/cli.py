@@ -757,6 +757,12 @@ def cmd_watch(args) -> int:
                     address=os.environ.get(ADDRESS_ENV) or None)  # (a gateway's child: its player's address)
     if os.environ.get(CHOOSE_ENV):
         plan.choose_hint = os.environ[CHOOSE_ENV]
+    if getattr(args, "plain", False):  # lines: a watcher's own plan (the join's would take a seat)
+        from .plain.network import Plan
+        from .plain.remote import run_join
+
+        return run_join(Plan(host, port, args.name, password, args.table, watch=True, redial=False,
+                             address=plan.address, choose_hint=plan.choose_hint))
     probe(plan)
     return _run_join(args, plan)
 
@@ -1140,6 +1146,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the name the players see watching (default Spectator)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
     p.epilog = "ONO99_PASSWORD: the server's password, kept out of the process list."
+    _add_plain(p)
     p.set_defaults(func=cmd_watch)
 
     p = sub.add_parser("serve-ssh", help="a table server that friends reach with nothing but ssh",

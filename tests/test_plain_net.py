@@ -396,3 +396,30 @@ def test_a_plain_host_that_keeps_no_game_says_so_for_q_in_its_help():
     assert host.finish() == 0 and host.err == "", host.err
     assert host.lines[-1] == "You left the table. The table closes: you were its host.", host.lines[-3:]
     assert not any("the game is kept" in line for line in host.lines)
+
+
+def test_a_plain_watcher_watches_and_never_takes_a_seat():
+    # `ono99 --plain watch` sat Wendy at Ann's waiting table as a player ("Seated at table 1,
+    # seat 2"), and `ono99 watch ... --plain` was refused as an unknown option
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "2", "--no-save")
+    try:
+        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
+        wendy = Running("watch", f"127.0.0.1:{port}", "--name", "Wendy", "--plain")
+        wendy.wait_for(r"^Watching table 1: you hold no cards\.$")
+        wendy.wait_for(r"^Table 1, rules standard: seat 1, Ann; seat 2, empty")  # (nobody else sits)
+        wendy.wait_for(r"^You are watching: its plays are said once its game starts\. Type q to leave\.$")
+        wendy.type("b\n")  # a watcher fills no seat
+        wendy.wait_for(r"^You are watching: type q to leave\.$")
+        ann.type("b\ns\n" + GAME * 800, close=True)
+        wendy.wait_for(r"^Ann: ")  # Ann's plays, as they come
+        assert ann.finish() == 0
+        wendy.wait_for(r"^Game over after")
+        assert wendy.finish() == 0  # (the game over: watching ends by itself)
+    finally:
+        server.proc.terminate()
+        server.proc.wait(10)
+    assert_plain_bytes(bytes(wendy.raw))
+    assert not any(line.startswith(("Seated", "Your turn", "Your hand")) for line in wendy.lines), wendy.lines
+    assert not any("Wendy" in line for line in ann.lines if line.startswith("Table 1")), ann.lines

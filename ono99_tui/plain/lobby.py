@@ -52,14 +52,14 @@ class Lobby:
     def __init__(self, con: Console, inbox: Inbox, net: Network, hint: str):
         self.con, self.inbox, self.net, self.hint = con, inbox, net, hint
 
-    def wait(self):
-        """Until the game starts: the RemoteTable (its seat None when watching). Leave,
-        EndOfInput or Lost on the way out."""
+    def wait(self, watching: bool = False):
+        """Until the game starts: the RemoteTable (its seat None when watching; ``watching``: from
+        the start, `ono99 watch --plain`). Leave, EndOfInput or Lost on the way out."""
         waiting = None  # "table" after b, "start" after s, "tables" after w: lines typed ahead wait
         shown = None
         mine = None  # this seat's table
         watch = None  # w N: the table to watch, once the list says it is there
-        self.watching = False
+        self.watching = watching
         while True:
             while self.inbox.other:
                 kind, *rest = self.inbox.other.popleft()

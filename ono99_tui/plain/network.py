@@ -49,6 +49,8 @@ class Plan:
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
     redial: bool = True  # a lost connection dials back to the seat by itself (a gateway's child: its gateway says)
+    watch: bool = False  # `ono99 watch --plain`: a table's plays, said as they come; no seat is taken
+    choose_hint: str = "choose one with --table N"  # (as net.lobby.JoinPlan's: several tables to watch)
 
 
 class Inbox:
@@ -182,6 +184,12 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     if client.welcome.get("resumed"):
         net.token = plan.token or plan.comeback
         return None, None, True
+    if plan.watch:  # (never a seat: `ono99 --plain watch` once sat down as a player)
+        from ..net.lobby import choose_watched
+
+        table = plan.table if plan.table is not None else await choose_watched(client, plan)
+        reply = await client.request({"type": "watch", "table": table})
+        return None, reply["table"], False
     if plan.create is not None:
         plan.table = (await client.request({"type": "create", **plan.create}))["table"]
     tables = (await client.request({"type": "tables"}))["tables"]

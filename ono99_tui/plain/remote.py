@@ -369,7 +369,8 @@ def run_join(plan: Plan) -> int:
             raise UserError(str(exc)) from None
         except (OSError, TimeoutError) as exc:
             raise UserError(cannot_connect(plan, exc)) from None
-        console.say("Back in your seat." if resumed else f"Seated at table {table_id}, seat {seat + 1}.")
+        console.say("Back in your seat." if resumed else f"Watching table {table_id}: you hold no cards."
+                    if plan.watch else f"Seated at table {table_id}, seat {seat + 1}.")
         for note in net.notes:
             console.say(f"Note: {note}")
         asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox, plan), net.loop)
@@ -377,7 +378,7 @@ def run_join(plan: Plan) -> int:
         con = InboxConsole(console, inbox)
         remote = None
         try:
-            remote = Lobby(con, inbox, net, plan.address_hint).wait()
+            remote = Lobby(con, inbox, net, plan.address_hint).wait(watching=plan.watch)
             label = visible(remote.lobby["rules"]) if remote.lobby else "the server's"
             front = RemotePlain if remote.my_seat is not None else RemoteWatch
             front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
