@@ -976,8 +976,9 @@ def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):
     from .soak import ServeProcess
     from ono99_tui.net.client import Client
 
-    def join_on_a_pty(env) -> tuple[int, str]:
-        return on_a_pty([sys.executable, "-m", "ono99_tui", "join", f"{HOST}:{server.port}", "--name", "Sue"], env)
+    def join_on_a_pty(env, *more) -> tuple[int, str]:
+        return on_a_pty([sys.executable, "-m", "ono99_tui", "join", f"{HOST}:{server.port}", "--name", "Sue", *more],
+                        env)
 
     hint = "log in as another user (ssh OTHER@HOST) to take another name"
     server = ServeProcess(["--bot-delay", "0"], dict(os.environ))
@@ -989,11 +990,23 @@ def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):
             env = dict(os.environ, TERM="xterm-256color", ONO99_GATEWAY="1")
             told = await asyncio.to_thread(join_on_a_pty, dict(env, ONO99_NAME_HINT=hint))
             plain = await asyncio.to_thread(join_on_a_pty, env)
+            lines = await asyncio.to_thread(join_on_a_pty, dict(env, ONO99_NAME_HINT=hint), "--plain")  # (ssh HOST plain)
             await sue.aclose()
-            return told, plain
-        (code, text), (plain_code, plain_text) = run(main(), timeout=120)
+            return told, plain, lines
+        (code, text), (plain_code, plain_text), (lines_code, lines_text) = run(main(), timeout=120)
     finally:
         server.proc.terminate()
         server.proc.wait(10)
     assert code == 2 and f"ono99: someone called 'Sue' already sits at this table; {hint}" in text, text[-300:]
+    assert lines_code == 2 and f"already sits at this table; {hint}" in lines_text, lines_text[-300:]
     assert plain_code == 2 and "already sits at this table; connect with another --name" in plain_text
+
+
+def test_a_host_name_that_is_not_known_is_said_in_words():
+    # `join no.such.host.invalid:47999` said "cannot connect to ...: unknown error -2"
+    from .cli import ono99
+
+    for plain in ([], ["--plain"]):
+        proc = ono99("join", "no.such.host.invalid:47999", "--name", "Ann", *plain)
+        assert proc.returncode == 2 and "unknown error" not in proc.stderr, proc.stderr
+        assert proc.stderr.startswith("ono99: cannot connect to no.such.host.invalid:47999: no such host ("), proc.stderr

@@ -27,7 +27,11 @@ def why_not(exc: BaseException) -> str:
     ('127.0.0.1', 7099)"."""
     import os
 
+    import socket
+
     errno_ = getattr(exc, "errno", None)
+    if isinstance(exc, socket.gaierror):  # (os.strerror(-2) is "unknown error -2")
+        return f"no such host ({(exc.strerror or 'its name is not known').lower()})"
     if isinstance(exc, OSError) and errno_:
         return os.strerror(errno_).lower()
     if isinstance(exc, TimeoutError):

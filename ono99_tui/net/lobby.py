@@ -36,11 +36,15 @@ class JoinPlan:
     name_hint: str = "connect with another --name"  # a gateway's child: how its player takes another name
 
     def told(self, exc: Exception) -> str:
-        """A refusal in this player's words: over SSH or on a web page there is no --name."""
-        said = str(exc)
-        if getattr(exc, "code", None) == "name_taken":
-            said = said.replace("connect with another --name", self.name_hint)
-        return said
+        return told(exc, self.name_hint)
+
+
+def told(exc: Exception, name_hint: str) -> str:
+    """A refusal in this player's words: over SSH or on a web page there is no --name."""
+    said = str(exc)
+    if getattr(exc, "code", None) == "name_taken":
+        said = said.replace("connect with another --name", name_hint)
+    return said
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made

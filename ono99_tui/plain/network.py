@@ -51,6 +51,7 @@ class Plan:
     redial: bool = True  # a lost connection dials back to the seat by itself (a gateway's child: its gateway says)
     watch: bool = False  # `ono99 watch --plain`: a table's plays, said as they come; no seat is taken
     choose_hint: str = "choose one with --table N"  # (as net.lobby.JoinPlan's: several tables to watch)
+    name_hint: str = "connect with another --name"  # a gateway's child: how its player takes another name
 
 
 class Inbox:
@@ -293,7 +294,7 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
 def join_plan(args) -> Plan:
     """`ono99 join ... --plain`: the address, name and seat as `ono99 join` reads them."""
     from ..engine.game import GameSetupError, check_names
-    from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, SECRET_ENV
+    from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, NAME_ENV, SECRET_ENV
     from ..net.client import split_address
     from ..net.kept_seats import kept_tokens
 
@@ -313,4 +314,5 @@ def join_plan(args) -> Plan:
     return Plan(host, port, args.name, password, args.table, or_create=args.or_create, token=token,
                 comeback=next(iter(kept), None), older=tuple(kept[1:]), keep=keep,
                 address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
-                redial=not os.environ.get(GATEWAY_ENV))
+                redial=not os.environ.get(GATEWAY_ENV),
+                name_hint=os.environ.get(NAME_ENV) or Plan.name_hint)  # (over SSH: no --name to give)

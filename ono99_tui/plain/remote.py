@@ -366,7 +366,9 @@ def run_join(plan: Plan) -> int:
         try:
             seat, table_id, resumed = net.run(sit(net, plan))
         except ServerError as exc:
-            raise UserError(str(exc)) from None
+            from ..net.lobby import told
+
+            raise UserError(told(exc, plan.name_hint)) from None
         except (OSError, TimeoutError) as exc:
             raise UserError(cannot_connect(plan, exc)) from None
         console.say("Back in your seat." if resumed else f"Watching table {table_id}: you hold no cards."
