@@ -1010,3 +1010,29 @@ def test_a_host_name_that_is_not_known_is_said_in_words():
         proc = ono99("join", "no.such.host.invalid:47999", "--name", "Ann", *plain)
         assert proc.returncode == 2 and "unknown error" not in proc.stderr, proc.stderr
         assert proc.stderr.startswith("ono99: cannot connect to no.such.host.invalid:47999: no such host ("), proc.stderr
+
+
+async def test_a_player_coming_back_from_elsewhere_is_told_where_the_seat_is_kept():
+    # Bob, at a new terminal with another data folder: "has started: only its players may come
+    # back to it", which says he is not one of them
+    import asyncio
+    import sys
+
+    from .netplay import connect, serving
+
+    async with serving(turn_timer=60) as server:
+        bob = await connect(server, "Bob")
+        table = (await bob.request({"type": "create", "seats": 2}))["table"]
+        await bob.request({"type": "sit", "table": table})
+        await bob.request({"type": "bots"})
+        await bob.request({"type": "start"})
+        where = f"{HOST}:{server.port}"
+        for name, words in (("bob", f"bob's seat at table {table} on {where} is kept for the ono99 that took it: "
+                                    "come back with the same ono99 join from that machine and user"),
+                            ("Zed", "has started: only its players may come back to it")):
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ono99_tui", "join", where, "--name", name, "--table", str(table), "--plain",
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            out, err = await asyncio.wait_for(proc.communicate(), 60)
+            assert proc.returncode == 2 and words in err.decode(), err
+        await bob.aclose()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..text import visible
+from ..text import alike, visible
 from .client import Client, ServerError, why_not
 
 
@@ -118,6 +118,11 @@ async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = Tr
     if found["over"]:
         raise ServerError("started", f"the game at table {plan.table} on {where} is over{instead}")
     if found["started"]:
+        if any(st["name"] and alike(st["name"]) == alike(plan.name) for st in found["seats"]):
+            # (a player on a new terminal, or another data folder: told "only its players may come back")
+            raise ServerError("started", f"{plan.name}'s seat at table {plan.table} on {where} is kept for the "
+                              "ono99 that took it: come back with the same ono99 join from that machine and "
+                              f"user (its data folder holds the seat's token, in seats.json){watch}")
         raise ServerError("started", f"the game at table {plan.table} on {where} has started: only its "
                           f"players may come back to it{watch}")
     if not any(s["player"] is None for s in found["seats"]):
