@@ -60,7 +60,8 @@ def test_a_lock_or_listing_cache_that_is_a_hard_link_is_never_written_into(store
 
     game = save(store, "friday")
     os.link(victim, store.path("friday").with_name("friday.toml.lock"))
-    with pytest.raises(LinkedFile, match="is a link"):
+    with pytest.raises(LinkedFile, match="is a link; ono99 never writes through a link inside its folders: "
+                                         "remove the link or put the real lock file there"):
         Lock(store.path("friday")).acquire()
     session = SaveSession(store, "friday", SEATS, "standard")
     notice = session.open()
