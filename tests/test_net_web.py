@@ -512,3 +512,100 @@ def test_password_guesses_at_the_page_wait_after_five_a_minute(tmp_path):
         assert status == 429 and "too many wrong passwords from 127.0.0.1: try again in" in text
     finally:
         web.stop()
+
+
+async def _tab_end(session, url: str) -> tuple[list, int | None]:
+    """A tab opened until its websocket closes: the JSON text messages it was sent, and the close code."""
+    import aiohttp
+
+    async with session.get(url) as response:
+        page = await response.text()
+    ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+    texts = []
+    async with session.ws_connect(ws_url + "?width=80&height=24") as ws:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            message = await asyncio.wait_for(ws.receive(), 60)
+            if message.type == aiohttp.WSMsgType.TEXT:
+                texts.append(json.loads(message.data))
+            elif message.type != aiohttp.WSMsgType.BINARY:
+                assert message.type == aiohttp.WSMsgType.CLOSE, message
+                return texts, message.data
+    pytest.fail(f"the tab at {url} never closed; it was sent {texts!r}")
+
+
+async def test_a_refused_tab_is_told_why_before_it_closes(tmp_path):
+    """A play-tester's find: a second tab at /?name=Dup (or one tab too many from an address) showed
+    "Connecting..." then "Session ended.", and why went only to the server's log. The refusal now
+    reaches the tab, as one line the page shows (["ono99_ended", WHY], then close 1000)."""
+    import aiohttp
+
+    web = Web(tmp_path, "--per-address", "2")
+    try:
+        async with aiohttp.ClientSession() as session:
+            first, _ = await _tab_until(session, web.url + "?name=Dup", b"<- you", "Dup's seat")
+            texts, code = await _tab_end(session, web.url + "?name=Dup")
+            assert code == 1000
+            assert ["ono99_ended", "someone called 'Dup' already sits at this table; open the page as "
+                    "/?name=OTHER to take another name"] in texts, texts
+            second, _ = await _tab_until(session, web.url + "?name=Cy", b"<- you", "Cy's seat")
+            texts, code = await _tab_end(session, web.url + "?name=Dee")  # a third from 127.0.0.1
+            assert code == 1000
+            assert ["ono99_ended", "too many connections from 127.0.0.1: at most 2 at once"] in texts, texts
+            for ws in (first, second):
+                await ws.close()
+    finally:
+        web.stop()
+
+
+def _browser(tmp_path):
+    """A headless chromium, or the test skips (fails on CI, which installs it)."""
+    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+        if os.environ.get("CI"):
+            pytest.fail(f"CI: {CHROMIUM} and {CHROMEDRIVER} are missing")
+        pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install chromium chromium-driver)")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1200,800", f"--user-data-dir={tmp_path / 'chromium'}"):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+    return driver
+
+
+CLOSED = """const d = document.querySelector('.closed-dialog'), m = document.querySelector('.closed-dialog .message');
+return d && m && getComputedStyle(d).display !== 'none' ? m.textContent : '';"""
+
+
+def _closed_until(driver, limit=30.0) -> str:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        said = driver.execute_script(CLOSED)
+        if said:
+            return said
+        time.sleep(0.1)
+    pytest.fail(f"the tab never showed its closed dialog within {limit:g} s; it shows:\n{driver.execute_script(READ)}")
+
+
+def test_a_browser_tab_refused_a_name_shows_why_where_it_said_session_ended(tmp_path):
+    web = Web(tmp_path)
+    driver = None
+    try:
+        driver = _browser(tmp_path)
+        driver.get(web.url + "?name=Dup")
+        _screen_until(driver, "Dup", "<- you")
+        driver.switch_to.new_window("tab")
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+        driver.get(web.url + "?name=Dup")
+        assert _closed_until(driver) == ("Session ended: someone called 'Dup' already sits at this table; "
+                                         "open the page as /?name=OTHER to take another name")
+        driver.switch_to.window(driver.window_handles[0])
+        assert driver.execute_script(CLOSED) == ""  # the first tab plays on
+    finally:
+        if driver is not None:
+            driver.quit()
+        web.stop()

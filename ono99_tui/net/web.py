@@ -19,6 +19,7 @@ import base64
 import hashlib
 import hmac
 import ipaddress
+import json
 import logging
 import re
 import secrets
@@ -34,6 +35,7 @@ from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 from yarl import URL
 
+from ..text import visible
 from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
 from .guesses import Guesses
 from .zygote import Zygote, ZygoteSpec
@@ -54,10 +56,17 @@ TAB_ID_JS = """<script>(function () {
   // other than 1000, which is a game that ended here): it waits for the page to answer again,
   // 0.5 s doubling to 10 s, for 15 minutes, then reloads, and its seat id brings it back to its seat.
   var Native = window.WebSocket;
+  // A tab refused (a name taken, too many tabs from one address...) or ended by the game is told
+  // why in one line before its websocket closes: the page shows it where it said "Session ended."
   function Comeback(url, protocols) {
-    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols);
+    var ws = protocols === undefined ? new Native(url) : new Native(url, protocols), why = "";
+    ws.addEventListener("message", function (e) {
+      if (typeof e.data !== "string" || e.data.indexOf('["ono99_ended"') !== 0) return;
+      try { why = String(JSON.parse(e.data)[1] || ""); } catch (err) { why = ""; }
+    });
     ws.addEventListener("close", function (e) {
       if (e.code !== 1000) comeBack(e.code === 1012 ? "The server is restarting." : "The connection was lost.");
+      else if (why) document.querySelector(".closed-dialog .message").textContent = "Session ended: " + why;
     });
     return ws;
   }
@@ -81,9 +90,18 @@ TAB_ID_JS = """<script>(function () {
   }
 })();</script>
 """
+# the closed dialog grows with a reason that wraps to a few lines (its box is 640x240 otherwise)
+PAGE_CSS = """<style>
+  .closed-dialog .intro { height: auto; min-height: 240px; max-width: calc(100vw - 64px); padding: 16px;
+                          box-sizing: border-box; }
+  .closed-dialog .message { overflow-wrap: anywhere; }
+</style>
+"""
 RESTARTING = 1012  # a tab's websocket closed with this: the server is restarting (the page comes back)
 TICKET_TTL = 60.0  # seconds a page has to open its websocket
 KILL_GRACE = 2.0  # seconds from "quit" to SIGHUP, and from SIGHUP to SIGKILL
+ERRORS_KEPT = 8192  # bytes of a tab's stderr kept (its last line is why it ended)
+WHY_SHOWN = 400  # characters of that line a page shows
 
 
 @dataclass
@@ -124,6 +142,7 @@ class Tab(AppService):
         self.watch = watch  # "/?watch" ("") or "/?watch=N": a spectator's screen (`ono99 watch`), never a seat
         self.box = Sandbox("web")
         self._stopped = False
+        self._closing: asyncio.TimerHandle | None = None  # the app said "exit": close the tab if it never ends
 
     def _build_environment(self, width: int = 80, height: int = 24) -> dict[str, str]:
         # textual-serve's own variables (its driver, the size), nothing else from the server's environment
@@ -152,14 +171,77 @@ class Tab(AppService):
         return self._process
 
     async def run(self) -> None:
-        await super().run()
-        await self.remote_close()  # the app ended (or never started): the page says "Session ended"
+        """textual-serve's AppService.run (the app's packets to the tab), keeping the end of the
+        app's stderr: when it ends with a refusal or a failure ("ono99: someone called 'Dup'
+        already sits at this table; ..."), the tab is told that line before it closes, and the
+        page shows it where it said only "Session ended." (TAB_ID_JS)."""
+        process = self._process
+        errors = bytearray()
+
+        async def read_errors() -> None:
+            while chunk := await process.stderr.read(4096):
+                errors.extend(chunk)
+                del errors[:-ERRORS_KEPT]
+
+        reader = asyncio.create_task(read_errors())
+        try:
+            for _ in range(10):  # textual's prelude: the app started (else it wrote why on stderr and ended)
+                line = await process.stdout.readline()
+                if not line or line == b"__GANGLION__\n":
+                    break
+            while True:
+                kind = await process.stdout.readexactly(1)
+                size = int.from_bytes(await process.stdout.readexactly(4), "big")
+                payload = await process.stdout.readexactly(size)
+                if kind == b"D":
+                    await self.on_data(payload)
+                elif kind == b"M":
+                    await self.on_meta(payload)
+                elif kind == b"P":
+                    await self.on_packed(payload)
+        except (asyncio.IncompleteReadError, ConnectionResetError):
+            pass
+        except asyncio.CancelledError:  # the tab closed first (stop): nobody to tell
+            reader.cancel()
+            raise
+        if self._closing is not None:
+            self._closing.cancel()  # (it ended in time: closed here, with why)
+        try:  # (its stdout closed as it ended: the rest of its stderr follows)
+            await asyncio.wait_for(reader, KILL_GRACE)
+        except TimeoutError:
+            pass
+        text = errors.decode("utf-8", "replace").strip()
+        why = ended_why(text)
+        if text:
+            if why is not None:
+                log.info("ono99 web: a tab from %s ended: %s", self.address or "?", why)
+            else:
+                log.warning("ono99 web: a tab's process said on stderr:\n%s", text)
+        try:
+            if why:
+                await self.remote_write_str(json.dumps(["ono99_ended", why]))
+            await self.remote_close()  # the app ended (or never started): the page says "Session ended"
+        except (ConnectionError, RuntimeError):  # (the tab had gone already)
+            pass
+
+    async def on_meta(self, data: bytes) -> None:
+        # the app says it is ending: the tab closes once its process has (run(): with why it
+        # ended, written after this), or KILL_GRACE later if it never does
+        meta = json.loads(data)
+        if isinstance(meta, dict) and meta.get("type") == "exit":
+            if self._closing is None:
+                self._closing = asyncio.get_running_loop().call_later(
+                    KILL_GRACE, lambda: asyncio.ensure_future(self.remote_close()))
+            return
+        await super().on_meta(data)
 
     async def stop(self) -> None:
         """Ask the app to quit; if it has not within the grace, end its process group."""
         if self._stopped:  # (once: the tab's end and the server's may both ask)
             return
         self._stopped = True
+        if self._closing is not None:
+            self._closing.cancel()
         proc, task = self._process, self._task
         if task is not None:
             await self._download_manager.cancel_app_downloads(app_service_id=self.app_service_id)
@@ -278,7 +360,8 @@ class WebGate(Server):
                    "app_websocket_url": ws, "config": {"static": {"url": base + "/static/"}},
                    "application": {"name": "O'NO 99"}}
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
-        response.text = response.text.replace("</body>", TAB_ID_JS + "</body>", 1)
+        response.text = response.text.replace("</head>", PAGE_CSS + "</head>", 1).replace(
+            "</body>", TAB_ID_JS + "</body>", 1)
         response.headers.update({"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
         return response
 
@@ -345,6 +428,19 @@ class WebGate(Server):
         await asyncio.gather(*(tab.stop() for tab in list(self.tabs)), return_exceptions=True)
         if self.zygote is not None:
             await self.zygote.close()
+
+
+def ended_why(stderr: str) -> str | None:
+    """Why a tab's `ono99` ended, for its page: the one-line refusal or failure it wrote last on
+    its stderr ("ono99: WHY"), control characters shown as escapes; None for anything else (a
+    traceback is the server's to log, not a stranger's to read)."""
+    lines = stderr.splitlines()
+    at = next((i for i in range(len(lines) - 1, -1, -1) if lines[i].startswith("ono99: ")), None)
+    if at is None or any(line.startswith(("Traceback", "  File ")) for line in lines[at:]):
+        return None
+    why = " ".join(line.strip() for line in lines[at:] if line.strip())[len("ono99: "):]
+    why = visible(why)
+    return why if len(why) <= WHY_SHOWN else why[:WHY_SHOWN - 3] + "..."
 
 
 class ServedNames:
