@@ -609,3 +609,39 @@ def test_a_browser_tab_refused_a_name_shows_why_where_it_said_session_ended(tmp_
         if driver is not None:
             driver.quit()
         web.stop()
+
+
+def _send(port: int, data: bytes) -> int | None:
+    """Raw bytes to the server: the status it answers (None if it hung up without one)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        try:
+            s.sendall(data)
+            answer = b""
+            while chunk := s.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+    found = re.match(rb"HTTP/1\.1 (\d{3}) ", answer)
+    return int(found.group(1)) if found else None
+
+
+def test_an_over_long_url_or_header_is_a_400_and_one_short_line_in_the_log_not_a_traceback_each(tmp_path):
+    """A play-tester's find: any stranger's `curl "http://HOST/?name=aaaa...(100000)"` got its 400,
+    and the server's journal a full aiohttp traceback (LineTooLong) per request."""
+    web = Web(tmp_path, "-v")
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        long_url = f"GET /?name={'a' * 20000} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode()
+        long_header = f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: {'b' * 20000}\r\n\r\n".encode()
+        for _ in range(5):
+            assert _send(port, long_url) in (400, None) and _send(port, long_header) in (400, None)
+        assert _get(web.url)[0] == 200  # and the page is served as ever
+    finally:
+        web.proc.terminate()
+        web.proc.wait(10)
+        err = web.proc.stderr.read()
+        web.stop()
+    assert "Traceback" not in err and "LineTooLong" not in err and "aaaa" not in err, err
+    said = [line for line in err.splitlines() if "answered 400" in line]
+    assert said == ["ono99: info: ono99 web: answered 400 to a request line or header over 8190 bytes from "
+                    "127.0.0.1; said once a minute while they come"], err

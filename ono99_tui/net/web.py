@@ -31,6 +31,7 @@ from pathlib import Path
 import aiohttp_jinja2
 import jinja2
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError, LineTooLong
 from textual_serve.app_service import AppService
 from textual_serve.server import Server, to_int
 from yarl import URL
@@ -430,6 +431,36 @@ class WebGate(Server):
             await self.zygote.close()
 
 
+class QuietBadRequests(logging.LoggerAdapter):
+    """aiohttp's server log (each request's handler logs through it), but a malformed request
+    (a URL or a header over 8 KiB, anything that is not HTTP: anyone's to send, answered 400)
+    is one short line a minute at most (-v), never a traceback each; anything else, a fault of
+    this server's, is logged as aiohttp would, traceback and all."""
+
+    def __init__(self, logger: logging.Logger | None = None):
+        super().__init__(logger or logging.getLogger("aiohttp.server"), {})
+        self._said = -1e9
+        self._unsaid = 0
+
+    def exception(self, msg, *args, exc_info=True, **kwargs) -> None:
+        if isinstance(exc_info, HttpProcessingError):
+            self.refused(args[0] if args else None, exc_info)
+            return
+        super().exception(msg, *args, exc_info=exc_info, **kwargs)
+
+    def refused(self, remote: str | None, exc: HttpProcessingError) -> None:
+        now = time.monotonic()
+        if now - self._said < 60:
+            self._unsaid += 1
+            return
+        more = f" ({self._unsaid} more since the last said)" if self._unsaid else ""
+        self._said, self._unsaid = now, 0
+        what = (f"a request line or header over {exc.args[1]} bytes" if isinstance(exc, LineTooLong)
+                else f"a malformed request ({type(exc).__name__})")
+        log.info("ono99 web: answered 400 to %s from %s%s; said once a minute while they come",
+                 what, remote or "?", more)
+
+
 def ended_why(stderr: str) -> str | None:
     """Why a tab's `ono99` ended, for its page: the one-line refusal or failure it wrote last on
     its stderr ("ono99: WHY"), control characters shown as escapes; None for anything else (a
@@ -520,7 +551,7 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     gate = WebGate(config, InnerTable(await server.start(), server_config.password), kept)
     if gate.zygote is not None:
         gate.zygote.start()  # (until it is ready, tabs get a fresh process)
-    runner = web.AppRunner(await gate._make_app(), access_log=None, handle_signals=False)
+    runner = web.AppRunner(await gate._make_app(), access_log=None, handle_signals=False, logger=QuietBadRequests())
     await runner.setup()
     try:
         site = web.TCPSite(runner, config.host, config.port)
