@@ -645,3 +645,22 @@ def test_an_over_long_url_or_header_is_a_400_and_one_short_line_in_the_log_not_a
     said = [line for line in err.splitlines() if "answered 400" in line]
     assert said == ["ono99: info: ono99 web: answered 400 to a request line or header over 8190 bytes from "
                     "127.0.0.1; said once a minute while they come"], err
+
+
+def test_the_page_loads_nothing_from_a_third_party_its_font_is_served_here(tmp_path):
+    """A play-tester's find: textual-serve's page template loads Roboto Mono from
+    fonts.googleapis.com, so every tab made a request to Google."""
+    web = Web(tmp_path)
+    try:
+        status, page = _get(web.url)
+        assert status == 200
+        loaded = set(re.findall(r"""\b(?:href|src)\s*=\s*"([^"]+)"|url\("([^"]+)"\)""", page))
+        loaded = {a or b for a, b in loaded} - {""}
+        assert loaded and all(a.startswith(web.url) for a in loaded), loaded  # (stylesheets, scripts, images)
+        fonts = re.findall(r"""url\("([^"]+\.ttf)"\)""", page)
+        assert fonts
+        for font in fonts:
+            with urllib.request.urlopen(font, timeout=10) as response:
+                assert response.status == 200 and len(response.read()) > 10_000, font
+    finally:
+        web.stop()

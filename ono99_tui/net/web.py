@@ -91,13 +91,20 @@ TAB_ID_JS = """<script>(function () {
   }
 })();</script>
 """
-# the closed dialog grows with a reason that wraps to a few lines (its box is 640x240 otherwise)
+# The page's font is served here (textual-serve ships it in its static files), not from Google's
+# font service its template names: a tab makes no request to a third party. And the closed dialog
+# grows with a reason that wraps to a few lines (its box is 640x240 otherwise).
 PAGE_CSS = """<style>
+  @font-face { font-family: "Roboto Mono"; font-weight: 100 700; font-display: swap;
+               src: url("STATIC/fonts/RobotoMono-VariableFont_wght.ttf") format("truetype"); }
+  @font-face { font-family: "Roboto Mono"; font-style: italic; font-weight: 100 700; font-display: swap;
+               src: url("STATIC/fonts/RobotoMono-Italic-VariableFont_wght.ttf") format("truetype"); }
   .closed-dialog .intro { height: auto; min-height: 240px; max-width: calc(100vw - 64px); padding: 16px;
                           box-sizing: border-box; }
   .closed-dialog .message { overflow-wrap: anywhere; }
 </style>
 """
+THIRD_PARTY_FONT = re.compile(r"<link\b[^>]*\bhref=\"https://fonts\.(googleapis|gstatic)\.com/[^>]*>\s*")
 RESTARTING = 1012  # a tab's websocket closed with this: the server is restarting (the page comes back)
 TICKET_TTL = 60.0  # seconds a page has to open its websocket
 KILL_GRACE = 2.0  # seconds from "quit" to SIGHUP, and from SIGHUP to SIGKILL
@@ -361,7 +368,8 @@ class WebGate(Server):
                    "app_websocket_url": ws, "config": {"static": {"url": base + "/static/"}},
                    "application": {"name": "O'NO 99"}}
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
-        response.text = response.text.replace("</head>", PAGE_CSS + "</head>", 1).replace(
+        page = THIRD_PARTY_FONT.sub("", response.text)
+        response.text = page.replace("</head>", PAGE_CSS.replace("STATIC/", base + "/static/") + "</head>", 1).replace(
             "</body>", TAB_ID_JS + "</body>", 1)
         response.headers.update({"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
         return response
