@@ -664,3 +664,39 @@ def test_the_page_loads_nothing_from_a_third_party_its_font_is_served_here(tmp_p
                 assert response.status == 200 and len(response.read()) > 10_000, font
     finally:
         web.stop()
+
+
+def _you(screen: str) -> str:
+    return next((line for line in screen.splitlines() if "<- you" in line), "")
+
+
+def test_a_duplicated_browser_tab_takes_a_seat_of_its_own_and_leaves_the_first_tab_its_seat(tmp_path):
+    """A play-tester's find: a browser's "Duplicate tab" copies the tab's sessionStorage, so the
+    copy had the same tab id (seat token): it took the first tab's seat (the first tab ended, "you
+    joined this seat from somewhere else"), or was refused ("sit: a token of your own must be
+    unused..."). Here the copy is made as the browser makes it: a new tab whose sessionStorage
+    holds the first tab's id before the page's scripts run."""
+    web = Web(tmp_path)
+    driver = None
+    try:
+        driver = _browser(tmp_path)
+        driver.get(web.url)
+        assert "Guest 1" in _you(_screen_until(driver, "Guest 1", "<- you"))
+        first_id = driver.execute_script("return sessionStorage.getItem('ono99-tab')")
+        assert re.fullmatch(r"[0-9a-f]{32}", first_id or "")
+        driver.switch_to.new_window("tab")
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument",
+                               {"source": f"sessionStorage.setItem('ono99-tab', '{first_id}');"})
+        driver.get(web.url)
+        copy = _screen_until(driver, "Guest 1", "Guest 2", "<- you")
+        assert "Guest 2" in _you(copy), copy
+        assert driver.execute_script("return sessionStorage.getItem('ono99-tab')") not in (first_id, None)
+        assert len(web.children()) == 2
+        driver.switch_to.window(driver.window_handles[0])
+        assert driver.execute_script(CLOSED) == ""  # the first tab plays on, in its own seat
+        assert "Guest 1" in _you(_screen_until(driver, "Guest 1", "Guest 2", "<- you"))
+    finally:
+        if driver is not None:
+            driver.quit()
+        web.stop()

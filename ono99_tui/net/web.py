@@ -45,14 +45,47 @@ log = logging.getLogger("ono99.web")
 
 # the tab's id (kept across reloads of that tab only) goes on the websocket's address
 TAB_ID_JS = """<script>(function () {
-  var key = "ono99-tab", id = sessionStorage.getItem(key);
-  if (!id || !/^[0-9a-f]{32}$/.test(id)) {
+  var key = "ono99-tab", id = sessionStorage.getItem(key), settled = false;
+  var el = document.getElementById("terminal"), base = el.dataset.sessionWebsocketUrl;
+  function newId() {
     id = Array.from(crypto.getRandomValues(new Uint8Array(16)), function (b) {
       return (b < 16 ? "0" : "") + b.toString(16); }).join("");
     sessionStorage.setItem(key, id);
+    el.dataset.sessionWebsocketUrl = base + "/" + id;
   }
-  var el = document.getElementById("terminal");
-  el.dataset.sessionWebsocketUrl += "/" + id;
+  if (!id || !/^[0-9a-f]{32}$/.test(id)) {
+    newId();
+    settled = true;
+  } else {
+    el.dataset.sessionWebsocketUrl = base + "/" + id;
+  }
+  // A browser's "Duplicate tab" copies sessionStorage, id and all: the copy would take the first
+  // tab's seat (and the first tab's reload take it back). A page that found an id asks the other
+  // pages of this site whether one of them holds it, before it connects (textual.js connects on
+  // load): if one answers, this is a copy, and it takes an id (a seat) of its own. Nobody answers
+  // a reload (its page is gone). Two pages asking at once: the one with the larger number yields.
+  var channel = window.BroadcastChannel ? new BroadcastChannel("ono99-tab") : null;
+  var mine = Math.random(), connect = window.onload, loaded = null;
+  function go() {
+    if (settled) return;
+    settled = true;
+    if (loaded) connect.call(window, loaded);
+  }
+  if (channel) {
+    channel.onmessage = function (e) {
+      var m = e.data || {};
+      if (m.id !== id) return;
+      if (settled && typeof m.ask === "number") channel.postMessage({id: id, held: true});
+      else if (!settled && (m.held || (typeof m.ask === "number" && m.ask < mine))) { newId(); go(); }
+    };
+  }
+  if (!settled && channel && typeof connect === "function") {
+    window.onload = function (e) { loaded = e; if (settled) connect.call(window, e); };
+    channel.postMessage({id: id, ask: mine});
+    setTimeout(go, 300);
+  } else {
+    settled = true;
+  }
   // A tab comes back by itself when its connection is lost or the server restarts (close code
   // other than 1000, which is a game that ended here): it waits for the page to answer again,
   // 0.5 s doubling to 10 s, for 15 minutes, then reloads, and its seat id brings it back to its seat.
