@@ -313,6 +313,19 @@ async def play_on(pilot, screen, until=lambda: False) -> None:
             await settle(pilot)
 
 
+async def test_a_bot_delay_too_short_for_a_timer_still_lets_the_bots_play(private_dirs):
+    # ONO99_BOT_DELAY=0.000001 (or Settings' 1e-07): "Waiting for Di..." for good, every launch
+    app = Ono99App(bot_delay=1e-6, seed=4)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        screen = app.screen
+        await wait_for_my_turn(pilot, screen)  # the bots before this seat played
+        plays = len(screen.table.game.plays)
+        await pilot.press(str([c.index for c in screen.query(CardWidget) if c.reason is None][0]))
+        await wait_for_my_turn(pilot, screen)  # and after it, round to this seat again
+        assert len(screen.table.game.plays) > plays + 1
+
+
 def _short_game_app(tmp_path) -> Ono99App:
     """The app set for a short game: one token each, no extra life (a quick game ends soon)."""
     rules = tmp_path / "short.toml"

@@ -82,6 +82,8 @@ def turn_hint(view, viewer: int | None) -> str:
     return "Your turn: press a card's number, or arrows and Enter, or click it."
 
 
+SHORTEST_TIMER = 0.001  # seconds: a bot delay under this is played at once (see advance)
+
 class GameScreen(Screen):
     BINDINGS = [
         # the keys that choose and play a card are priority bindings: the app runs each as it
@@ -490,9 +492,9 @@ class GameScreen(Screen):
         if isinstance(step, BotTurn):
             self.busy = True
             delay = {"fast": min(self.app.bot_delay, 0.1), "skip": 0}.get(self.pace, self.app.bot_delay)
-            if delay > 0:
+            if delay >= SHORTEST_TIMER:
                 self.set_timer(delay, self._start_bot)
-            else:  # Textual timers cannot take 0
+            else:  # Textual timers cannot take 0, and one of 1e-6 s never fired: the game hung for good
                 self.call_later(self._start_bot)
         elif self.eyes.must_hand_over(step.seat):
             self.busy = True
