@@ -583,12 +583,15 @@ def _port(value: int) -> int:
 def _server_config(args):
     from .net.server import ServerConfig
 
-    if args.turn_timer < 0:
-        raise UserError(f"--turn-timer must be 0 or more seconds, got {args.turn_timer:g}")
-    if not 0 <= args.move_timer <= 24 * 3600:  # (nan fails this too)
+    # (nan and inf fail these too: a bot delay of inf left its turn waiting for good)
+    if not 0 <= args.turn_timer <= 24 * 3600:
+        raise UserError(f"--turn-timer must be 0 to 86400 seconds, got {args.turn_timer:g}")
+    if not 0 <= args.move_timer <= 24 * 3600:
         raise UserError(f"--move-timer must be 0 to 86400 seconds, got {args.move_timer:g}")
-    if args.bot_delay < 0:
-        raise UserError(f"--bot-delay must be 0 or more seconds, got {args.bot_delay:g}")
+    if not 0 <= args.bot_delay <= 60:
+        raise UserError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay:g}")
+    if not str(args.bind).strip():
+        raise UserError("--bind needs an address (127.0.0.1, 0.0.0.0 for every interface, ::1, ...)")
     for flag, value, least in _limit_checks(args):
         if not value >= least or value != value or value == float("inf"):
             raise UserError(f"--{flag} must be {least:g} or more, got {value:g}")

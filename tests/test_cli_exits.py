@@ -320,3 +320,15 @@ def test_export_into_a_folder_that_is_not_there_is_refused_and_makes_none(privat
     assert not (tmp_path / "ex").exists()
     assert ono99("saves", "export", "friday", str(tmp_path / "x.toml")).returncode == 0
     assert Record.loads((tmp_path / "x.toml").read_text(), "x").names == store.load("friday").names
+
+
+def test_server_times_that_are_not_numbers_of_seconds_are_refused_before_it_listens():
+    # `serve --bot-delay nan` started; `host --bot-delay inf` left the bots' turns waiting for good;
+    # `serve --bind ''` said "serving on  without --password" and listened
+    for args, said in ((("serve", "--bot-delay", "nan"), "--bot-delay must be 0 to 60 seconds, got nan"),
+                       (("host", "--plain", "--bot-delay", "inf"), "--bot-delay must be 0 to 60 seconds, got inf"),
+                       (("serve", "--turn-timer", "nan"), "--turn-timer must be 0 to 86400 seconds, got nan"),
+                       (("serve", "--turn-timer", "inf"), "--turn-timer must be 0 to 86400 seconds, got inf"),
+                       (("serve", "--bind", ""), "--bind needs an address")):
+        proc = ono99(*args, "--port", "0", timeout=60, input="")
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith(f"ono99: {said}"), (args, proc)
