@@ -804,8 +804,7 @@ def host_plan(args):
             pass
     except OSError as exc:
         raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
-    shown = "localhost" if config.host in ("127.0.0.1", "::1") else config.host
-    hint = f"Others join with: ono99 join {shown}:{{port}} --name NAME"  # ({port}: filled once it listens)
+    hint = join_line(config.host, args.password, args.password_file)  # ({port}: filled once it listens)
     plan = JoinPlan("127.0.0.1" if config.host in ("0.0.0.0", "") else config.host if config.host != "::" else "::1",
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)
@@ -815,6 +814,34 @@ def host_plan(args):
         kept = kept_tokens(plan.host, plan.port, name)  # (newest first: a table started in between, then this)
         plan.keep, plan.comeback, plan.older = True, next(iter(kept), None), tuple(kept[1:])
     return plan
+
+
+def join_line(bind: str, password: str | None, password_file: str | None) -> str:
+    """The line `ono99 host` shows its guests to copy: an address they can reach (never the
+    0.0.0.0 or :: it listens on, an IPv6 literal in the brackets join reads) and the password
+    (the host's own secret, on the host's own screen; one read from a file is not printed).
+    ``{port}`` is filled once the server listens."""
+    import shlex
+
+    from .text import visible
+
+    wildcard = bind in ("", "0.0.0.0", "::")
+    if bind in ("127.0.0.1", "::1", "localhost"):
+        shown = "localhost"
+    elif wildcard:
+        shown = "HOST"
+    else:
+        shown = f"[{bind}]" if ":" in bind else bind
+    line = f"Others join with: ono99 join {shown}:{{port}} --name NAME"
+    if password_file is not None:
+        line += f" --password PW (PW: the password in {visible(password_file)})"
+    elif password is not None:
+        line += f" --password {visible(shlex.quote(password))}"
+    if wildcard:
+        import socket
+
+        line += f", where HOST is this machine's name or address on their network (its name: {socket.gethostname()})"
+    return line
 
 
 def session_zygote():

@@ -674,6 +674,30 @@ async def test_host_on_port_0_names_the_port_it_got_in_the_lobby():
         await until(pilot, lambda: want in str(app.screen.query_one("#lobby").render()), "the real port in the hint")
 
 
+def test_the_join_line_names_an_address_a_guest_can_use():
+    """A play-tester's find: `--bind 0.0.0.0` showed "ono99 join 0.0.0.0:PORT" (nobody else reaches
+    that) and `--bind ::` showed ":::PORT", which join refuses. A wildcard is shown as HOST, said
+    to be this machine's address; an IPv6 address in the brackets join reads."""
+    import socket
+
+    from ono99_tui.cli import join_line
+    from ono99_tui.net.client import split_address
+
+    for wildcard in ("0.0.0.0", "::"):
+        line = join_line(wildcard, None, None)
+        assert line.startswith("Others join with: ono99 join HOST:{port} --name NAME, where HOST is this "
+                               "machine's name or address on their network"), line
+        assert socket.gethostname() in line
+    for bind, want in [("127.0.0.1", "localhost"), ("::1", "localhost"), ("192.168.1.20", "192.168.1.20"),
+                       ("fd00::5", "[fd00::5]"), ("box.lan", "box.lan")]:
+        line = join_line(bind, None, None)
+        assert line == f"Others join with: ono99 join {want}:{{port}} --name NAME", line
+        address = line.split()[5].replace("{port}", "7422")
+        assert split_address(address, 7099) == (bind if bind != "::1" and bind != "127.0.0.1" else "localhost",
+                                                7422)
+    assert join_line("127.0.0.1", "it's", None).endswith(""" --name NAME --password 'it'"'"'s'""")
+
+
 async def test_a_guest_is_asked_before_escape_leaves_the_table_and_its_seat_is_kept():
     """A play-tester's find: a guest's Escape (the footer says "Menu") quit at once, no question."""
 

@@ -423,3 +423,40 @@ def test_a_plain_watcher_watches_and_never_takes_a_seat():
     assert_plain_bytes(bytes(wendy.raw))
     assert not any(line.startswith(("Seated", "Your turn", "Your hand")) for line in wendy.lines), wendy.lines
     assert not any("Wendy" in line for line in ann.lines if line.startswith("Table 1")), ann.lines
+
+
+def test_the_join_line_a_password_host_shows_lets_a_guest_who_copies_it_sit_down():
+    """A play-tester's find: `ono99 host --password sesame` showed "Others join with: ono99 join
+    localhost:PORT --name NAME"; a guest who copied it was told "this server needs a password".
+    The line names the password (shell-quoted: it is the host's own screen); a guest who runs it
+    as a shell would, with a name for NAME, sits at the table."""
+    import shlex
+
+    host = Running("host", "--plain", "--port", "0", "--seats", "2", "--bot-delay", "0", "--no-save",
+                   "--name", "Ann", "--password", "open sesame")
+    guest = None
+    try:
+        line = host.wait_for(r"^Others join with: (ono99 join .*)$").group(1)
+        assert line.endswith(" --password 'open sesame'"), line
+        argv = ["Bob" if word == "NAME" else word for word in shlex.split(line)[1:]]
+        guest = Running(*argv, "--plain")
+        guest.wait_for(r"^Seated at table 1, seat 2\.$")
+        host.wait_for(r"seat 2, Bob\.$")
+    finally:
+        for p in (host, guest):
+            if p is not None and p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait(10)
+
+
+def test_a_host_with_a_password_file_does_not_show_the_password_in_its_join_line(tmp_path):
+    secret = tmp_path / "pw.txt"
+    secret.write_text("hunter2\n")
+    host = Running("host", "--plain", "--port", "0", "--seats", "2", "--no-save", "--password-file", str(secret))
+    try:
+        line = host.wait_for(r"^Others join with: .*$").group(0)
+        assert line.endswith(f" --name NAME --password PW (PW: the password in {secret})"), line
+        assert "hunter2" not in bytes(host.raw).decode()
+    finally:
+        host.proc.kill()
+        host.proc.wait(10)

@@ -177,7 +177,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
 
         net.server = Server(plan.serve)
         plan.port = await net.server.start()
-        plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))  # (--port 0: the one it got)
+        plan.address_hint = plan.address_hint.replace("{port}", str(plan.port), 1)  # (--port 0: the one it got)
     from ..net.lobby import connect_back
 
     client = net.client = await connect_back(plan)

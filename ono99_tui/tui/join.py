@@ -143,7 +143,7 @@ class JoinApp(Ono99App):
                 for warning in self.server.start_warnings:  # (a kept game not resumed: say why, on screen)
                     self.notify(visible(warning), severity="warning", timeout=30, markup=False)
                 # the hint names the port the server got (with --port 0, the one it was given)
-                plan.address_hint = plan.address_hint.replace("{port}", str(plan.port))
+                plan.address_hint = plan.address_hint.replace("{port}", str(plan.port), 1)
             self.client = await connect_back(plan)
             note = self.client.password_note()
             if note:
