@@ -113,8 +113,34 @@ def test_host_plain_plays_against_bots_and_leaves_at_end_of_input():
     assert host.finish() == 0
     assert_plain_bytes(bytes(host.raw))
     lines = host.lines
-    assert "The game has not started: type b, s, w or q." in lines
+    assert "The game has not started: type b, s or q." in lines  # (no w: see below)
     assert any(line.startswith("Game over after ") for line in lines)
+
+
+def test_a_plain_host_is_not_offered_another_table_to_watch_on_its_one_table_server():
+    """A play-tester's find: `ono99 host --plain` offered "w to watch another table", and `w 1`
+    answered "There is no other table 1 to watch": a host's server holds one table. Neither the
+    host nor a guest there is offered w; w says why there is nothing to watch."""
+    host = Running("host", "--plain", "--port", "0", "--seats", "3", "--no-save", "--name", "Ann")
+    guest = None
+    try:
+        port = host.wait_for(r"^Others join with: ono99 join localhost:(\d+) --name NAME$").group(1)
+        host.wait_for(r"^Type b to fill the empty seats with bots, s to start once every seat is taken, or q to "
+                      r"leave\.$")
+        host.type("w 1\nw\n")
+        host.wait_for(r"^This server \(ono99 host\) holds one table: there is no other to watch\.\n"
+                      r"This server \(ono99 host\) holds one table: there is no other to watch\.$")
+        guest = Running("join", f"127.0.0.1:{port}", "--name", "Bob", "--plain")
+        guest.wait_for(r"^Type b to fill the empty seats with bots, s to start once every seat is taken, or q to "
+                       r"leave\.$")
+        for p in (host, guest):
+            assert not any("watch another table" in line or "to watch" in line and "Type w" in line
+                           for line in p.lines), p.lines
+    finally:
+        for p in (host, guest):
+            if p is not None and p.proc.poll() is None:
+                p.proc.kill()
+                p.proc.wait(10)
 
 
 def test_a_network_game_of_one_round_says_game_over_after_1_round(tmp_path):

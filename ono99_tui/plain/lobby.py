@@ -1,5 +1,6 @@
 """Waiting at a network table in lines: who sits where, and b (bots), s (start), w (watch
-another table instead: w lists them, w N watches table N) or q (leave)."""
+another table instead: w lists them, w N watches table N; not on a host's server, which holds
+one table) or q (leave)."""
 
 from __future__ import annotations
 
@@ -29,6 +30,8 @@ def lobby_lines(table: dict, seat: int | None, hint: str = "") -> list[str]:
 
 LOBBY_PROMPT = ("Type b to fill the empty seats with bots, s to start once every seat is taken, "
                 "w to watch another table, or q to leave.")
+# a host's server (ono99 host) holds one table: there is no other to watch
+ONE_TABLE_PROMPT = "Type b to fill the empty seats with bots, s to start once every seat is taken, or q to leave."
 WATCH_PROMPT = "You are watching: its plays are said once its game starts. Type q to leave."
 
 
@@ -50,7 +53,11 @@ def watch_list(tables: list[dict], mine: int | None) -> list[str]:
 
 class Lobby:
     def __init__(self, con: Console, inbox: Inbox, net: Network, hint: str):
+        from ..net.lobby import one_table
+
         self.con, self.inbox, self.net, self.hint = con, inbox, net, hint
+        # a host's server holds one table: w (watch another) is neither offered nor taken there
+        self.one_table = net.client is not None and one_table(net.client)
 
     def wait(self, watching: bool = False):
         """Until the game starts: the RemoteTable (its seat None when watching; ``watching``: from
@@ -78,7 +85,8 @@ class Lobby:
                         shown = lines
                         for line in lines:
                             self.con.say(line)
-                        self.con.say(WATCH_PROMPT if self.watching else LOBBY_PROMPT)
+                        self.con.say(WATCH_PROMPT if self.watching else ONE_TABLE_PROMPT if self.one_table
+                                     else LOBBY_PROMPT)
                     if waiting == "table":
                         waiting = None
                 elif kind == "tables":
@@ -111,6 +119,8 @@ class Lobby:
                 if self.watching:
                     if key:
                         self.con.say("You are watching: type q to leave.")
+                elif asked and self.one_table:
+                    self.con.say("This server (ono99 host) holds one table: there is no other to watch.")
                 elif asked:
                     watch = int(asked.group(1)) if asked.group(1) else None
                     self.net.send({"type": "tables"})
@@ -122,6 +132,6 @@ class Lobby:
                     self.net.send({"type": "start"})
                     waiting = "start"
                 elif key:
-                    self.con.say("The game has not started: type b, s, w or q.")
+                    self.con.say(f"The game has not started: type {'b, s' if self.one_table else 'b, s, w'} or q.")
                 continue
             self.inbox.pump()
