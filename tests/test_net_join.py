@@ -987,6 +987,44 @@ async def test_a_guest_late_to_a_hosts_game_is_not_told_to_make_a_table_the_host
         await host.aclose()
 
 
+async def test_a_guest_at_a_hosts_full_table_not_yet_started_is_told_it_is_full_and_may_watch():
+    """A play-tester's find: a guest at a host's table that was full but not started was told
+    "this is a host's table (ono99 host), which holds one game: ask the host to start another",
+    as if its game were over. The guest is told it is full and has not started, and (with the
+    table screen) how to watch it."""
+    import asyncio
+    import sys
+
+    from .netplay import connect, serving
+
+    async with serving(single_table=True, turn_timer=60) as server:
+        host = await connect(server, "Hosty")
+        table = (await host.request({"type": "create", "seats": 3}))["table"]
+        await host.request({"type": "sit", "table": table})
+        await host.request({"type": "bots"})  # full; the host has not pressed S
+        where = f"{HOST}:{server.port}"
+        for extra, plain in [([], []), ([], ["--plain"]), (["--table", str(table)], []),
+                             (["--table", str(table)], ["--plain"])]:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "ono99_tui", "join", where, "--name", "Bob", *extra, *plain,
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE)
+            try:
+                out, err = await asyncio.wait_for(proc.communicate(), 60)
+            finally:
+                if proc.returncode is None:
+                    proc.kill()
+                    await proc.wait()
+            said = err.decode()
+            assert proc.returncode == 2 and len(said.strip().splitlines()) == 1, (extra, plain, said)
+            assert f"the host's table on {where} (ono99 host, which holds one game) is full: its 3 seats are " \
+                   "taken and its game has not started" in said, (extra, plain, said)
+            assert "start another" not in said, (extra, plain, said)
+            assert (f"watch it with ono99 watch {where}" in said) == (not plain), (extra, plain, said)
+        assert not server.tables[table].started
+        await host.aclose()
+
+
 def test_a_taken_name_is_said_in_the_gateways_words(private_dirs):
     # over serve-ssh the name is the SSH user's: "connect with another --name" told Sue of a flag
     # she does not have; the gateway gives its child the words (ONO99_NAME_HINT). On a PTY, as an

@@ -67,13 +67,28 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
     raise ServerError("choose", f"several tables to watch ({listed}{more}): {plan.choose_hint}")
 
 
-# A host's server (ono99 host) holds its one table and refuses --or-create: say what works there.
-HOST_ONLY = "this is a host's table (ono99 host), which holds one game: ask the host to start another"
-
-
 def one_table(client: Client) -> bool:
     """Whether the server is a host's, holding one table (its welcome says so)."""
     return bool((client.welcome or {}).get("one_table"))
+
+
+def host_table_refusal(tables: list, where: str, can_watch: bool = True) -> str:
+    """Why a guest finds no seat at a host's server (ono99 host: one table, and it refuses
+    --or-create), from that table's state, and what works instead: a full table waits for its
+    start and can be watched; a game under way only takes its own players back; only a game
+    that is over makes room for another, which the host starts. ``can_watch``: as for
+    check_named_table."""
+    live = next((t for t in tables if not t["over"]), None)
+    watch = f"watch it with ono99 watch {where}, or " if can_watch else ""
+    if live is None:
+        return (f"the host's table on {where} (ono99 host, which holds one game) has no game waiting for "
+                "players: ask the host to start another")
+    if live["started"]:
+        return (f"the game at the host's table on {where} (ono99 host, which holds one game) has started: only "
+                f"its players come back to it; {watch}ask the host to start another once it is over")
+    taken = len(live["seats"])
+    return (f"the host's table on {where} (ono99 host, which holds one game) is full: its {taken} seats are "
+            f"taken and its game has not started; {watch}ask the host to free a seat")
 
 
 async def open_tables(client: Client, full: bool = False) -> list:
@@ -85,14 +100,16 @@ async def open_tables(client: Client, full: bool = False) -> list:
 
 async def choose_table(client: Client, plan: JoinPlan) -> int:
     """The one table waiting for players; ServerError (code "choose") when there is none or several."""
-    open_ = await open_tables(client, full=True)
+    tables = (await client.request({"type": "tables"}))["tables"]
+    open_ = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
     if len(open_) == 1:
         return open_[0]["id"]
     if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
         return open_[0]["id"] if open_ else NEW_TABLE
     if not open_:
-        how = (f"{HOST_ONLY}, or watch the game with ono99 watch" if one_table(client) else
-               "make one with --or-create, watch a game with ono99 watch, or ask the host to start one")
+        if one_table(client):
+            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}"))
+        how = "make one with --or-create, watch a game with ono99 watch, or ask the host to start one"
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: {how}")
     free = [sum(s["player"] is None for s in t["seats"]) for t in open_]
     listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({n} seat{'' if n == 1 else 's'} free)"
@@ -108,11 +125,16 @@ async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = Tr
     tables = (await client.request({"type": "tables"}))["tables"]
     where = f"{plan.host}:{plan.port}"
     waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    host = one_table(client)  # (a host's server: its one table's state says what works instead)
     instead = (f"; tables waiting for players: {', '.join(waiting[:20])}" if waiting
-               else f"; no table is waiting for players: {HOST_ONLY}" if one_table(client)
+               else f"; {host_table_refusal(tables, where, can_watch)}" if host
                else "; no table is waiting for players: --or-create (without --table) makes one")
     watch = f"; watch it with: ono99 watch {where} --table {plan.table}" if can_watch else ""
     found = next((t for t in tables if t["id"] == plan.table), None)
+    if found is not None and host and not waiting:  # the host's table itself: its state, once
+        if found["over"] or found["started"] or not any(s["player"] is None for s in found["seats"]):
+            code = "table_full" if not found["started"] and not found["over"] else "started"
+            raise ServerError(code, host_table_refusal(tables, where, can_watch))
     if found is None:
         raise ServerError("no_table", f"there is no table {plan.table} on {where}{instead}")
     if found["over"]:

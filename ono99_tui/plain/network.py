@@ -206,10 +206,12 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     elif len(waiting) == 1:
         candidates = waiting
     elif not waiting:
-        from ..net.lobby import HOST_ONLY, one_table
+        from ..net.lobby import host_table_refusal, one_table
 
-        how = HOST_ONLY if one_table(client) else "make one with --or-create, or ask the host to start one (ono99 host)"
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: {how}")
+        if one_table(client):  # (a host's server: what its one table's state leaves a guest to do)
+            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}", can_watch=False))
+        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one with "
+                          "--or-create, or ask the host to start one (ono99 host)")
     else:
         raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "
                           "choose one with --table N")
