@@ -805,15 +805,39 @@ def host_plan(args):
     except OSError as exc:
         raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
     hint = join_line(config.host, args.password, args.password_file)  # ({port}: filled once it listens)
+    if config.resume and config.manifest is not None and config.password is None:
+        _no_private_game_opened(config.manifest, config.port)
     plan = JoinPlan("127.0.0.1" if config.host in ("0.0.0.0", "") else config.host if config.host != "::" else "::1",
                     config.port, name, config.password, create={"rules": spec, "seats": args.seats},
                     serve=config, address_hint=hint)
+    plan.password_flag = (f"--password-file {args.password_file}" if args.password_file is not None
+                          else "--password" if args.password is not None else None)
     if config.resume:  # a game the host left without closing it (quit, crash, a closed terminal): back to it
         from .net.kept_seats import kept_tokens
 
         kept = kept_tokens(plan.host, plan.port, name)  # (newest first: a table started in between, then this)
         plan.keep, plan.comeback, plan.older = True, next(iter(kept), None), tuple(kept[1:])
     return plan
+
+
+def _no_private_game_opened(manifest, port: int) -> None:
+    """UserError when the game this port keeps was played with a password and the host gave
+    none: resumed, it would be open to anyone who reaches the port (the host's guests, told the
+    table is back, would find strangers in it). The host gives a password again, or another port."""
+    import logging
+
+    from .net.manifest import read_manifest
+
+    quiet = logging.getLogger("ono99.server")  # (a check: the server's own read logs what is wrong)
+    previous, quiet.disabled = quiet.disabled, True
+    try:
+        tables, _ = read_manifest(manifest, set_aside=False)
+    finally:
+        quiet.disabled = previous
+    if any(t.password for t in tables):
+        raise UserError(f"the game kept on port {port} was played with a password: run ono99 host with --password "
+                        "(or --password-file) to carry it on; without one, anyone who reaches the port could "
+                        "take a seat in it (another --port starts a new table)")
 
 
 def join_line(bind: str, password: str | None, password_file: str | None) -> str:

@@ -262,3 +262,29 @@ def test_a_game_a_server_keeps_is_not_opened_locally_with_every_hand_showing():
     write_manifest(manifest_path(), [], 1)  # no longer kept (its server closed it): a save like any other
     assert kept_by(name) is None
     assert ono99("replay", name).returncode == 0
+
+
+def test_a_table_played_with_a_password_is_not_resumed_by_a_server_without_one():
+    """A server restarted without --password resumed its private tables open to anyone. The
+    manifest says a table was played with a password (never the password); such a table waits,
+    listed, for a start that asks one again."""
+
+    async def main():
+        async with serving(save=True, resume=True, turn_timer=60, password="open sesame") as server:
+            ann = await connect(server, "Ann", password="open sesame")
+            table_id = (await ann.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
+            token = (await ann.request({"type": "sit", "table": table_id}))["token"]
+            await ann.request({"type": "bots", "level": "random"})
+            await ann.request({"type": "start"})
+        (entry,) = json.loads(manifest_path().read_text())["tables"]
+        assert entry["password"] is True and "sesame" not in manifest_path().read_text()
+        async with serving(save=True, resume=True, turn_timer=60) as server:
+            assert server.tables == {}
+            (warning,) = server.start_warnings
+            assert f"table {table_id}" in warning and "played with a password" in warning, warning
+        assert [t["id"] for t in json.loads(manifest_path().read_text())["tables"]] == [table_id]
+        async with serving(save=True, resume=True, turn_timer=60, password="open sesame") as server:
+            assert table_id in server.tables and server.start_warnings == []
+            back = await connect(server, "Ann", token=token, password="open sesame")
+            assert back.welcome["resumed"]
+    run(main())

@@ -486,3 +486,68 @@ def test_a_host_with_a_password_file_does_not_show_the_password_in_its_join_line
     finally:
         host.proc.kill()
         host.proc.wait(10)
+
+
+def _a_free_port() -> int:
+    """A free port of the 49600-49999 range (a kept host game is kept by its port: never port 0)."""
+    import random
+    import socket
+
+    for port in random.sample(range(49600, 50000), 400):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise AssertionError("no free port in 49600-49999")
+
+
+def _a_kept_host_game(tmp_path, *flags: str) -> tuple[str, str, list[str]]:
+    """`ono99 host --plain` on a port of its own, a game started and left with q (kept); the
+    port, the data folder, and the lines the host said."""
+    port, data = str(_a_free_port()), str(tmp_path / "host-data")
+    host = Running("host", "--plain", "--port", port, "--seats", "2", "--bot-delay", "0", "--name", "Hana",
+                   *flags, ONO99_DATA_DIR=data)
+    try:
+        host.type("b\ns\n")
+        host.wait_for(r"^Which card\?$")
+        host.type("q\n", close=True)
+        assert host.finish() == 0, host.err
+    finally:
+        if host.proc.poll() is None:
+            host.proc.kill()
+    return port, data, host.lines
+
+
+def test_a_host_game_kept_with_a_password_names_the_flag_and_is_not_reopened_without_one(tmp_path):
+    """A play-tester's find: a host restarted without --password resumed the private game open
+    to anyone, with no warning; its farewell had said only "run the same ono99 host (port P,
+    --name Hana)". The farewell names the flag (never the password), and a start without a
+    password refuses, in one line, to reopen that game; with the password it is back."""
+    port, data, said = _a_kept_host_game(tmp_path, "--password", "sesame")
+    assert said[-1] == (f"You left the table. The game is kept: run the same ono99 host (port {port}, --name Hana, "
+                        "with --password) to carry it on; its players come back to their seats."), said[-3:]
+    assert not any("sesame" in line for line in said if not line.startswith("Others join with: "))
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "host", "--plain", "--port", port, "--seats", "2",
+                           "--name", "Hana"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          env=dict(os.environ, ONO99_DATA_DIR=data))
+    assert proc.returncode == 2 and proc.stdout == "", (proc.stdout, proc.stderr)
+    assert proc.stderr == (f"ono99: the game kept on port {port} was played with a password: run ono99 host with "
+                           "--password (or --password-file) to carry it on; without one, anyone who reaches the "
+                           "port could take a seat in it (another --port starts a new table)\n"), proc.stderr
+    secret = tmp_path / "pw"
+    secret.write_text("sesame\n")
+    host = Running("host", "--plain", "--port", port, "--seats", "2", "--name", "Hana", "--password-file",
+                   str(secret), ONO99_DATA_DIR=data)
+    try:
+        host.wait_for(r"^Back in your seat\.$")
+        host.wait_for(r"^Which card\?$")
+        host.type("q\n", close=True)
+        assert host.finish() == 0, host.err
+    finally:
+        if host.proc.poll() is None:
+            host.proc.kill()
+    assert host.lines[-1] == (f"You left the table. The game is kept: run the same ono99 host (port {port}, --name "
+                              f"Hana, with --password-file {secret}) to carry it on; its players come back to their "
+                              "seats."), host.lines[-3:]

@@ -23,6 +23,7 @@ class JoinPlan:
     create: dict | None = None  # hosting: {"rules": ..., "seats": N}
     serve: object | None = None  # hosting: a ServerConfig to run in this process
     address_hint: str = ""  # hosting: what the others type to join
+    password_flag: str | None = None  # hosting: "--password" or "--password-file FILE" (never the password)
     or_create: bool = False  # no table waiting: make one (and sit at it first)
     token: str | None = None  # come back to the seat this token holds, or sit with it as the seat's token
     comeback: str | None = None  # a seat token kept from an earlier join at this address (said in hello only)
@@ -149,6 +150,13 @@ async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = Tr
                           f"players may come back to it{watch}")
     if not any(s["player"] is None for s in found["seats"]):
         raise ServerError("table_full", f"table {plan.table} on {where} is full{watch}{instead}")
+
+
+def host_again(port: int, name: str, password_flag: str | None) -> str:
+    """How the host carries on a game it left kept: the same port and --name, and the password
+    flag when there was one (named, never the password: a start without one does not resume it)."""
+    flag = f", with {password_flag}" if password_flag else ""
+    return f"run the same ono99 host (port {port}, --name {name}{flag}) to carry it on"
 
 
 def host_leaving(config, keep: bool) -> tuple[str, bool]:

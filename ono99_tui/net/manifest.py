@@ -3,8 +3,11 @@
 ``DATA/server/tables.json`` names each live hosted table (one that has started, saves, and is
 not over): its id, name, rules label, the save that holds its game, and its seats (name, kind,
 seat token) and, when no person was connected at it, since when (``away_since``, seconds since
-the epoch: the --abandoned-after clock goes on across a restart). The game itself is only ever in the save; the manifest holds what the save does
-not (the table's id and name, and the tokens that let each player back in). It is written
+the epoch: the --abandoned-after clock goes on across a restart) and whether its server asked
+a password (``password: true``, never the password itself: a server started again without
+one does not resume that table, which would open a private game to anyone). The game itself
+is only ever in the save; the manifest holds what the save does not (the table's id and name,
+and the tokens that let each player back in). It is written
 atomically (store/atomic.py, a private file: the tokens are keys) whenever a table starts, a
 seat's player comes or goes, a game ends, and when the server stops.
 
@@ -50,12 +53,15 @@ class TableEntry:
     save: str  # the save's name in the saves folder
     seats: list[SeatEntry]
     away_since: float | None = None  # time.time() since which no person was at it (None: someone was)
+    password: bool = False  # its server asked a password: it is resumed only by a server that asks one
 
     def to_dict(self) -> dict:
         out = {"id": self.id, "name": self.name, "rules": self.rules, "save": self.save,
                "seats": [{"name": s.name, "player": s.player, "token": s.token} for s in self.seats]}
         if self.away_since is not None:
             out["away_since"] = round(self.away_since, 3)
+        if self.password:
+            out["password"] = True
         return out
 
 
@@ -156,8 +162,11 @@ def _entry(raw) -> TableEntry:
     if away is not None and (isinstance(away, bool) or not isinstance(away, (int, float))
                              or not 0 <= away < 2**40):
         raise ValueError("'away_since' must be a time in seconds since the epoch")
+    password = raw.get("password", False)
+    if not isinstance(password, bool):
+        raise ValueError("'password' must be true or false")
     return TableEntry(table_id, _text(raw, "name"), _text(raw, "rules"), _text(raw, "save", 40), seats,
-                      None if away is None else float(away))
+                      None if away is None else float(away), password)
 
 
 def kept_by(save: str, folder: Path | None = None) -> str | None:

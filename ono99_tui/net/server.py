@@ -612,8 +612,10 @@ class Server:
         disk is logged (once per reason) and never stops a game."""
         if self._manifest_lock is None or self._closing or self._resuming:
             return
+        # (a gateway's inner server always has a secret of its own: that says nothing of its players)
+        private = self.config.password is not None and not self.config.gateway
         entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
-                              [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since)
+                              [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since, private)
                    for t in self.tables.values()
                    if t.started and not t.session.over and t.save_name is not None]
         entries += [e for e in self._not_now if e.id not in self.tables]
@@ -674,6 +676,11 @@ class Server:
 
         if entry.id in self.tables:
             raise ValueError(f"table id {entry.id} is already in use")
+        if entry.password and self.config.password is None and not self.config.gateway:
+            # resumed here it would be open to anyone who reaches the port: it waits, listed, for a
+            # start that asks a password again
+            raise _NotNow("it was played with a password and this server asks none: start it with --password "
+                          "(or --password-file) to resume it")
         path = store.path(entry.save)
         if write_protected(path):
             raise _NotNow(f"its save {entry.save!r} is write-protected: chmod u+w {shlex.quote(str(path))}, "

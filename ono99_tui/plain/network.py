@@ -46,6 +46,7 @@ class Plan:
     older: tuple[str, ...] = ()  # older kept tokens (net/lobby.connect_back)
     keep: bool = False
     address_hint: str = ""  # hosting: what the others type to join
+    password_flag: str | None = None  # hosting: "--password" or "--password-file FILE" (never the password)
     address: str | None = None  # a gateway's child: the address of the player it plays for (said in hello)
     back_hint: str | None = None  # a gateway's child: how its player comes back to a seat kept over a restart
     redial: bool = True  # a lost connection dials back to the seat by itself (a gateway's child: its gateway says)
@@ -118,6 +119,7 @@ class Network:
         self.token: str | None = None  # the seat's token, once seated: what dialling back asks with
         self.notes: list[str] = []  # lines about the connection, said once seated
         self.for_good = False  # hosting: the host closed the table on purpose (no table comes back)
+        self.password_flag: str | None = None  # hosting: the plan's, named in the line on leaving
 
     def run(self, coro, timeout: float | None = 30):
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)

@@ -17,7 +17,7 @@ import threading
 import time
 
 from ..errors import UserError
-from ..net.lobby import cannot_connect, host_leaving, no_table_now
+from ..net.lobby import cannot_connect, host_again, host_leaving, no_table_now
 from ..net.remote import RECONNECTED
 from ..table import SeatUpdate
 from . import words as W
@@ -85,8 +85,8 @@ class RemotePlain(PlainTable):
             self.con.say(f"{why} You were out of this game; the others play on without you.")
         elif self.net.server is not None:
             if host_leaving(self.net.server.config, not self.net.for_good)[1]:
-                self.con.say(f"{why} The game is kept: run the same ono99 host (port {self.net.server.config.port}, "
-                             f"--name {self.names[self.seat]}) to carry it on; its players come back to their seats.")
+                again = host_again(self.net.server.config.port, self.names[self.seat], self.net.password_flag)
+                self.con.say(f"{why} The game is kept: {again}; its players come back to their seats.")
             else:
                 self.con.say(f"{why} The table closes: you were its host.")
         elif self.table.status is not None:  # (dialling back: no server to keep anything may be running)
@@ -362,6 +362,7 @@ def run_join(plan: Plan) -> int:
     console = Console(stdin=terminal_stdin())
     inbox = Inbox()
     net = Network()
+    net.password_flag = getattr(plan, "password_flag", None)
     try:
         try:
             seat, table_id, resumed = net.run(sit(net, plan))

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
 from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
-                         host_leaving, no_table_now, open_tables)
+                         host_again, host_leaving, no_table_now, open_tables)
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -425,8 +425,8 @@ class JoinApp(Ono99App):
             message, kept = host_leaving(self.server.config, not self._closed_for_good)
             await self.server.close(message, kept)
             if kept and self.remote is not None and not self.remote.over and self.seat is not None:
-                self.farewell = (f"Your game at table {self.table_id} is kept: run the same ono99 host (port "
-                                 f"{self.plan.port}, --name {self.plan.name}) to carry it on; your guests come "
+                again = host_again(self.plan.port, self.plan.name, self.plan.password_flag)
+                self.farewell = (f"Your game at table {self.table_id} is kept: {again}; your guests come "
                                  "back to their seats by themselves.")
         if self.remote is not None:
             self.remote.shut()
