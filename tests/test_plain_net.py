@@ -551,3 +551,33 @@ def test_a_host_game_kept_with_a_password_names_the_flag_and_is_not_reopened_wit
     assert host.lines[-1] == (f"You left the table. The game is kept: run the same ono99 host (port {port}, --name "
                               f"Hana, with --password-file {secret}) to carry it on; its players come back to their "
                               "seats."), host.lines[-3:]
+
+
+def test_ctrl_c_at_a_plain_hosts_game_says_the_game_is_kept_and_how_to_carry_it_on(tmp_path):
+    """A play-tester's find: Ctrl+C mid-game at `ono99 host --plain` said only "ono99:
+    interrupted" (exit 130), though the game is kept as with q. It now says so in q's words, and
+    the same ono99 host is back in the game."""
+    import signal
+
+    port, data = str(_a_free_port()), str(tmp_path / "host-data")
+    host = Running("host", "--plain", "--port", port, "--seats", "2", "--bot-delay", "0", "--name", "Hana",
+                   ONO99_DATA_DIR=data)
+    try:
+        host.type("b\ns\n")
+        host.wait_for(r"^Which card\?$")
+        host.proc.send_signal(signal.SIGINT)
+        assert host.finish() == 130
+    finally:
+        if host.proc.poll() is None:
+            host.proc.kill()
+    assert host.err == "ono99: interrupted\n", host.err
+    assert host.lines[-1] == (f"Interrupted. The game is kept: run the same ono99 host (port {port}, --name Hana) "
+                              "to carry it on; its players come back to their seats."), host.lines[-3:]
+    again = Running("host", "--plain", "--port", port, "--seats", "2", "--name", "Hana", ONO99_DATA_DIR=data)
+    try:
+        again.wait_for(r"^Back in your seat\.$")
+        again.type("x\nyes\n", close=True)  # (closed for good: nothing left kept)
+        assert again.finish() == 0, again.err
+    finally:
+        if again.proc.poll() is None:
+            again.proc.kill()

@@ -379,13 +379,14 @@ def run_join(plan: Plan) -> int:
         asyncio.run_coroutine_threadsafe(lobby_reader(net, inbox, plan), net.loop)
         threading.Thread(target=read_stdin, args=(console, inbox), name="ono99-plain-stdin", daemon=True).start()
         con = InboxConsole(console, inbox)
-        remote = None
+        remote = seated = None
         try:
             remote = Lobby(con, inbox, net, plan.address_hint).wait(watching=plan.watch)
             label = visible(remote.lobby["rules"]) if remote.lobby else "the server's"
             front = RemotePlain if remote.my_seat is not None else RemoteWatch
-            front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
-                  settings=settings, back_hint=None if plan.keep else plan.back_hint).run()
+            seated = front(con, remote, TableSetup(remote.seats, remote.view.rules, label), net,
+                           settings=settings, back_hint=None if plan.keep else plan.back_hint)
+            seated.run()
             net.leaving = True  # (returned: the game ended, or the player left with q; EndOfInput raises)
             if remote.over or remote.my_seat is None:  # (watching: the seat was given up)
                 _forget(plan, net)
@@ -395,6 +396,12 @@ def run_join(plan: Plan) -> int:
             con.say("You left the table.")
         except EndOfInput:
             pass
+        except KeyboardInterrupt:
+            # Ctrl+C mid-game leaves as q does (the seat, or the host's game, is kept): say so, as
+            # q does, before "ono99: interrupted"
+            if isinstance(seated, RemotePlain) and not remote.over:
+                seated._gone("Interrupted.")
+            raise
         except Lost as exc:
             if exc.kind == "gone":  # (a table its server does not keep: gone for good)
                 _forget(plan, net)
