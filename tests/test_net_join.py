@@ -1098,3 +1098,31 @@ async def test_a_player_coming_back_from_elsewhere_is_told_where_the_seat_is_kep
             out, err = await asyncio.wait_for(proc.communicate(), 60)
             assert proc.returncode == 2 and words in err.decode(), err
         await bob.aclose()
+
+
+async def test_a_host_whose_port_keeps_a_game_for_another_name_is_told_which_name_or_that_none_is_kept_here():
+    """What `ono99 host` says when its port resumed a game that is not its own under this
+    --name: the name this machine keeps that game's host seat for, else that no seat is kept
+    here (only another --port then makes a new table); nothing when no game is kept."""
+    from ono99_tui.net.kept_seats import keep_token
+    from ono99_tui.net.lobby import kept_for_another
+
+    from .netplay import connect, serving
+
+    async with serving(single_table=True, turn_timer=60) as server:
+        plan = JoinPlan(HOST, server.port, "Hana")
+        assert kept_for_another(server, plan) is None  # (no table at all)
+        hal = await connect(server, "Hal")
+        table = (await hal.request({"type": "create", "seats": 2}))["table"]
+        token = (await hal.request({"type": "sit", "table": table}))["token"]
+        await hal.request({"type": "bots"})
+        await hal.request({"type": "start"})
+        assert kept_for_another(server, plan) == (
+            f"port {server.port} keeps a game started earlier (table {table}: Hal, Medium), and no seat of it is "
+            "kept on this machine for --name Hana: run ono99 host with another --port to start a new table")
+        keep_token(HOST, server.port, "Bob", "not-a-seat-of-it-at-all-xx")
+        keep_token(HOST, server.port, "Hal", token)
+        assert kept_for_another(server, plan) == (
+            f"a game kept for --name Hal is on port {server.port}: run ono99 host with --name Hal (and --port "
+            f"{server.port}) to carry it on, or with another --port to start a new table")
+        await hal.aclose()

@@ -503,11 +503,11 @@ def _a_free_port() -> int:
     raise AssertionError("no free port in 49600-49999")
 
 
-def _a_kept_host_game(tmp_path, *flags: str) -> tuple[str, str, list[str]]:
+def _a_kept_host_game(tmp_path, *flags: str, name: str = "Hana") -> tuple[str, str, list[str]]:
     """`ono99 host --plain` on a port of its own, a game started and left with q (kept); the
     port, the data folder, and the lines the host said."""
     port, data = str(_a_free_port()), str(tmp_path / "host-data")
-    host = Running("host", "--plain", "--port", port, "--seats", "2", "--bot-delay", "0", "--name", "Hana",
+    host = Running("host", "--plain", "--port", port, "--seats", "2", "--bot-delay", "0", "--name", name,
                    *flags, ONO99_DATA_DIR=data)
     try:
         host.type("b\ns\n")
@@ -581,3 +581,37 @@ def test_ctrl_c_at_a_plain_hosts_game_says_the_game_is_kept_and_how_to_carry_it_
     finally:
         if again.proc.poll() is None:
             again.proc.kill()
+
+
+def test_a_host_restarted_under_another_name_is_told_which_name_carries_its_kept_game_on(tmp_path, monkeypatch):
+    """A play-tester's find: `ono99 host` run again under another --name, while the port kept a
+    game, said "this server holds one table (ono99 host) and makes no other: join it while a seat
+    is free, or watch it" (exit 2). It names the --name the game is kept for, and the way to a
+    new table; under that name the host is back in the game."""
+    port, data, said = _a_kept_host_game(tmp_path, name="Hal")
+    for plain in (["--plain"], []):  # (the table screen says it in the same line, once it is gone)
+        argv = [sys.executable, "-m", "ono99_tui", "host", *plain, "--port", port, "--seats", "3", "--name", "Hana"]
+        if plain:
+            proc = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                                  env=dict(os.environ, ONO99_DATA_DIR=data))
+            code, err = proc.returncode, proc.stderr
+        else:
+            from tests.test_plain import _Pty
+
+            monkeypatch.setenv("ONO99_DATA_DIR", data)
+            monkeypatch.setenv("TERM", "xterm-256color")
+            term = _Pty(*argv[3:])
+            code = term.close()
+            err = term.text
+        assert code == 2, err
+        assert (f"ono99: a game kept for --name Hal is on port {port}: run ono99 host with --name Hal (and --port "
+                f"{port}) to carry it on, or with another --port to start a new table") in err, err
+        assert "makes no other" not in err
+    host = Running("host", "--plain", "--port", port, "--name", "Hal", ONO99_DATA_DIR=data)
+    try:
+        host.wait_for(r"^Back in your seat\.$")
+        host.type("x\nyes\n", close=True)
+        assert host.finish() == 0, host.err
+    finally:
+        if host.proc.poll() is None:
+            host.proc.kill()

@@ -97,3 +97,11 @@ def forget_token(host: str, port: int, name: str, token: str | None = None, path
     else:
         seats.pop(key)
     _store(path, seats)
+
+
+def names_keeping(host: str, port: int, tokens, path: Path | None = None) -> list[str]:
+    """The names under which this machine keeps one of ``tokens`` for this address (a seat
+    taken here under another --name, say): oldest kept first."""
+    prefix, wanted = f"{host}:{port}\0", set(tokens)
+    return [key[len(prefix):] for key, kept in _load(path or kept_path()).items()
+            if key.startswith(prefix) and wanted.intersection(kept)]

@@ -159,6 +159,30 @@ def host_again(port: int, name: str, password_flag: str | None) -> str:
     return f"run the same ono99 host (port {port}, --name {name}{flag}) to carry it on"
 
 
+def kept_for_another(server, plan) -> str | None:
+    """Hosting, and not back in a seat: when the server resumed a game this port keeps (a host's
+    server makes no other table while it is not over), what to run instead, in words; None when
+    there is no such game. The host's seat is found by the tokens kept on this machine: the
+    name it was taken under (a host restarted under another --name finds no seat of its own)."""
+    from .kept_seats import names_keeping
+
+    table = next((t for t in server.tables.values() if not t.over), None)
+    if table is None or not server.config.single_table:
+        return None
+    port = plan.port
+    names = {s.token: s.name for s in table.seats if s.token is not None}
+    kept = names_keeping(plan.host, port, names)
+    # (the host sat first: its seat is the first of those kept here)
+    order = [s.name for s in table.seats]
+    kept.sort(key=lambda n: order.index(n) if n in order else len(order))
+    if kept:
+        return (f"a game kept for --name {kept[0]} is on port {port}: run ono99 host with --name {kept[0]} (and "
+                f"--port {port}) to carry it on, or with another --port to start a new table")
+    seated = ", ".join(s.name for s in table.seats if s.name)
+    return (f"port {port} keeps a game started earlier (table {table.id}: {seated}), and no seat of it is kept on "
+            f"this machine for --name {plan.name}: run ono99 host with another --port to start a new table")
+
+
 def host_leaving(config, keep: bool) -> tuple[str, bool]:
     """What the host's server tells its players as the host leaves, and whether it keeps the table
     (the host quit, or the terminal closed, with a port to come back to; not when the host

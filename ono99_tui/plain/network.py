@@ -193,6 +193,12 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         table = plan.table if plan.table is not None else await choose_watched(client, plan)
         reply = await client.request({"type": "watch", "table": table})
         return None, reply["table"], False
+    if plan.serve is not None:  # a game kept on this port, not the host's under this --name
+        from ..net.lobby import kept_for_another
+
+        kept = kept_for_another(net.server, plan)
+        if kept is not None:
+            raise ServerError("kept", kept)
     if plan.create is not None:
         plan.table = (await client.request({"type": "create", **plan.create}))["table"]
     tables = (await client.request({"type": "tables"}))["tables"]

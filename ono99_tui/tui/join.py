@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
 from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
-                         host_again, host_leaving, no_table_now, open_tables)
+                         host_again, host_leaving, kept_for_another, no_table_now, open_tables)
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -159,6 +159,11 @@ class JoinApp(Ono99App):
                                 markup=False)
                 await self._wait_for_start()  # back in our seat: the server sends the table and the state
                 return
+            if plan.serve is not None:  # a game kept on this port, not the host's under this --name
+                kept = kept_for_another(self.server, plan)
+                if kept is not None:
+                    self.fail(kept)
+                    return
             if plan.create is not None:
                 plan.table = (await self.client.request({"type": "create", **plan.create}))["table"]
             if plan.table is not None:
