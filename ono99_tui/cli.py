@@ -21,7 +21,30 @@ EXIT_USAGE = 2
 
 def _out(text: str = "") -> None:
     # everything printed may hold names, keys or values from files: never raw control characters
-    sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+    if _reader_gone:
+        return
+    try:
+        sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+    except BrokenPipeError:
+        _stop_writing()
+    except OSError as exc:  # (a full disk, /dev/full: one line, not a traceback)
+        raise UserError(f"cannot write to standard output: {exc.strerror or exc}") from None
+
+
+_reader_gone = False  # standard output's reader left (| head -1): the rest is dropped, the work goes on
+
+
+def _stop_writing() -> None:
+    """The reader of standard output has gone: nothing more is written, but the command carries
+    on to its own exit status (`rules check a.toml bad.toml | head -1` said 0: the check stopped)."""
+    global _reader_gone
+    _reader_gone = True
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # (the interpreter's last flush goes nowhere, quietly)
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _err(text: str) -> None:
@@ -1316,6 +1339,11 @@ def _unrecognized(parser: argparse.ArgumentParser, args, extra: list[str]) -> No
 
 
 def main(argv: list[str] | None = None) -> int:
+    if sys.stdout is None:  # (started with >&-: Python gives None, and every line said was a traceback)
+        if sys.stderr is not None:
+            print("ono99: standard output is closed; run ono99 with it open (> /dev/null drops what it says)",
+                  file=sys.stderr)
+        return EXIT_USAGE
     _escape_what_cannot_be_printed()
     parser = build_parser()
     _WORDS[:] = sys.argv[1:] if argv is None else list(argv)
@@ -1323,14 +1351,26 @@ def main(argv: list[str] | None = None) -> int:
     if extra:
         _unrecognized(parser, args, extra)
     try:
-        return args.func(args)
+        status = args.func(args)
+        try:
+            sys.stdout.flush()  # (what is still buffered: a full disk says so here, not at exit)
+        except BrokenPipeError:
+            _stop_writing()
+        except OSError as exc:
+            _stop_writing()
+            raise UserError(f"cannot write to standard output: {exc.strerror or exc}") from None
+        return status
     except UserError as exc:
-        _err(f"ono99: {exc}")
+        try:
+            _err(f"ono99: {exc}")
+        except BrokenPipeError:  # (2>&1 | head: stderr's reader gone too)
+            pass
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("ono99: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # (written past _out: the reader has gone; what was asked was done)
+        _stop_writing()
         return 0
 
 

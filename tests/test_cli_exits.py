@@ -307,6 +307,9 @@ def test_saves_import_dash_reads_the_record_piped_to_it(private_dirs, tmp_path):
     status, said = on_a_pty([sys.executable, "-m", "ono99_tui", "saves", "import", "-"])
     assert status == 2 and "standard input is a terminal; pipe one in" in said, said
     assert sorted(store.names()) == ["friday", "friday 2"]
+    closed = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "import", "-"], capture_output=True,
+                            text=True, timeout=60, preexec_fn=lambda: os.close(0))  # (<&-: not "a terminal")
+    assert closed.returncode == 2 and "standard input is closed" in closed.stderr, closed.stderr
 
 
 def test_export_into_a_folder_that_is_not_there_is_refused_and_makes_none(private_dirs, tmp_path):
@@ -332,3 +335,24 @@ def test_server_times_that_are_not_numbers_of_seconds_are_refused_before_it_list
                        (("serve", "--bind", ""), "--bind needs an address")):
         proc = ono99(*args, "--port", "0", timeout=60, input="")
         assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.startswith(f"ono99: {said}"), (args, proc)
+
+
+def test_output_that_cannot_be_written_is_one_line_and_a_checker_keeps_its_status_when_its_reader_leaves(tmp_path):
+    # `stats > /dev/full` and `stats >&-` ended in tracebacks (exit 1); `rules check ok.toml
+    # bad.toml | true` exited 0, a bad file passed for good in a pipefail script
+    import subprocess
+
+    (tmp_path / "ok.toml").write_text("target = 50\n")
+    (tmp_path / "bad.toml").write_text("targt = 50\n")
+    run = [sys.executable, "-m", "ono99_tui"]
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*run, "rules", "list"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 2 and proc.stderr == "ono99: cannot write to standard output: No space left on device\n"
+    proc = subprocess.run([*run, "rules", "list"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          timeout=60, preexec_fn=lambda: os.close(1))  # (>&-)
+    assert proc.returncode == 2 and proc.stderr.startswith("ono99: standard output is closed;"), proc.stderr
+    for args, status in ((["rules", "check", "ok.toml", "bad.toml"], 2), (["rules", "show", "standard"], 0)):
+        reader = subprocess.Popen([*run, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+        reader.stdout.close()  # (| true: the reader has gone before a word was read)
+        err = reader.stderr.read().decode()
+        assert reader.wait(60) == status and "Traceback" not in err and "BrokenPipe" not in err, (args, err)

@@ -91,7 +91,10 @@ def read_stdin(what: str, limit: int = LIMIT, stream=None) -> str:
     import sys
 
     stream = sys.stdin if stream is None else stream
-    if stream is None or stream.isatty():
+    if stream is None or stream.closed:
+        raise ReadError(STDIN, f"cannot read the {what}: standard input is closed; pipe one in "
+                        "(... | ono99 saves import -) or give a file name")
+    if stream.isatty():
         raise ReadError(STDIN, f"cannot read the {what}: standard input is a terminal; pipe one in "
                         "(... | ono99 saves import -) or give a file name")
     raw = stream.buffer.read(limit + 1)
