@@ -356,3 +356,14 @@ def test_output_that_cannot_be_written_is_one_line_and_a_checker_keeps_its_statu
         reader.stdout.close()  # (| true: the reader has gone before a word was read)
         err = reader.stderr.read().decode()
         assert reader.wait(60) == status and "Traceback" not in err and "BrokenPipe" not in err, (args, err)
+
+
+def test_a_tilde_left_in_the_data_folder_variable_is_the_home_folder(tmp_path):
+    # ONO99_DATA_DIR='~/d' made a folder named "~" in the current folder
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, HOME=str(home), ONO99_DATA_DIR="~/d", ONO99_CONFIG_DIR="~/c")
+    proc = subprocess.run([sys.executable, "-m", "ono99_tui", "saves", "list"], capture_output=True, text=True,
+                          cwd=tmp_path, env=env, timeout=60)
+    assert proc.returncode == 0 and f"No saved games in {home / 'd' / 'saves'}." in proc.stdout, proc
+    assert not (tmp_path / "~").exists()

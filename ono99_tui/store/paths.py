@@ -24,8 +24,10 @@ APP = "ono99"
 
 @lru_cache(maxsize=8)
 def _resolved(raw: str) -> Path:
-    # once per value (tests change the environment between cases): the folder as it is now
-    return Path(os.path.realpath(raw))
+    # once per value (tests change the environment between cases): the folder as it is now; a "~"
+    # the shell left unexpanded (quoted: ONO99_DATA_DIR='~/games') is the home folder, not a
+    # folder named "~" made in the current one (which a later `rm -rf ~` would take for home)
+    return Path(os.path.realpath(os.path.expanduser(raw)))
 
 
 def config_dir() -> Path:
