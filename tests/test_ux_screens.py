@@ -392,3 +392,14 @@ async def test_a_name_dialog_shows_brackets_typed_or_named_as_text_never_markup(
         title = dialog.query_one(".dialog").border_title  # (kept as markup, escaped: drawn as written)
         assert Content.from_markup(title).plain == "Rename [red]Red", title
         assert a.is_running and a.screen is dialog
+
+
+async def test_in_ascii_the_palette_offers_no_textual_command_that_draws_what_ascii_has_not():
+    # TERM=linux: Ctrl+P, Maximize hatched the screen with "╱"; Keys drew its panel with "▏"
+    for ascii in (True, False):
+        a = Ono99App(bot_delay=600, seed=7, ascii=ascii)
+        async with a.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            titles = {c.title for c in a.get_system_commands(a.screen)}
+            assert ("Maximize" in titles and "Keys" in titles) is not ascii, (ascii, titles)
+            assert "Quit" in titles  # the rest stay

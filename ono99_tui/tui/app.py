@@ -373,10 +373,15 @@ class Ono99App(App):
         if hasattr(screen, "palette_commands"):  # palette entries of the screen itself
             yield from screen.palette_commands()
         for command in super().get_system_commands(screen):
+            if self.ascii and command.title in NOT_ASCII_COMMANDS:
+                continue  # (Textual's: Maximize hatches the screen with "╱", Keys draws its panel with "▏")
             if command.title == "Theme":
                 yield SystemCommand("Theme", "Change the colour theme (ono99 themes and your own)", self.search_themes)
             else:
                 yield command
+
+
+NOT_ASCII_COMMANDS = ("Maximize", "Keys")  # Textual's own palette commands that draw what ASCII has not
 
 
 MENU_READS = 4  # saves the index does not know that the menu reads on the UI thread (~10 ms each at most)
