@@ -1126,3 +1126,23 @@ async def test_a_host_whose_port_keeps_a_game_for_another_name_is_told_which_nam
             f"a game kept for --name Hal is on port {server.port}: run ono99 host with --name Hal (and --port "
             f"{server.port}) to carry it on, or with another --port to start a new table")
         await hal.aclose()
+
+
+async def test_a_guest_who_quits_mid_game_is_told_the_seat_is_kept_and_how_to_come_back():
+    # a guest's Ctrl+Q mid-game ended without a word, where the host is told its game is kept
+    from .netplay import connect, serving
+
+    async with serving(turn_timer=60, bot_delay=0) as server:
+        ann = await connect(server, "Ann")
+        table = (await ann.request({"type": "create", "seats": 3}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        app = JoinApp(JoinPlan(HOST, server.port, "Bob", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+            await ann.request({"type": "bots"})
+            await ann.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            await pilot.press("ctrl+q")
+        assert app.farewell == (f"You left table {table} on {HOST}:{server.port}; your seat is kept (a bot plays "
+                                "it after the turn timer): the same ono99 join brings you back to it.")
+        await ann.aclose()

@@ -433,6 +433,10 @@ class JoinApp(Ono99App):
                 again = host_again(self.plan.port, self.plan.name, self.plan.password_flag)
                 self.farewell = (f"Your game at table {self.table_id} is kept: {again}; your guests come "
                                  "back to their seats by themselves.")
+        elif (self.remote is not None and not self.remote.over and self.seat is not None and self.plan.redial
+              and not self.plan.watch):  # a guest who quit mid-game: said where the seat is (a gateway says its own)
+            self.farewell = (f"You left table {self.table_id} on {self.plan.host}:{self.plan.port}; your seat is "
+                             "kept (a bot plays it after the turn timer): the same ono99 join brings you back to it.")
         if self.remote is not None:
             self.remote.shut()
         elif self.client is not None:
