@@ -189,6 +189,9 @@ def _replay_source(spec: str):
 def cmd_replay(args) -> int:
     from .engine.describe import describe, players_by_round
 
+    if args.compact and not args.json:  # (it was dropped in silence)
+        raise UserError("--compact goes with --json (one line of JSON); the replay in words has no compact form")
+
     record, game = _replay_source(args.file)
     if args.json:
         doc = {
@@ -1120,7 +1123,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a preset name or a rules file (default: standard)")
     p.set_defaults(func=cmd_rules_show)
     p = rules_sub.add_parser("check", help="check rules files; exit 0 when all are valid, 2 when not")
-    p.add_argument("files", nargs="+", metavar="FILE", type=_named)
+    p.add_argument("files", nargs="+", metavar="FILE", type=_named,
+                   help="house-rule files (.toml); every problem of each is said, with the key and what is allowed")
     p.set_defaults(func=cmd_rules_check)
     p = rules_sub.add_parser(
         "compare", help="simulate the same deals under two rule sets and compare them side by side",

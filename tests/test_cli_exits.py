@@ -367,3 +367,12 @@ def test_a_tilde_left_in_the_data_folder_variable_is_the_home_folder(tmp_path):
                           cwd=tmp_path, env=env, timeout=60)
     assert proc.returncode == 0 and f"No saved games in {home / 'd' / 'saves'}." in proc.stdout, proc
     assert not (tmp_path / "~").exists()
+
+
+def test_replay_compact_without_json_is_refused_not_dropped(private_dirs):
+    # `replay FILE --compact` printed the replay in words, --compact dropped in silence
+    store = SaveStore()
+    mid_round_save(store)
+    proc = ono99("replay", "friday", "--compact")
+    assert proc.returncode == 2 and proc.stdout == "" and "--compact goes with --json" in proc.stderr, proc
+    assert ono99("replay", "friday", "--compact", "--json").returncode == 0

@@ -3,6 +3,7 @@
 import json
 from dataclasses import replace as dataclasses_replace
 
+import pytest
 from textual.widgets import Input, Select
 
 from ono99_tui.store.files import load_rules_file
@@ -118,13 +119,15 @@ def test_user_presets_are_listed_and_shipped_names_refused(private_dirs):
     assert [p.name for p in rp.all_presets() if p.mine] == ["club"]
     assert rp.resolve("club")[0] == rules
     assert "Our club rules" in ono99("rules", "list").stdout
-    for bad in ("standard", "../x", ".hidden"):
+    for bad in ("standard", "../x", ".hidden", "Points", "STANDARD"):  # ("Points" listed beside "points")
         try:
             rp.save_preset(bad, rules)
         except ValueError:
             pass
         else:
             raise AssertionError(bad)
+    with pytest.raises(ValueError, match="'Points' is the shipped preset 'points'; choose another name"):
+        rp.save_preset("Points", rules)
     rp.rename_preset("club", "club two")
     rp.delete_preset("club two")
     assert not path.exists() and not [p for p in rp.all_presets() if p.mine]

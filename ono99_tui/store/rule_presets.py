@@ -71,8 +71,9 @@ def check_preset_name(name: str) -> str:
         name = check_name(name)
     except SaveError as exc:
         raise ValueError(str(exc).replace("save", "preset")) from None
-    if name in shipped.preset_names():
-        raise ValueError(f"{name!r} is a shipped preset; choose another name")
+    shipped_as = next((n for n in shipped.preset_names() if n.casefold() == name.casefold()), None)
+    if shipped_as is not None:  # ("Points" beside the shipped "points": two presets one name apart by case)
+        raise ValueError(f"{name!r} is the shipped preset {shipped_as!r}; choose another name")
     return name
 
 
