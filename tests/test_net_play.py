@@ -143,7 +143,8 @@ def test_lobby_refusals_say_what_is_wrong():
             with pytest.raises(ServerError, match="sit at a table first"):
                 await a.request({"type": "start"})
             await a.request({"type": "sit", "table": table})
-            with pytest.raises(ServerError, match="seat 1, 2 are empty"):
+            # counted from 1, as the lobby shows them (it said "seat 1, 2")
+            with pytest.raises(ServerError, match="seats 2, 3 are empty"):
                 await a.request({"type": "start"})
             b = await connect(server, "Ann")
             with pytest.raises(ServerError, match="already sits"):
