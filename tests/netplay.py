@@ -143,3 +143,32 @@ def listening_ports(pid: int) -> set[int]:
             if cols[3] == "0A" and cols[9] in inodes:
                 ports.add(int(cols[1].split(":")[1], 16))
     return ports
+
+
+async def started_table(server: Server, name: str, seats: int = 2) -> tuple[Client, int]:
+    """``name`` connected, at a table of ``seats`` it made, the rest bots, its game started:
+    (that client, the table)."""
+    client = await connect(server, name)
+    table = (await client.request({"type": "create", "seats": seats}))["table"]
+    await client.request({"type": "sit", "table": table})
+    await client.request({"type": "bots"})
+    await client.request({"type": "start"})
+    return client, table
+
+
+async def ono99_run(*args: str, timeout: float = 60) -> tuple[int, str, str]:
+    """``python -m ono99_tui ARGS`` as a user runs it, no input: (exit status, stdout, stderr);
+    never left running."""
+    import asyncio
+    import sys
+
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ono99_tui", *args, stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    finally:
+        if proc.returncode is None:  # (a screen that started after all)
+            proc.kill()
+            await proc.wait()
+    return proc.returncode, out.decode(), err.decode()

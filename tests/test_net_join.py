@@ -786,14 +786,10 @@ async def test_join_with_table_n_that_has_no_seat_says_why_and_what_to_do_before
     import asyncio
     import sys
 
-    from .netplay import connect, serving
+    from .netplay import connect, serving, started_table
 
     async with serving(turn_timer=60) as server:
-        ann = await connect(server, "Ann")
-        started = (await ann.request({"type": "create", "seats": 2}))["table"]
-        await ann.request({"type": "sit", "table": started})
-        await ann.request({"type": "bots"})
-        await ann.request({"type": "start"})
+        ann, started = await started_table(server, "Ann")
         full = (await ann.request({"type": "create", "seats": 2}))["table"]
         seated = [await connect(server, name) for name in ("Cy", "Di")]  # (kept: a closed one frees its seat)
         for guest in seated:
@@ -955,32 +951,15 @@ def test_on_a_hosts_server_guests_make_no_second_table_and_the_join_line_keeps_w
 async def test_a_guest_late_to_a_hosts_game_is_not_told_to_make_a_table_the_host_refuses():
     # ono99 host holds one table; a guest whose seat was gone was told "make one with
     # --or-create", which that server refuses: the advice could not be followed
-    import asyncio
-    import sys
-
-    from .netplay import connect, serving
+    from .netplay import ono99_run, serving, started_table
 
     async with serving(single_table=True, turn_timer=60) as server:
-        host = await connect(server, "Hosty")
-        table = (await host.request({"type": "create", "seats": 2}))["table"]
-        await host.request({"type": "sit", "table": table})
-        await host.request({"type": "bots"})
-        await host.request({"type": "start"})
+        host, _ = await started_table(server, "Hosty")
         where = f"{HOST}:{server.port}"
         for extra, plain in [([], []), ([], ["--plain"]), (["--table", "99"], []), (["--table", "99"], ["--plain"]),
                              (["--or-create"], ["--plain"])]:  # (a screen says the last one on the screen)
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ono99_tui", "join", where, "--name", "Bob", *extra, *plain,
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE)
-            try:
-                out, err = await asyncio.wait_for(proc.communicate(), 60)
-            finally:
-                if proc.returncode is None:
-                    proc.kill()
-                    await proc.wait()
-            said = err.decode()
-            assert proc.returncode == 2 and len(said.strip().splitlines()) == 1, (extra, plain, said)
+            code, _, said = await ono99_run("join", where, "--name", "Bob", *extra, *plain)
+            assert code == 2 and len(said.strip().splitlines()) == 1, (extra, plain, said)
             assert "--or-create" not in said and "sit at it" not in said, (extra, plain, said)
             assert ("ask the host to start another" in said if extra != ["--or-create"]
                     else "makes no other" in said), (extra, plain, said)
@@ -1077,26 +1056,16 @@ def test_a_host_name_that_is_not_known_is_said_in_words():
 async def test_a_player_coming_back_from_elsewhere_is_told_where_the_seat_is_kept():
     # Bob, at a new terminal with another data folder: "has started: only its players may come
     # back to it", which says he is not one of them
-    import asyncio
-    import sys
-
-    from .netplay import connect, serving
+    from .netplay import ono99_run, serving, started_table
 
     async with serving(turn_timer=60) as server:
-        bob = await connect(server, "Bob")
-        table = (await bob.request({"type": "create", "seats": 2}))["table"]
-        await bob.request({"type": "sit", "table": table})
-        await bob.request({"type": "bots"})
-        await bob.request({"type": "start"})
+        bob, table = await started_table(server, "Bob")
         where = f"{HOST}:{server.port}"
         for name, words in (("bob", f"bob's seat at table {table} on {where} is kept for the ono99 that took it: "
                                     "come back with the same ono99 join from that machine and user"),
                             ("Zed", "has started: only its players may come back to it")):
-            proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "ono99_tui", "join", where, "--name", name, "--table", str(table), "--plain",
-                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
-            out, err = await asyncio.wait_for(proc.communicate(), 60)
-            assert proc.returncode == 2 and words in err.decode(), err
+            code, _, err = await ono99_run("join", where, "--name", name, "--table", str(table), "--plain")
+            assert code == 2 and words in err, err
         await bob.aclose()
 
 

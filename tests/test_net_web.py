@@ -192,23 +192,10 @@ def _stat(pid) -> list[str]:
 
 
 def test_headless_browser_tabs_sit_play_come_back_on_reload_and_closing_one_ends_its_process(tmp_path):
-    if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-        if os.environ.get("CI"):  # CI installs both (.ci/run): a missing browser there is a failure
-            pytest.fail(f"CI: {CHROMIUM} and {CHROMEDRIVER} are missing")
-        pytest.skip(f"needs {CHROMIUM} and {CHROMEDRIVER} (apt-get install chromium chromium-driver)")
-    webdriver = pytest.importorskip("selenium.webdriver")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,800", f"--user-data-dir={tmp_path / 'chromium'}"):
-        options.add_argument(arg)
     web = Web(tmp_path)
     driver = None
-    try:  # the Debian chromedriver, named: Selenium Manager never looks for (or downloads) one
-        driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
-        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOOK})
+    try:
+        driver = _browser(tmp_path)
         driver.get(web.url)
         _screen_until(driver, "Guest 1", "<- you", "fills the empty seats with bots")
         first = web.children()
@@ -559,7 +546,8 @@ async def test_a_refused_tab_is_told_why_before_it_closes(tmp_path):
 
 
 def _browser(tmp_path):
-    """A headless chromium, or the test skips (fails on CI, which installs it)."""
+    """A headless chromium, or the test skips (fails on CI, which installs it: .ci/run). The
+    Debian chromedriver is named: Selenium Manager never looks for (or downloads) one."""
     if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
         if os.environ.get("CI"):
             pytest.fail(f"CI: {CHROMIUM} and {CHROMEDRIVER} are missing")

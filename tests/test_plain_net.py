@@ -60,12 +60,27 @@ class Running:
         return rc
 
 
-def test_two_plain_joins_play_a_whole_game_at_one_server_table():
+def stop(*running) -> None:
+    """Each of these still running (a test that failed half way): killed, never left behind."""
+    for p in running:
+        if p is not None and p.proc.poll() is None:
+            p.proc.kill()
+            p.proc.wait(10)
+
+
+def serving_to_ann() -> tuple[Running, str, Running]:
+    """`ono99 serve` (bots at once, a 2 s turn timer, no saves) and Ann's plain join, waiting at
+    table 1: (the server, its port, Ann)."""
     server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "2", "--no-save")
+    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+    ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
+    return server, port, ann
+
+
+def test_two_plain_joins_play_a_whole_game_at_one_server_table():
+    server, port, ann = serving_to_ann()
     try:
-        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
-        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
         # --plain before, too; and a password this server does not ask: said, not silently dropped
         bob = Running("--plain", "join", f"127.0.0.1:{port}", "--name", "Bob", "--password", "hunter2")
         ann.wait_for(r"seat 2, Bob;")
@@ -137,10 +152,7 @@ def test_a_plain_host_is_not_offered_another_table_to_watch_on_its_one_table_ser
             assert not any("watch another table" in line or "to watch" in line and "Type w" in line
                            for line in p.lines), p.lines
     finally:
-        for p in (host, guest):
-            if p is not None and p.proc.poll() is None:
-                p.proc.kill()
-                p.proc.wait(10)
+        stop(host, guest)
 
 
 def test_a_network_game_of_one_round_says_game_over_after_1_round(tmp_path):
@@ -257,9 +269,7 @@ def test_a_plain_host_closes_the_table_for_everyone_with_x_after_saying_yes():
         err = bob.proc.stderr.read().decode()
         assert "the host closed the table; the game ends here" in err, err
     finally:
-        for p in (host, locals().get("bob")):
-            if p is not None and p.proc.poll() is None:
-                p.proc.kill()
+        stop(host, locals().get("bob"))
 
 
 def test_a_line_typed_while_others_play_is_dropped_and_said_on_a_terminal_not_kept_for_the_next_turn():
@@ -427,11 +437,8 @@ def test_a_plain_host_that_keeps_no_game_says_so_for_q_in_its_help():
 def test_a_plain_watcher_watches_and_never_takes_a_seat():
     # `ono99 --plain watch` sat Wendy at Ann's waiting table as a player ("Seated at table 1,
     # seat 2"), and `ono99 watch ... --plain` was refused as an unknown option
-    server = Running("serve", "--port", "0", "--bot-delay", "0", "--turn-timer", "2", "--no-save")
+    server, port, ann = serving_to_ann()
     try:
-        port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
-        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
-        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
         wendy = Running("watch", f"127.0.0.1:{port}", "--name", "Wendy", "--plain")
         wendy.wait_for(r"^Watching table 1: you hold no cards\.$")
         wendy.wait_for(r"^Table 1, rules standard: seat 1, Ann; seat 2, empty")  # (nobody else sits)
@@ -469,10 +476,7 @@ def test_the_join_line_a_password_host_shows_lets_a_guest_who_copies_it_sit_down
         guest.wait_for(r"^Seated at table 1, seat 2\.$")
         host.wait_for(r"seat 2, Bob\.$")
     finally:
-        for p in (host, guest):
-            if p is not None and p.proc.poll() is None:
-                p.proc.kill()
-                p.proc.wait(10)
+        stop(host, guest)
 
 
 def test_a_host_with_a_password_file_does_not_show_the_password_in_its_join_line(tmp_path):
@@ -515,8 +519,7 @@ def _a_kept_host_game(tmp_path, *flags: str, name: str = "Hana") -> tuple[str, s
         host.type("q\n", close=True)
         assert host.finish() == 0, host.err
     finally:
-        if host.proc.poll() is None:
-            host.proc.kill()
+        stop(host)
     return port, data, host.lines
 
 
@@ -546,8 +549,7 @@ def test_a_host_game_kept_with_a_password_names_the_flag_and_is_not_reopened_wit
         host.type("q\n", close=True)
         assert host.finish() == 0, host.err
     finally:
-        if host.proc.poll() is None:
-            host.proc.kill()
+        stop(host)
     assert host.lines[-1] == (f"You left the table. The game is kept: run the same ono99 host (port {port}, --name "
                               f"Hana, with --password-file {secret}) to carry it on; its players come back to their "
                               "seats."), host.lines[-3:]
@@ -568,8 +570,7 @@ def test_ctrl_c_at_a_plain_hosts_game_says_the_game_is_kept_and_how_to_carry_it_
         host.proc.send_signal(signal.SIGINT)
         assert host.finish() == 130
     finally:
-        if host.proc.poll() is None:
-            host.proc.kill()
+        stop(host)
     assert host.err == "ono99: interrupted\n", host.err
     assert host.lines[-1] == (f"Interrupted. The game is kept: run the same ono99 host (port {port}, --name Hana) "
                               "to carry it on; its players come back to their seats."), host.lines[-3:]
@@ -613,5 +614,4 @@ def test_a_host_restarted_under_another_name_is_told_which_name_carries_its_kept
         host.type("x\nyes\n", close=True)
         assert host.finish() == 0, host.err
     finally:
-        if host.proc.poll() is None:
-            host.proc.kill()
+        stop(host)
