@@ -195,6 +195,11 @@ def test_a_plain_join_dials_back_to_its_seat_by_itself_when_a_killed_server_come
     try:
         server.wait_for(r"listening on 127\.0\.0\.1:")
         ann.wait_for(r"^Reconnected\.$")
+        # while down, the turn was not asked (it said "Which card?" after the loss and after each
+        # refused card): it waits, said once, and is asked again once back
+        down = ann.lines[max(i for i, line in enumerate(ann.lines) if line.startswith("Connection lost")):
+                         ann.lines.index("Reconnected.")]
+        assert "Which card?" not in down, down
         # then where the table stands, and the turn asked again (a screen reader heard nothing after
         # "Reconnected.", the hand said while the connection was still down)
         # (what was played in the round so far, if anything: Ann may lead it; the table now; then the

@@ -161,7 +161,13 @@ class RemotePlain(PlainTable):
                 if view.current == self.seat and self._sent != where:
                     self._asked = None  # the hand and the question again: what was asked went unanswered
             mine = view.current == self.seat and self._sent != where
-            if mine and self._asked != where:
+            # the connection is down (nothing can be played), until "Reconnected." is said: the table's
+            # status comes back a moment before that update, which asks the turn again (_back)
+            down = mine and (self.table.status is not None or self._asked == ("down", where))
+            if down and self._asked != ("down", where):  # (it asked "Which card?" after each refused card)
+                self._asked = ("down", where)
+                self.con.say("It is your turn once the connection is back; a card typed meanwhile is not played.")
+            if mine and not down and self._asked != where:
                 if not self._pin(where):
                     self.inbox.pump()  # (the table moved on: its updates come first)
                     continue
