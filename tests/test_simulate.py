@@ -210,3 +210,34 @@ def test_rounds_that_end_at_their_deals_are_counted_in_every_rate():
     # a round with no play was lost at its deal by its first player, and there are at least
     # rounds - plays of those
     assert first_lost >= rounds - plays > rounds / 2
+
+
+def test_a_pool_whose_terminate_never_returns_is_left_and_its_workers_killed(monkeypatch):
+    # CPython's Pool.terminate waited for ever (its task feeder stuck on the task queue's lock)
+    # when simulate ended early on a --records write that failed under load: 1 run in 25 hung
+    import threading
+
+    from ono99_tui.lab import simulate
+
+    stuck = threading.Event()
+
+    class Pool:
+        def terminate(self):
+            stuck.wait()  # (never set: as the feeder's lock that is never released)
+
+    class Child:
+        killed = False
+
+        def kill(self):
+            self.killed = True
+
+    children = [Child(), Child()]
+
+    class Context:
+        def active_children(self):
+            return children
+
+    monkeypatch.setattr(simulate, "TERMINATE_WAIT", 0.05)
+    simulate._terminate(Pool(), Context())
+    assert all(c.killed for c in children)
+    stuck.set()

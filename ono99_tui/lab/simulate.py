@@ -164,7 +164,25 @@ def _pool(ctx, jobs: int):
             signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending Ctrl+C lands here, or later
         yield pool
     finally:
-        pool.terminate()
+        _terminate(pool, ctx)
+
+
+TERMINATE_WAIT = 5.0  # seconds Pool.terminate may take before the workers are killed and it is left
+
+
+def _terminate(pool, ctx) -> None:
+    """``pool.terminate()``, which CPython can leave waiting for ever: its task feeder blocked on
+    the task queue's lock while the pool is ended early (a --records write that failed on a full
+    disk, under load: 1 run in 25 hung). Given TERMINATE_WAIT, the workers are killed and the
+    stuck thread (a daemon) is left behind, so the command still ends with its one message."""
+    import threading
+
+    ending = threading.Thread(target=pool.terminate, name="ono99-pool-end", daemon=True)
+    ending.start()
+    ending.join(TERMINATE_WAIT)
+    if ending.is_alive():
+        for child in ctx.active_children():
+            child.kill()
 
 
 def batch_count(games: int, jobs: int = 1, chunk: int = 0) -> int:
