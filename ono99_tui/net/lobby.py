@@ -92,17 +92,20 @@ def host_table_refusal(tables: list, where: str, can_watch: bool = True) -> str:
             f"taken and its game has not started; {watch}ask the host to free a seat")
 
 
-async def open_tables(client: Client, full: bool = False) -> list:
-    """The tables waiting for players (their ids, or with ``full`` their whole listings)."""
-    tables = (await client.request({"type": "tables"}))["tables"]
-    waiting = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
-    return waiting if full else [t["id"] for t in waiting]
+def waiting(tables: list) -> list:
+    """Of a `tables` listing, the tables waiting for players: not started, a seat free."""
+    return [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+
+
+async def open_tables(client: Client) -> list:
+    """The ids of the tables waiting for players."""
+    return [t["id"] for t in waiting((await client.request({"type": "tables"}))["tables"])]
 
 
 async def choose_table(client: Client, plan: JoinPlan) -> int:
     """The one table waiting for players; ServerError (code "choose") when there is none or several."""
     tables = (await client.request({"type": "tables"}))["tables"]
-    open_ = [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    open_ = waiting(tables)
     if len(open_) == 1:
         return open_[0]["id"]
     if plan.or_create:  # (serve-ssh) never ask: the first table waiting, else a new one
@@ -125,14 +128,14 @@ async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = Tr
     end has ``ono99 watch`` to offer (the plain one does not)."""
     tables = (await client.request({"type": "tables"}))["tables"]
     where = f"{plan.host}:{plan.port}"
-    waiting = [str(t["id"]) for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    free = [str(t["id"]) for t in waiting(tables)]
     host = one_table(client)  # (a host's server: its one table's state says what works instead)
-    instead = (f"; tables waiting for players: {', '.join(waiting[:20])}" if waiting
+    instead = (f"; tables waiting for players: {', '.join(free[:20])}" if free
                else f"; {host_table_refusal(tables, where, can_watch)}" if host
                else "; no table is waiting for players: --or-create (without --table) makes one")
     watch = f"; watch it with: ono99 watch {where} --table {plan.table}" if can_watch else ""
     found = next((t for t in tables if t["id"] == plan.table), None)
-    if found is not None and host and not waiting:  # the host's table itself: its state, once
+    if found is not None and host and not free:  # the host's table itself: its state, once
         if found["over"] or found["started"] or not any(s["player"] is None for s in found["seats"]):
             code = "table_full" if not found["started"] and not found["over"] else "started"
             raise ServerError(code, host_table_refusal(tables, where, can_watch))

@@ -202,7 +202,9 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     if plan.create is not None:
         plan.table = (await client.request({"type": "create", **plan.create}))["table"]
     tables = (await client.request({"type": "tables"}))["tables"]
-    waiting = [t["id"] for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
+    from ..net.lobby import waiting as waiting_in
+
+    waiting = [t["id"] for t in waiting_in(tables)]
     if plan.table is not None:
         if plan.token is None and plan.create is None:
             from ..net.lobby import check_named_table
