@@ -73,14 +73,14 @@ def one_table(client: Client) -> bool:
     return bool((client.welcome or {}).get("one_table"))
 
 
-def host_table_refusal(tables: list, where: str, can_watch: bool = True) -> str:
+def host_table_refusal(tables: list, where: str, watcher: str = "ono99 watch") -> str:
     """Why a guest finds no seat at a host's server (ono99 host: one table, and it refuses
     --or-create), from that table's state, and what works instead: a full table waits for its
     start and can be watched; a game under way only takes its own players back; only a game
-    that is over makes room for another, which the host starts. ``can_watch``: as for
+    that is over makes room for another, which the host starts. ``watcher``: as for
     check_named_table."""
     live = next((t for t in tables if not t["over"]), None)
-    watch = f"watch it with ono99 watch {where}, or " if can_watch else ""
+    watch = f"watch it with {watcher} {where}, or "
     if live is None:
         return (f"the host's table on {where} (ono99 host, which holds one game) has no game waiting for "
                 "players: ask the host to start another")
@@ -121,24 +121,24 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
     raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
 
 
-async def check_named_table(client: Client, plan: JoinPlan, can_watch: bool = True) -> None:
+async def check_named_table(client: Client, plan: JoinPlan, watcher: str = "ono99 watch") -> None:
     """``--table N`` for a seat: ServerError, in words that say what to do instead, when there is
     no such table or it has no seat to sit at (started, over, full). Checked before any screen:
-    sitting is refused there too, but only after the lobby has shown. ``can_watch``: this front
-    end has ``ono99 watch`` to offer (the plain one does not)."""
+    sitting is refused there too, but only after the lobby has shown. ``watcher``: the command
+    that watches the table in this front end's kind (lines: ``ono99 watch --plain``)."""
     tables = (await client.request({"type": "tables"}))["tables"]
     where = f"{plan.host}:{plan.port}"
     free = [str(t["id"]) for t in waiting(tables)]
     host = one_table(client)  # (a host's server: its one table's state says what works instead)
     instead = (f"; tables waiting for players: {', '.join(free[:20])}" if free
-               else f"; {host_table_refusal(tables, where, can_watch)}" if host
+               else f"; {host_table_refusal(tables, where, watcher)}" if host
                else "; no table is waiting for players: --or-create (without --table) makes one")
-    watch = f"; watch it with: ono99 watch {where} --table {plan.table}" if can_watch else ""
+    watch = f"; watch it with: {watcher} {where} --table {plan.table}"
     found = next((t for t in tables if t["id"] == plan.table), None)
     if found is not None and host and not free:  # the host's table itself: its state, once
         if found["over"] or found["started"] or not any(s["player"] is None for s in found["seats"]):
             code = "table_full" if not found["started"] and not found["over"] else "started"
-            raise ServerError(code, host_table_refusal(tables, where, can_watch))
+            raise ServerError(code, host_table_refusal(tables, where, watcher))
     if found is None:
         raise ServerError("no_table", f"there is no table {plan.table} on {where}{instead}")
     if found["over"]:

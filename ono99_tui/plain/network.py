@@ -21,6 +21,7 @@ from .console import Console, EndOfInput
 
 DEFAULT_PORT = 7099
 NEW_TABLE = -1
+PLAIN_WATCH = "ono99 watch --plain"  # what a player in lines is offered to watch a table with
 
 
 class Lost(Exception):
@@ -209,7 +210,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         if plan.token is None and plan.create is None:
             from ..net.lobby import check_named_table
 
-            await check_named_table(client, plan, can_watch=False)  # (what to do instead, in words)
+            await check_named_table(client, plan, PLAIN_WATCH)  # (what to do instead, in words)
         candidates = [plan.table]
     elif plan.or_create:
         candidates = waiting + [NEW_TABLE]
@@ -219,7 +220,7 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         from ..net.lobby import host_table_refusal, one_table
 
         if one_table(client):  # (a host's server: what its one table's state leaves a guest to do)
-            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}", can_watch=False))
+            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}", PLAIN_WATCH))
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one with "
                           "--or-create, or ask the host to start one (ono99 host)")
     else:
