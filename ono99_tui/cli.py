@@ -936,6 +936,7 @@ def cmd_serve_ssh(args) -> int:
                 from None
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
+    config.door_closed, config.door_flag = not args.open, "--authorized-keys FILE (not --open)"
     ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open,
@@ -979,6 +980,7 @@ def cmd_web(args) -> int:
                                seat_key=data_dir() / "web_seat_key", max_tabs=args.max_sessions,
                                zygote=None if args.no_zygote else session_zygote())
     _warn_open(args.bind, config.password, "play at your tables")
+    config.door_closed = config.password is not None  # (its tables are kept private over a restart)
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
     def ready(port: int) -> None:

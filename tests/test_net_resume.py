@@ -288,3 +288,56 @@ def test_a_table_played_with_a_password_is_not_resumed_by_a_server_without_one()
             back = await connect(server, "Ann", token=token, password="open sesame")
             assert back.welcome["resumed"]
     run(main())
+
+
+def test_a_gateways_private_table_is_not_resumed_by_one_that_lets_anyone_in():
+    """`ono99 web --password` (or serve-ssh --authorized-keys) restarted without it resumed its
+    tables open to anyone: a gateway's inner server always has a secret of its own, so its tables
+    were never marked private. Now its closed door marks them, and a restart with the door open
+    leaves them waiting, listed, naming the flag that resumes them."""
+
+    async def main():
+        door = {"gateway": True, "save": True, "resume": True, "turn_timer": 60}
+        async with serving(**door, password="secret 1", door_closed=True,
+                           door_flag="--authorized-keys FILE (not --open)") as server:
+            ann = await connect(server, "Ann", password="secret 1")
+            table_id = (await ann.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
+            token = (await ann.request({"type": "sit", "table": table_id}))["token"]
+            await ann.request({"type": "bots", "level": "random"})
+            await ann.request({"type": "start"})
+        (entry,) = json.loads(manifest_path().read_text())["tables"]
+        assert entry["password"] is True and "secret" not in manifest_path().read_text()
+        async with serving(**door, password="secret 2", door_flag="--authorized-keys FILE (not --open)") as server:
+            assert server.tables == {}
+            (warning,) = server.start_warnings
+            assert f"table {table_id}" in warning and "--authorized-keys FILE (not --open)" in warning, warning
+        async with serving(**door, password="secret 3", door_closed=True) as server:
+            assert table_id in server.tables and server.start_warnings == []
+            back = await connect(server, "Ann", token=token, password="secret 3")
+            assert back.welcome["resumed"]
+        # a door is a door: ono99 serve with a password resumes it too (the same data folder)
+        async with serving(save=True, resume=True, turn_timer=60, password="pw") as server:
+            assert table_id in server.tables and server.start_warnings == []
+    run(main())
+
+
+def test_web_and_serve_ssh_tell_their_table_server_whether_strangers_are_kept_out(monkeypatch, tmp_path):
+    import asyncssh
+
+    from ono99_tui import cli
+    from ono99_tui.net import ssh, web
+
+    told = []
+
+    async def run_(gateway_config, server_config, ready=None):
+        told.append((server_config.door_closed, server_config.door_flag))
+
+    monkeypatch.setattr(web, "run", run_)
+    monkeypatch.setattr(ssh, "run", run_)
+    keys = tmp_path / "keys"
+    keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+    for argv, closed, flag in [(["web"], False, "--password"), (["web", "--password", "pw"], True, "--password"),
+                               (["serve-ssh", "--open"], False, "--authorized-keys"),
+                               (["serve-ssh", "--authorized-keys", str(keys)], True, "--authorized-keys")]:
+        assert cli.main(argv) == 0
+        assert told[-1][0] is closed and told[-1][1].startswith(flag), (argv, told[-1])

@@ -68,6 +68,11 @@ class ServerConfig:
     # know, and a hello with it from loopback may name the player's address ("address"): the
     # per-address limits then apply to the player, not to 127.0.0.1
     gateway: bool = False
+    # a gateway's front door: whether strangers are kept out (web --password, serve-ssh
+    # --authorized-keys; the inner server's own secret says nothing of that). Its tables are then
+    # marked private like a --password server's, and resumed only where strangers are kept out again.
+    door_closed: bool = False
+    door_flag: str = "--password (or --password-file)"  # what closes this kind of server's door
     # ono99 host's server: one table, the host's; while it is not over nobody makes another (a
     # guest's second table broke the join line the host gave out: "several tables are waiting")
     single_table: bool = False
@@ -612,8 +617,7 @@ class Server:
         disk is logged (once per reason) and never stops a game."""
         if self._manifest_lock is None or self._closing or self._resuming:
             return
-        # (a gateway's inner server always has a secret of its own: that says nothing of its players)
-        private = self.config.password is not None and not self.config.gateway
+        private = self._private()
         entries = [TableEntry(t.id, t.name, t.rules_label, t.save_name,
                               [SeatEntry(s.name, s.player, s.token) for s in t.seats], t.away_since, private)
                    for t in self.tables.values()
@@ -630,6 +634,12 @@ class Server:
             self._manifest_told = why
         else:
             self._manifest_told = None
+
+    def _private(self) -> bool:
+        """Whether strangers are kept out: a password, or a gateway's closed door (a gateway's inner
+        server always has a secret of its own, which says nothing of its players)."""
+        cfg = self.config
+        return cfg.door_closed if cfg.gateway else cfg.password is not None
 
     def _resume_tables(self) -> None:
         """Every unfinished table the manifest names, rebuilt from its save with the same seat
@@ -676,11 +686,11 @@ class Server:
 
         if entry.id in self.tables:
             raise ValueError(f"table id {entry.id} is already in use")
-        if entry.password and self.config.password is None and not self.config.gateway:
+        if entry.password and not self._private():
             # resumed here it would be open to anyone who reaches the port: it waits, listed, for a
-            # start that asks a password again
-            raise _NotNow("it was played with a password and this server asks none: start it with --password "
-                          "(or --password-file) to resume it")
+            # start that keeps strangers out again (a password, or SSH keys: either will do)
+            raise _NotNow("it was played with a password (or SSH keys) and this server lets anyone in: start it "
+                          f"with {self.config.door_flag} to resume it")
         path = store.path(entry.save)
         if write_protected(path):
             raise _NotNow(f"its save {entry.save!r} is write-protected: chmod u+w {shlex.quote(str(path))}, "
