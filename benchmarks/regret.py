@@ -89,6 +89,50 @@ def _with(settings: dict):
     return undo
 
 
+def _exact_reading(view, rng, proposals: int):
+    """Deals whose hands are drawn from the exact posterior given every play of the round, judged
+    as medium's (importance resampling: uniform proposals weighted by their exact likelihood)."""
+    from ono99_tui.bots import belief
+    from ono99_tui.bots.belief import Reader
+
+    old = belief.PRIOR
+    belief.PRIOR = {"medium": 1.0}
+    try:
+        reader = Reader(view)
+        others = [s for s in view.in_round if s != view.seat]
+        pool = list(view.unseen().elements())
+        weights: dict = {}
+        cands = []
+        for _ in range(proposals):
+            picks = rng.sample(range(len(pool)), sum(view.hand_sizes[s] for s in others))
+            hands, at = {}, 0
+            w = 1.0
+            for s in others:
+                hand = tuple(sorted(pool[i] for i in picks[at:at + view.hand_sizes[s]]))
+                at += view.hand_sizes[s]
+                key = (s, hand)
+                if key not in weights:
+                    weights[key] = reader.likelihood(s, list(hand), "medium")
+                w *= weights[key]
+                hands[s] = list(hand)
+            cands.append((hands, w))
+    finally:
+        belief.PRIOR = old
+    total = sum(w for _, w in cands)
+    cum = list(__import__("itertools").accumulate(w for _, w in cands))
+
+    def deal():
+        import bisect
+        hands, _ = cands[min(len(cands) - 1, bisect.bisect_right(cum, rng.random() * total))]
+        left = Counter(view.unseen())
+        for h in hands.values():
+            left.subtract(h)
+        draw = list((+left).elements())
+        rng.shuffle(draw)
+        return {s: list(h) for s, h in hands.items()}, draw
+    return deal
+
+
 def decide(name: str, view, hands, pile, seed: int) -> str:
     rng = random.Random(seed)
     spec = VARIANTS[name]
@@ -97,6 +141,9 @@ def decide(name: str, view, hands, pile, seed: int) -> str:
     settings, kwargs = spec[0], dict(spec[1])
     undo = _with(settings)
     try:
+        proposals = kwargs.pop("exact_read", 0)
+        if proposals:
+            return search.choose_hard(view, rng, deal=_exact_reading(view, rng, proposals), **kwargs)
         if kwargs.pop("real_hands", False):
             def deal():
                 draw = pile[:]
@@ -145,6 +192,12 @@ VARIANTS = {
     "read-tries96": ({**READ, "TRIES": 96}, {}),
     "read-piles2": ({**READ, "PILES_PER_DEAL": 2}, {}),
     "read-piles8": ({**READ, "PILES_PER_DEAL": 8}, {}),
+    "exact-read-2000": ({}, {"exact_read": 2000}),
+    "exact-read-500": ({}, {"exact_read": 500}),
+    "read-medium-full": ({**READ, "PRIOR": {"medium": 1.0}, "PILES_PER_DEAL": 1}, {}),  # 384 readings, each once
+    "read-medium-flat": ({**READ, "PRIOR": {"medium": 1.0}, "PILES_PER_DEAL": 1, "HELPER_WEIGHT": 1.0}, {}),
+    "read-medium-flat-t96": ({**READ, "PRIOR": {"medium": 1.0}, "PILES_PER_DEAL": 1, "HELPER_WEIGHT": 1.0,
+                              "TRIES": 96}, {}),
 }
 
 

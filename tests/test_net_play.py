@@ -190,7 +190,7 @@ def test_a_client_may_sit_with_a_token_of_its_own_if_long_and_unused():
             mine = "k" * 30
             assert (await a.request({"type": "sit", "table": table, "token": mine}))["token"] == mine
             b = await connect(server, "Bob")
-            with pytest.raises(ServerError, match="unused"):
+            with pytest.raises(ServerError, match="already has a seat here, taken from another session"):
                 await b.request({"type": "sit", "table": table, "token": mine})
             again = await connect(server, "Ann", token=mine)  # the token brings its owner back
             assert again.welcome["resumed"]

@@ -510,10 +510,14 @@ class Server:
             raise Refused("already_seated", f"you are already at table {conn.table.id}: stand first")
         table = self._table(msg["table"])
         token = msg.get("token")
-        if token is not None and (len(token) < MIN_TOKEN or token in self.tokens):
+        if token is not None and len(token) < MIN_TOKEN:
             # a token of the client's own (serve-ssh derives one from the SSH key): long, and unused
-            raise Refused("bad_token", f"sit: a token of your own must be unused and at least {MIN_TOKEN} "
-                          "characters; leave it out to be given one")
+            raise Refused("bad_token", f"sit: a token of your own must be at least {MIN_TOKEN} characters; "
+                          "leave it out to be given one")
+        if token is not None and token in self.tokens:
+            # (the same SSH key or browser tab in two sessions at once: one sat down first)
+            raise Refused("bad_token", "sit: this player already has a seat here, taken from another session "
+                          "a moment ago; come back to it from there, or connect again to take it over")
         seat, token = table.sit(conn.name, msg.get("seat"), token)
         self.tokens[token] = (table, seat)
         self._take_seat(conn, table, seat, reply={"type": "ok", "table": table.id, "seat": seat, "token": token,
