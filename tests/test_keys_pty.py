@@ -64,3 +64,11 @@ def test_the_bust_question_answered_by_right_and_enter_in_one_write_plays_the_ne
 def test_a_number_then_arrow_and_enter_in_one_write_make_both_plays_of_a_double():
     text = run(typed("double", (b"1" + RIGHT + ENTER, "You play 4")))
     assert "You play 3 → 5" in text and "You play 4 → 9" in text, text
+
+
+def test_alt_enter_plays_nothing_and_the_key_after_it_still_counts():
+    """A stranger's find: Alt+Enter (GNOME Terminal, Konsole and xterm send ESC CR) played the
+    card pointed at, as Enter: Textual's parser dropped the Alt (tui/textual_fixes.py keeps it).
+    ESC CR and a 3 in one write: only the 3 plays (the third card, the 4)."""
+    text = run(typed("plain", (b"\x1b\r3", "You play")))
+    assert "You play 4 → 4" in text and "You play 2" not in text, text

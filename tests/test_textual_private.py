@@ -53,3 +53,16 @@ async def test_ctrl_c_says_how_to_quit_in_plain_words(private_dirs):
         await pilot.press("ctrl+c")
         await pilot.pause()
     assert told == ["Press ctrl+q to quit the app."]
+
+
+def test_the_alt_keeping_guard_is_on_the_parser_method_textual_calls():
+    """tui/textual_fixes.py wraps XTermParser._sequence_to_key_events (private) so Alt+Enter is not
+    Enter. Fails the day Textual renames it or stops calling it with ``alt`` for ESC and a key."""
+    from textual._xterm_parser import XTermParser
+
+    import ono99_tui.tui.textual_fixes  # noqa: F401
+
+    assert getattr(XTermParser._sequence_to_key_events, "_ono99_guarded", False)
+    source = inspect.getsource(XTermParser.parse)
+    assert "sequence_to_key_events = self._sequence_to_key_events" in source
+    assert "sequence_to_key_events(character, alt=alt)" in source
