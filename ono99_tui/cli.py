@@ -622,6 +622,10 @@ def _server_config(args):
         if not value >= least or value != value or value == float("inf"):
             raise UserError(f"--{flag} must be {least:g} or more, got {value:g}")
     password = args.password
+    if password is not None and not password.strip():
+        # ($PW unset in a script): the server would have said it asks a password and let anyone in
+        raise UserError("--password is empty: give a password, or leave --password out for a server anyone "
+                        "may join")
     if args.password_file is not None:
         if password is not None:
             raise UserError("give --password or --password-file, not both")

@@ -184,6 +184,12 @@ def test_the_password_can_come_from_a_file_and_a_bad_one_is_one_line(tmp_path):
                          (["--password", "x", "--password-file", str(pw)], "not both")]:
         proc = ono99("serve", *extra)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    # --password "$PW" with PW unset: a server that said it asked a password let anyone in
+    for command in ("serve", "host", "web"):
+        for empty in ("", "  "):
+            proc = ono99(command, "--password", empty, "--port", "0")
+            assert proc.returncode == 2 and proc.stderr == "ono99: --password is empty: give a password, or " \
+                "leave --password out for a server anyone may join\n", (command, proc.stderr)
 
 
 @pytest.mark.parametrize("answer, words", [(b"HTTP/1.0 400 Bad Request\r\n\r\n", "does not answer as an ono99 table server"),
