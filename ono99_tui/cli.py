@@ -728,6 +728,7 @@ def _run_join(args, plan) -> int:
 
 
 def cmd_join(args) -> int:
+    _check_table_number(args.table)
     if getattr(args, "plain", False):  # the plain front end's own lobby: no Textual behind it
         from .plain.remote import join_plan, run_join
 
@@ -748,11 +749,11 @@ def cmd_join(args) -> int:
 
     import os
 
-    from .net.kept_seats import kept_tokens
+    from .net.kept_seats import kept_tokens, seat_token_from_env
 
     from .net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, NAME_ENV, SECRET_ENV
 
-    token = os.environ.get("ONO99_SEAT_TOKEN") or None
+    token = seat_token_from_env()
     # a gateway's child (serve-ssh, web) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
@@ -767,6 +768,11 @@ def cmd_join(args) -> int:
     return _run_join(args, plan)
 
 
+def _check_table_number(table: int | None) -> None:
+    if table is not None and not 1 <= table < 2**31:  # (the server's numbers: 1 up, 32 bits)
+        raise UserError(f"--table must be a table number, 1 or more (ono99 watch lists them), not {table}")
+
+
 def cmd_watch(args) -> int:
     """A spectator: a table's public state, live (never a hand)."""
     import os
@@ -775,6 +781,7 @@ def cmd_watch(args) -> int:
     from .net.client import split_address
     from .net.lobby import JoinPlan, probe
 
+    _check_table_number(args.table)
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
     except ValueError as exc:

@@ -221,3 +221,43 @@ def test_join_and_watch_at_something_that_is_not_an_ono99_server_say_so_in_one_l
         listener.close()
     assert proc.returncode == 2, proc.stderr
     assert words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
+
+
+def test_a_field_the_server_refuses_is_answered_to_the_request_that_sent_it():
+    """A play-tester's find: a refused field (out of range, wrong type, too long) was answered
+    without "re", so a client waiting on its request heard nothing, waited out its timeout and
+    blamed the connection (ono99 watch --table 2147483648: "no answer" after 30 s)."""
+    from .netplay import serving
+
+    async def main():
+        async with serving() as server:
+            client = await Client.connect("127.0.0.1", server.port, "Ann")
+            for msg, words in [({"type": "watch", "table": 2**31}, "'table' is out of range"),
+                               ({"type": "sit", "table": "1"}, "'table' must be an integer"),
+                               ({"type": "create", "name": "x" * 500}, "longer than"),
+                               ({"type": "tables", "colour": 1}, "unknown field 'colour'")]:
+                with pytest.raises(Exception, match=words):
+                    await asyncio.wait_for(client.request(msg), 10)  # (answered: no wait for a timeout)
+            assert parse(b'{"type": "sit", "table": 1, "id": 7}')["id"] == 7
+            with pytest.raises(ProtocolError) as exc:
+                parse(b'{"type": "sit", "table": 99999999999, "id": 7}')
+            assert exc.value.re == 7
+            await client.aclose()
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("command", [["join", "--name", "Zed"], ["join", "--plain", "--name", "Zed"], ["watch"],
+                                     ["watch", "--plain"]])
+def test_a_table_number_the_server_cannot_have_is_refused_before_connecting(command):
+    for table in ("2147483648", "0", "-3"):
+        proc = ono99(*command, "127.0.0.1:9", "--table", table)
+        assert proc.returncode == 2 and proc.stderr == \
+            f"ono99: --table must be a table number, 1 or more (ono99 watch lists them), not {table}\n", proc.stderr
+
+
+@pytest.mark.parametrize("plain", [[], ["--plain"]])
+def test_a_seat_token_the_server_cannot_read_is_refused_before_connecting(plain, monkeypatch):
+    monkeypatch.setenv("ONO99_SEAT_TOKEN", "t" * 300)
+    proc = ono99("join", "127.0.0.1:9", "--name", "Zed", *plain)
+    assert proc.returncode == 2 and proc.stderr.startswith("ono99: ONO99_SEAT_TOKEN must be at most 200 printable"), \
+        proc.stderr

@@ -24,6 +24,24 @@ KEEP = 20  # addresses and names remembered at most (the oldest go first)
 PER_SEAT = 3  # tokens remembered per address and name (each costs a hello when the join starts)
 
 
+TOKEN_ENV = "ONO99_SEAT_TOKEN"  # a seat token given by hand (or by a gateway to its child)
+
+
+def seat_token_from_env() -> str | None:
+    """ONO99_SEAT_TOKEN, checked here: one the server cannot read was sent, and the join waited
+    for an answer that never came, then blamed the connection."""
+    import os
+
+    from ..errors import UserError
+    from .manifest import MAX_TOKEN
+
+    token = os.environ.get(TOKEN_ENV) or None
+    if token is not None and (len(token) > MAX_TOKEN or not token.isprintable()):
+        raise UserError(f"{TOKEN_ENV} must be at most {MAX_TOKEN} printable characters: the seat token "
+                        "a join was given")
+    return token
+
+
 def kept_path() -> Path:
     return data_dir() / "seats.json"
 

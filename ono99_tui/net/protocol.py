@@ -24,9 +24,10 @@ MAX_TEXT = 200  # characters in any string field from a client
 class ProtocolError(ValueError):
     """A message that cannot be accepted; ``code`` is machine-readable, the text says why."""
 
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, re=None):
         super().__init__(message)
         self.code = code
+        self.re = re  # the message's "id", once it is known to be one: its answer carries it
 
 
 # Each client message type: field -> (types, required). "id" (echoed back as "re") is allowed on all.
@@ -100,6 +101,15 @@ def parse(line: bytes) -> dict:
                                                                 and len(message["id"]) > 64)
                             or (type(message["id"]) is int and not -2**31 <= message["id"] < 2**31)):
         raise ProtocolError("bad_message", "\"id\" must be a 32-bit integer or a string of at most 64 characters")
+    try:
+        _check_fields(kind, spec, message)
+    except ProtocolError as exc:  # (a direct answer: the client waiting on this id hears it)
+        exc.re = message.get("id")
+        raise
+    return message
+
+
+def _check_fields(kind: str, spec: dict, message: dict) -> None:
     for key, value in message.items():
         if key in ("type", "id"):
             continue
@@ -117,7 +127,6 @@ def parse(line: bytes) -> dict:
     missing = [key for key, (_, required) in spec.items() if required and key not in message]
     if missing:
         raise ProtocolError("bad_message", f"{kind}: missing {', '.join(repr(m) for m in missing)}")
-    return message
 
 
 # -- views ----------------------------------------------------------------------------

@@ -349,7 +349,7 @@ class Server:
                               f"{VERSION}, \"name\": \"...\"}}")
             reply = self._dispatch[message["type"]](conn, message)
         except ProtocolError as exc:
-            conn.error(exc.code, str(exc), re)
+            conn.error(exc.code, str(exc), exc.re)
             return
         except (Refused, LobbyError) as exc:
             conn.error(exc.code, str(exc), re)

@@ -309,7 +309,7 @@ def join_plan(args) -> Plan:
     from ..engine.game import GameSetupError, check_names
     from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, NAME_ENV, SECRET_ENV
     from ..net.client import split_address
-    from ..net.kept_seats import kept_tokens
+    from ..net.kept_seats import kept_tokens, seat_token_from_env
 
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
@@ -319,7 +319,7 @@ def join_plan(args) -> Plan:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
         raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
-    token = os.environ.get("ONO99_SEAT_TOKEN") or None
+    token = seat_token_from_env()
     # a gateway's child (serve-ssh) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
