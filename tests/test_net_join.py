@@ -1115,3 +1115,58 @@ async def test_a_guest_who_quits_mid_game_is_told_the_seat_is_kept_and_how_to_co
         assert app.farewell == (f"You left table {table} on {HOST}:{server.port}; your seat is kept (a bot plays "
                                 "it after the turn timer): the same ono99 join brings you back to it.")
         await ann.aclose()
+
+
+async def test_after_a_reconnect_only_what_happened_meanwhile_is_news_not_the_rounds_told_before():
+    """A play-tester's find: after any reconnect (a server restart, a dropped connection) both
+    players got the "Round 1 over" dialog again, over an old board: the full state a server sends
+    on a reconnect holds the table's last events, and every one was told to the screen as news.
+    Now only the events after those already seen are (tested at the table contract, which the
+    screen and the plain front end both read)."""
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.net.server import Server
+
+    from .netplay import until
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=3, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        ann = await Client.connect(HOST, port, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2}))["table"]
+        sat = await ann.request({"type": "sit", "table": table})
+        await ann.request({"type": "bots", "level": "random"})
+        await ann.request({"type": "start"})
+        first = await ann.recv()
+        while first["type"] != "state":
+            first = await ann.recv()
+        remote = RemoteTable(ann, table, sat["seat"], first)
+
+        async def redial():
+            return await Client.connect(HOST, port, "Ann", token=sat["token"])
+        remote.redial = redial
+        told = []
+        remote.subscribe(told.append, sat["seat"])
+        remote.start()
+        rng = random.Random(4)
+        played = -1
+        while True:  # Ann plays until a round is lost and the next one waits for her
+            await until(lambda: remote.view.current == remote.my_seat and remote.seq != played or remote.view.over,
+                        "Ann's turn")
+            assert not remote.view.over
+            if remote.view.round >= 2:
+                break
+            played = remote.seq
+            remote.submit(remote.my_seat, rng.choice(remote.view.legal_plays()))
+        assert any(e["type"] == "round_lost" for u in told for e in u.events)
+        before, seen = len(told), len(remote.events)
+        server.tables[table].seats[remote.my_seat].conn.close()  # the connection drops
+        await until(lambda: any(u.view.round >= 2 and not u.notices for u in told[before + 1:])
+                    and remote.status is None, "back, and the table told again")
+        after = [u for u in told[before:] if u.changed]
+        assert after and all(not u.undone for u in after)
+        assert [e for u in after for e in u.events] == remote.events[seen:]  # (nothing, or only what is new)
+        assert not any(e["type"] == "round_lost" for u in after for e in u.events), [u.events for u in after]
+        remote.close()
+        await ann.aclose()
+    finally:
+        await server.close()

@@ -317,11 +317,15 @@ class RemoteTable:
                 return
             view = view_from_dict(msg["view"], self.view.rules)
             self.view, self.seq = view, msg["seq"]
-            if msg["full"]:
+            news, redraw = list(msg["events"]), False
+            if msg["full"]:  # (after a reconnect: the latest events, most of them seen already)
+                news = _since(self.events, msg["events"])
+                redraw = news is None  # (too much happened meanwhile to tell: the screen starts again)
                 self.events = list(msg["events"])
             else:
-                self.events.extend(msg["events"])
-            self._tell(SeatUpdate(self.my_seat, view, list(msg["events"]), [], bool(msg["full"])))
+                self.events.extend(news)
+            # only what is news is told as news: the rounds lost before a reconnect were told then
+            self._tell(SeatUpdate(self.my_seat, view, news or [], [], redraw))
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
             notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
@@ -359,6 +363,16 @@ DIAL_WITHIN = 10.0  # one reconnection attempt (connect and hello)
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 10.0  # seconds between attempts: doubling, jittered down by up to half
 GIVE_UP_AFTER = 15 * 60.0  # seconds of trying before the client gives up
 WATCHERS_TOLD_EVERY = 10.0  # seconds: at most one line this often about who started or stopped watching
+
+
+def _since(seen: list[dict], latest: list[dict]) -> list[dict] | None:
+    """The events of ``latest`` (a full state's: the table's last events) after those ``seen``
+    ends with, or None when the two do not overlap (more happened than a full state holds)."""
+    for start in range(max(0, len(seen) - len(latest)), len(seen)):
+        overlap = len(seen) - start
+        if seen[start:] == latest[:overlap]:
+            return latest[overlap:]
+    return None
 
 
 def backoff(first: float = BACKOFF_FIRST, most: float = BACKOFF_MAX):
