@@ -982,6 +982,10 @@ def cmd_web(args) -> int:
     _server_log(args.verbose)
     if args.max_sessions < 1:
         raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
+    if args.web_per_address < 1:
+        raise UserError(f"--web-per-address must be 1 or more, got {args.web_per_address}")
+    if not 0.1 <= args.header_timeout <= 3600:  # (nan fails this too)
+        raise UserError(f"--header-timeout must be 0.1 to 3600 seconds, got {args.header_timeout:g}")
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
     from .store.paths import data_dir
@@ -989,6 +993,9 @@ def cmd_web(args) -> int:
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
                                public_url=args.public_url.rstrip("/") if args.public_url else None,
                                seat_key=data_dir() / "web_seat_key", max_tabs=args.max_sessions,
+                               # every tab is a connection (its websocket); as many more may load pages
+                               max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,
+                               header_timeout=args.header_timeout,
                                zygote=None if args.no_zygote else session_zygote())
     _warn_open(args.bind, config.password, "play at your tables")
     config.door_closed = config.password is not None  # (its tables are kept private over a restart)
@@ -1272,6 +1279,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--public-url", default=None, metavar="URL",
                    help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
     _add_zygote(p, 128)
+    gate = p.add_argument_group("web gateway limits (docs/deploy.md)")
+    gate.add_argument("--web-per-address", type=int, default=16, metavar="N",
+                      help="HTTP connections at once from one address, open tabs included, counted from the TCP "
+                      "accept; past it a connection is refused at once (default 16)")
+    gate.add_argument("--header-timeout", type=float, default=10.0, metavar="S",
+                      help="close a connection that has not sent a whole request's headers S seconds after it "
+                      "was accepted or last answered; an open tab is never closed by it (default 10)")
     p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",

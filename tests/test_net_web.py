@@ -22,10 +22,17 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 
 def test_a_bad_port_or_address_is_one_line_and_exit_2():
     for args in (["--port", "70000"], ["--port", "-1"], ["--public-url", "example.org"],
-                 ["--password", "a", "--password-file", "f"]):
+                 ["--password", "a", "--password-file", "f"], ["--web-per-address", "0"],
+                 ["--web-per-address", "-3"], ["--header-timeout", "0"], ["--header-timeout", "-1"],
+                 ["--header-timeout", "nan"]):
         proc = ono99("web", *args, timeout=30)
         assert proc.returncode == 2, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ono99: "), proc.stderr
+        assert args[0] in proc.stderr, proc.stderr
+    for flag in ("--web-per-address", "--header-timeout"):  # (a word: argparse's usage, then why)
+        proc = ono99("web", flag, "many", timeout=30)
+        assert proc.returncode == 2 and proc.stderr.strip().splitlines()[-1].endswith(
+            f"argument {flag}: 'many' is not a {'whole ' if 'address' in flag else ''}number"), proc.stderr
 
 
 def test_a_port_in_use_is_a_clear_error():
@@ -633,6 +640,88 @@ def test_an_over_long_url_or_header_is_a_400_and_one_short_line_in_the_log_not_a
     said = [line for line in err.splitlines() if "answered 400" in line]
     assert said == ["ono99: info: ono99 web: answered 400 to a request line or header over 8190 bytes from "
                     "127.0.0.1; said once a minute while they come"], err
+
+
+def _until_closed(s: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection: waits on the server, for at
+    most the socket's timeout (then the test fails)."""
+    data = b""
+    try:
+        while chunk := s.recv(65536):
+            data += chunk
+    except TimeoutError:
+        pytest.fail(f"the server never closed the connection (it sent {data[:80]!r})")
+    return data
+
+
+async def test_one_address_cannot_hold_every_connection_and_a_half_sent_request_is_closed(tmp_path):
+    """A play-tester's find: 1,100 connections from one machine, each sending `GET / HTTP/1.1` and a
+    Host and never the blank line, took every open file of `ono99 web` (ulimit -n 1024): it logged
+    `cannot accept connections`, nobody got a page, and the sockets stayed open for minutes. Now an
+    address has at most --web-per-address connections (counted from the accept; an open tab's
+    websocket is one), the rest answered 503 and closed at once, and a request whose headers are
+    not in within --header-timeout is closed; an open tab is never cut by it."""
+    import aiohttp
+
+    cap, timeout = 6, 3.0
+    web = Web(tmp_path, "--web-per-address", str(cap), "--header-timeout", f"{timeout:g}")
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    half = b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"  # and never the blank line
+    held = []
+    try:
+        async with aiohttp.ClientSession() as session:
+            # a tab first (its page's connection closed when its answer ends): one of the address's
+            async with session.ws_connect(f"ws://127.0.0.1:{port}{_ticket(port, f'127.0.0.1:{port}')}") as tab:
+                started = time.monotonic()
+                for _ in range(cap - 1):  # ...and the rest of them
+                    s = socket.create_connection(("127.0.0.1", port), timeout=timeout + 20)
+                    s.sendall(half)
+                    held.append(s)
+                for _ in range(3):  # past the cap: told why and closed at once, before any timeout
+                    with socket.create_connection(("127.0.0.1", port), timeout=timeout + 20) as s:
+                        s.sendall(half)
+                        answer = _until_closed(s)
+                    assert answer.startswith(b"HTTP/1.1 503 ") and answer.endswith(
+                        f"too many connections from 127.0.0.1: at most {cap} at once\n".encode()), answer
+                status, body = _get(web.url)  # a whole request too, from this address
+                assert status == 503 and "too many connections" in body, (status, body)
+                for s in held:  # (the ones within the cap are still open: not closed by a timeout yet)
+                    s.setblocking(False)
+                    with pytest.raises(BlockingIOError):
+                        s.recv(1)
+                    s.settimeout(timeout + 20)
+                for s in held:  # the half-sent requests: closed by the server after the header timeout
+                    assert _until_closed(s) == b""
+                    assert time.monotonic() - started >= timeout * 0.9
+                # the tab, open since before them, is still there: its websocket answers
+                await tab.send_str('["ping", "still here"]')
+                while (message := await asyncio.wait_for(tab.receive(), 10)).type == aiohttp.WSMsgType.BINARY:
+                    pass
+                assert message.type == aiohttp.WSMsgType.TEXT and json.loads(message.data) == ["pong", "still here"]
+                asked = time.monotonic()  # under the cap again, the page is served at once
+                status, body = _get(web.url)
+                assert status == 200 and "terminal" in body and time.monotonic() - asked < 5
+    finally:
+        for s in held:
+            s.close()
+        web.stop()
+
+
+def test_the_web_servers_caps_fit_the_open_file_limit(monkeypatch):
+    """Past ulimit -n the process could accept nobody; the caps are lowered to fit, in one warning."""
+    import resource
+
+    from ono99_tui.net.server import FILES_PER_TABLE
+    from ono99_tui.net.web import FILES_PER_TAB, WebConfig, fit_open_files
+
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 1024))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)  # (the hard limit: no higher)
+    fitted, warning = fit_open_files(WebConfig(), tables=128)
+    assert FILES_PER_TAB * fitted.max_tabs + fitted.max_connections + FILES_PER_TABLE * 128 + 256 <= 1024
+    assert fitted.max_connections > fitted.max_tabs >= 32 and fitted.per_address == 16
+    assert warning.startswith("open files are limited to 1024") and "LimitNOFILE" in warning
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (4096, 4096))
+    assert fit_open_files(WebConfig(), tables=200) == (WebConfig(), None)
 
 
 def test_the_page_loads_nothing_from_a_third_party_its_font_is_served_here(tmp_path):

@@ -9,13 +9,16 @@ password prompt). Every request must name this server in its Host (and a browser
 sent, must be this server's): a page elsewhere cannot reach it through DNS rebinding. Each tab
 keeps a random id in its sessionStorage, from which its seat token is made (with a secret
 kept in the data folder): reloading the tab comes back to the same seat and hand, also after
-a restart. Closing the tab ends its process group.
+a restart. Closing the tab ends its process group. Connections are counted per address from the
+accept and must send their request's headers in time (Doors, Door): idle sockets cannot take the
+process's open files.
 """
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import hashlib
 import hmac
 import ipaddress
@@ -39,6 +42,7 @@ from yarl import URL
 from ..text import visible
 from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
 from .guesses import Guesses
+from .server import FILES_PER_TABLE, FILES_SPARE, _address
 from .zygote import Zygote, ZygoteSpec
 
 log = logging.getLogger("ono99.web")
@@ -143,6 +147,7 @@ TICKET_TTL = 60.0  # seconds a page has to open its websocket
 KILL_GRACE = 2.0  # seconds from "quit" to SIGHUP, and from SIGHUP to SIGKILL
 ERRORS_KEPT = 8192  # bytes of a tab's stderr kept (its last line is why it ended)
 WHY_SHOWN = 400  # characters of that line a page shows
+FILES_PER_TAB = 5  # a tab's process: its three pipes and pidfd here, its connection to the table server
 
 
 @dataclass
@@ -153,6 +158,12 @@ class WebConfig:
     seat_key: Path | None = None  # the secret tab ids become seat tokens with (kept: seats outlive a restart)
     password: str | None = None  # the page asks for it (HTTP Basic; the user name becomes your name)
     max_tabs: int = 128  # tabs (child processes) at once: forked from the zygote, ~16 MiB each (docs/deploy.md)
+    # HTTP connections, counted from the TCP accept (an open tab's websocket is one): past a cap a
+    # connection is answered 503 and closed at once, so idle sockets cannot take the open files
+    max_connections: int = 256  # in all (twice the tabs, as serve-ssh; fitted to ulimit -n at start)
+    per_address: int = 16  # from one address (8 tabs, the table server's --per-address, and a browser's 6)
+    header_timeout: float = 10.0  # a connection must send a request's headers this soon after its accept
+    # or its last answer, else it is closed (slowloris; idle keep-alive); a tab's websocket is never cut
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
@@ -339,6 +350,8 @@ class WebGate(Server):
     async def _check_host(self, request: web.Request, handler):
         """Only requests that name this server (Host), from its own pages (Origin, when a browser
         sends one): another site's page, its name pointed at this address (DNS rebinding), is refused."""
+        if isinstance(request.protocol, Door):
+            request.protocol.heard()  # (its headers came in time: from now on aiohttp's keep-alive timeout)
         if not self.names.allows(host_name(request.host)):
             raise web.HTTPMisdirectedRequest(
                 text=f"ono99: this server does not answer to the name {shown(request.host)}; start it with "
@@ -502,6 +515,119 @@ class QuietBadRequests(logging.LoggerAdapter):
                  what, remote or "?", more)
 
 
+class Doors:
+    """The web gateway's connections, counted from the TCP accept, before a byte is read (as the
+    table server and serve-ssh count theirs): at most ``per_address`` open at once from one address
+    and ``max_connections`` in all. A play-tester's 1,100 half-sent requests from one machine took
+    every open file of the process, and nobody else was served for minutes."""
+
+    def __init__(self, config: WebConfig):
+        self.config = config
+        self.open = 0
+        self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
+        self._said = -1e9
+        self._unsaid = 0
+
+    def admit(self, address: str) -> str | None:
+        """Count a connection from ``address``; else why it is refused."""
+        n = self.addresses.get(address, 0)
+        if self.open >= self.config.max_connections:
+            why = "server full: too many connections, try again later"
+        elif n >= self.config.per_address:
+            why = f"too many connections from {address}: at most {self.config.per_address} at once"
+        else:
+            self.addresses[address] = n + 1
+            self.open += 1
+            return None
+        self._say(why)
+        return why
+
+    def leave(self, address: str) -> None:
+        self.open -= 1
+        n = self.addresses.pop(address) - 1
+        if n:
+            self.addresses[address] = n
+
+    def _say(self, why: str) -> None:
+        now = time.monotonic()  # (refusals come in floods: one line a minute, with -v)
+        if now - self._said < 60:
+            self._unsaid += 1
+            return
+        more = f" ({self._unsaid} more refused since the last said)" if self._unsaid else ""
+        self._said, self._unsaid = now, 0
+        log.info("ono99 web: refused a connection: %s%s; said once a minute while they come", why, more)
+
+
+class Door(web.RequestHandler):
+    """aiohttp's handler of one HTTP connection, counted by Doors from its accept, and closed if its
+    first request's headers are not in within the header timeout (later ones: aiohttp's keep-alive
+    timeout, the same). A request that reaches the app (an open tab's websocket) is never cut."""
+
+    def __init__(self, doors: Doors, manager: web.Server, **kw):
+        super().__init__(manager, **kw)
+        self.doors = doors
+        self.counted: str | None = None
+        self._late: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        peer = transport.get_extra_info("peername")
+        address = _address(peer[0]) if peer else "?"  # (an IPv6 address counts by its /64)
+        why = self.doors.admit(address)
+        super().connection_made(transport)
+        if why is not None:
+            body = f"ono99: {why}\n".encode()
+            transport.write(b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+                            b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+            # the answer, then our end (FIN) before the close: the client reads why and an end of
+            # file, even if the request it sent, unread, makes the close a reset
+            transport.write_eof()
+            self.force_close()
+            return
+        self.counted = address
+        self._late = asyncio.get_running_loop().call_later(self.doors.config.header_timeout, self.force_close)
+
+    def heard(self) -> None:
+        if self._late is not None:
+            self._late.cancel()
+            self._late = None
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.heard()
+        if self.counted is not None:
+            self.doors.leave(self.counted)
+            self.counted = None
+        super().connection_lost(exc)
+
+
+def fit_open_files(config: WebConfig, tables: int) -> tuple[WebConfig, str | None]:
+    """The gateway's caps made to fit the open-file limit (ulimit -n), as the table server's are
+    (server.fit_open_files, which has raised it as far as it could for itself): the connections,
+    the tabs' files and the tables' in one process, with some spare. Past the limit the process
+    could accept nobody, not even the tabs' own children at the table server."""
+    try:
+        import resource
+    except ImportError:  # (not on Unix: no such limit to fit)
+        return config, None
+    want = config.max_connections + FILES_PER_TAB * config.max_tabs + FILES_PER_TABLE * tables + FILES_SPARE
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= want:
+        return config, None
+    room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
+    tabs = min(config.max_tabs, max(1, room // (FILES_PER_TAB + 2)))  # (its websocket and a page's connection)
+    connections = min(config.max_connections, max(2, room - FILES_PER_TAB * tabs))
+    fitted = dataclasses.replace(config, max_tabs=tabs, max_connections=connections)
+    return fitted, (f"open files are limited to {soft} (ulimit -n; hard limit {hard}): the web server takes at "
+                    f"most {tabs} tabs and {connections} connections, not {config.max_tabs} and "
+                    f"{config.max_connections}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
+
+
 def ended_why(stderr: str) -> str | None:
     """Why a tab's `ono99` ended, for its page: the one-line refusal or failure it wrote last on
     its stderr ("ono99: WHY"), control characters shown as escapes; None for anything else (a
@@ -589,21 +715,31 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     server_config.gateway = True  # its players are counted by the address each child names
     server = TableServer(server_config)
     kept = bool(server_config.save and server_config.resume)
-    gate = WebGate(config, InnerTable(await server.start(), server_config.password), kept)
+    table = InnerTable(await server.start(), server_config.password)
+    config, warning = fit_open_files(config, server.config.max_tables)
+    if warning:
+        log.warning("%s", warning)
+    gate = WebGate(config, table, kept)
     if gate.zygote is not None:
         gate.zygote.start()  # (until it is ready, tabs get a fresh process)
-    runner = web.AppRunner(await gate._make_app(), access_log=None, handle_signals=False, logger=QuietBadRequests())
+    # aiohttp's default keep-alive is an hour: an idle connection goes after the header timeout
+    handler = dict(access_log=None, logger=QuietBadRequests(), keepalive_timeout=config.header_timeout)
+    runner = web.AppRunner(await gate._make_app(), handle_signals=False, **handler)
     await runner.setup()
+    doors, listener = Doors(config), None
     try:
-        site = web.TCPSite(runner, config.host, config.port)
-        await site.start()
+        # (not web.TCPSite: each connection's handler is a Door, counted from its accept)
+        listener = await asyncio.get_running_loop().create_server(
+            lambda: Door(doors, runner.server, loop=asyncio.get_running_loop(), **handler), config.host, config.port)
         stop = stop_on_signals()  # before it is said to be ready: a SIGTERM then stops it cleanly
         if ready is not None:
-            ready(runner.addresses[0][1])
+            ready(listener.sockets[0].getsockname()[1])
         await stop.wait()
     finally:
         # the table server first: each tab's `ono99 join` is told why, and saves are closed
         gate.stopping = True
         await server.close(closing_message(kept))
         await gate.close()
+        if listener is not None:
+            listener.close()
         await runner.cleanup()
