@@ -1170,3 +1170,40 @@ async def test_after_a_reconnect_only_what_happened_meanwhile_is_news_not_the_ro
         await ann.aclose()
     finally:
         await server.close()
+
+
+async def test_a_lone_player_waiting_with_or_create_is_seated_again_after_a_drop_or_a_restart():
+    """A play-tester's find: `ono99 join --or-create` waiting alone in the lobby was thrown out by
+    any dropped connection ("the table is no longer there to sit at again": a table nobody else
+    sat at closes when its one player drops) and by a server restart ("the server is shutting
+    down"). Now it dials back and, its table gone, --or-create makes another and sits there."""
+    from ono99_tui.net.server import Server
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+
+    server = Server(config(0))
+    port = await server.start()
+    app = JoinApp(JoinPlan(HOST, port, "Lou", or_create=True))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            def seated_again(old):
+                return lambda: (app.client is not old and app._table is not None and app.table_id in server.tables
+                                and app._table["id"] == app.table_id and app.seat is not None
+                                and app._table["seats"][app.seat]["name"] == "Lou")
+            await until(pilot, seated_again(None), "seated")
+            first, old = app.client, app.table_id
+            next(c for c in server.connections if c.name == "Lou").writer.transport.abort()
+            await until(pilot, seated_again(first), "seated again at a new table after the drop")
+            assert app.failure is None and app.table_id != old and old not in server.tables
+            second = app.client
+            await server.close()  # as on SIGTERM: "closing", then the connection ends
+            server = Server(config(port))
+            await server.start()
+            await until(pilot, seated_again(second), "seated again after the restart")
+            assert app.failure is None and app.is_running
+            await pilot.press("b")
+            await pilot.press("s")
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts with Lou in it")
+    finally:
+        await server.close()

@@ -620,3 +620,24 @@ def test_a_host_restarted_under_another_name_is_told_which_name_carries_its_kept
         assert host.finish() == 0, host.err
     finally:
         stop(host)
+
+
+def test_a_plain_join_waiting_alone_with_or_create_is_seated_again_when_the_server_restarts():
+    """A play-tester's find: a plain `ono99 join --or-create` waiting alone in the lobby ended at a
+    server restart ("the server is shutting down") or a dropped connection, its table gone. It now
+    dials back, and --or-create makes it a new table."""
+    server, port, ann = serving_to_ann()
+    again = None
+    try:
+        server.proc.terminate()
+        assert server.proc.wait(30) == 0
+        ann.wait_for(r"^Connection lost: the server is shutting down.*Reconnecting\.\.\.$")
+        again = Running("serve", "--port", port, "--bot-delay", "0", "--no-save")
+        again.wait_for(r"listening on 127\.0\.0\.1:")
+        ann.wait_for(r"^The table you waited at was closed while you were away: you sit at a new one, table 1\.$")
+        ann.wait_for(r"^Reconnected\.$")
+        ann.type("b\ns\n" + GAME * 800, close=True)
+        ann.wait_for(r"^Table: Ann, human; Medium, medium bot")
+        assert ann.finish() == 0, ann.err
+    finally:
+        stop(server, again, ann)

@@ -276,9 +276,20 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
         try:
             msg = await net.client.recv()
         except (Disconnected, ConnectionError, ProtocolError) as exc:
-            inbox.put(("lost", str(exc) or "the server closed the connection", ""))
+            why = str(exc) or "the server closed the connection"
+            again = None if last is None else await _sit_again(net, plan, inbox, last, why)
+            if again == "back":
+                continue
+            if again is None:
+                inbox.put(("lost", why, ""))
             return
         kind = msg["type"]
+        if kind == "closing" and last is not None:
+            again = await _sit_again(net, plan, inbox, last, msg["message"])  # (a restart: back once it listens)
+            if again == "back":
+                continue
+            if again == "said":
+                return
         if kind == "table":
             last = msg
             inbox.put(("table", msg))
@@ -302,6 +313,66 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
             return
         else:
             inbox.put((kind, msg))
+
+
+async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, why: str) -> str | None:
+    """The connection dropped in the lobby (which frees the seat): dial back with backoff and sit
+    at the same table, as the table screen's join does; its table gone (a table nobody else sat at
+    closes when its one player drops; a restart keeps none still waiting), --or-create makes
+    another. "back": the lobby reads on from the new connection; "said": it cannot be, and "lost"
+    is in the inbox; None: not tried, or the long wait passed (the caller says why it was lost)."""
+    from ..net.client import Client, ServerError
+    from ..net.protocol import ProtocolError
+    from ..net.remote import GIVE_UP_AFTER, backoff
+
+    if plan is None or not plan.redial or plan.serve is not None or plan.watch or last.get("seat") is None:
+        return None
+    net.client.close()
+    table, seat = last["table"]["id"], last["seat"]
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    inbox.put(("notice", {"message": f"Connection lost: {why.rstrip('.')}. Reconnecting..."}))
+    for delay in backoff():
+        await asyncio.sleep(delay)
+        try:
+            client = await asyncio.wait_for(Client.connect(plan.host, plan.port, plan.name, plan.password,
+                                                           token=net.token, address=plan.address), 10)
+        except ServerError as exc:
+            if exc.code in ("server_full", "flood"):
+                continue
+            inbox.put(("lost", f"{why}; dialling back: {exc}", "refused"))
+            return "said"
+        except (OSError, TimeoutError, ProtocolError):
+            if loop.time() - start >= GIVE_UP_AFTER:
+                return None
+            continue
+        if not client.welcome.get("resumed"):
+            try:
+                try:
+                    reply = await client.request({"type": "sit", "table": table, "seat": seat})
+                except ServerError as exc:
+                    if exc.code == "seat_taken":
+                        reply = await client.request({"type": "sit", "table": table})
+                    elif exc.code == "no_table" and plan.or_create:
+                        new = (await client.request({"type": "create"}))["table"]
+                        reply = await client.request({"type": "sit", "table": new})
+                        inbox.put(("notice", {"message": "The table you waited at was closed while you were "
+                                                         f"away: you sit at a new one, table {new}."}))
+                    else:
+                        raise
+            except ServerError as exc:
+                client.close()
+                inbox.put(("lost", f"{why}, and the table is no longer there to sit at again: {exc}", "refused"))
+                return "said"
+            net.token = reply["token"]
+            if plan.keep:
+                from ..net.kept_seats import keep_token
+
+                keep_token(plan.host, plan.port, plan.name, reply["token"])
+        net.client = client
+        inbox.put(("notice", {"message": "Reconnected."}))
+        return "back"
+    return None
 
 
 def join_plan(args) -> Plan:

@@ -270,6 +270,9 @@ class JoinApp(Ono99App):
                 self._show_lobby()
             elif kind == "error":
                 self.notify(msg["message"], severity="warning", timeout=8, markup=False)
+            elif kind == "closing" and self.plan.redial and self.plan.serve is None and self.table_id is not None \
+                    and await self._rejoin_lobby(msg["message"]):  # (a restart: back once it listens)
+                continue
             elif kind in ("kicked", "closing"):
                 self.fail(msg["message"])
                 return
@@ -300,7 +303,14 @@ class JoinApp(Ono99App):
                         try:
                             reply = await client.request({**sit, "seat": self.seat})
                         except ServerError as exc:
-                            if exc.code != "seat_taken":
+                            if exc.code == "no_table" and self.plan.or_create:
+                                # (a table nobody else sat at closes when its one player drops, and a
+                                # restart keeps no table still waiting): --or-create makes another
+                                sit["table"] = (await client.request({"type": "create"}))["table"]
+                                self.notify("The table you waited at was closed while you were away: you sit "
+                                            f"at a new one, table {sit['table']}.", timeout=10, markup=False)
+                                self.table_id = sit["table"]
+                            elif exc.code != "seat_taken":
                                 raise
                             reply = await client.request(sit)
                     except BaseException:
