@@ -744,7 +744,7 @@ def cmd_join(args) -> int:
     try:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
     from .net.lobby import probe
 
     import os
@@ -789,7 +789,7 @@ def cmd_watch(args) -> int:
     try:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
     from .net.child import ADDRESS_ENV, CHOOSE_ENV, SECRET_ENV
 
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None

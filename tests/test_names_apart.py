@@ -134,3 +134,23 @@ def test_starting_with_empty_seats_names_them_as_the_lobby_numbers_them():
     table.sit("Ann", None)
     with pytest.raises(LobbyError, match=r"^seats 2, 3, 4 are empty"):
         table.start(1)
+
+
+@pytest.mark.parametrize("name", ["\u0301\u0301\u0301", "\u115f", "\u3164\u3164", "\u0301Ann", "\u2800"])
+def test_a_name_that_shows_nothing_is_refused_everywhere_a_name_is_given(name):
+    """A play-tester sat at a network table as accents alone (and as a Hangul filler): a seat
+    with a blank name on every screen and in every log line."""
+    from ono99_tui.net.client import ServerError
+
+    from .netplay import connect, run, serving
+
+    with pytest.raises(GameSetupError, match="shows nothing on screen"):
+        check_names([name, "Bo"])
+
+    async def main():
+        async with serving() as server:
+            with pytest.raises(ServerError, match="that show") as refused:
+                await connect(server, name)
+            assert refused.value.code == "bad_name"
+    run(main())
+    assert check_names(["Zoë", "A\u0301na", "李", "🎲"]) == ["Zoë", "A\u0301na", "李", "🎲"]  # (accents on letters are fine)

@@ -65,7 +65,18 @@ def normalise_name(name) -> str:
     if not text.isprintable():
         raise GameSetupError(f"player name {shown} holds a control or unprintable character; "
                              "use letters, digits, spaces and punctuation")
+    if unicodedata.category(text[0]).startswith("M") or not any(_shows(ch) for ch in text):
+        # (accents alone, or Hangul fillers: a seat with a blank name, or an accent on the border)
+        raise GameSetupError(f"player name {shown} shows nothing on screen (or starts with an accent); "
+                             "use letters, digits or punctuation")
     return text
+
+
+_BLANKS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")  # letters that draw as nothing
+
+
+def _shows(ch: str) -> bool:
+    return unicodedata.category(ch)[0] not in "MZC" and ch not in _BLANKS
 
 
 def _name_key(name: str) -> str:

@@ -394,7 +394,7 @@ class Server:
         try:
             check_names([msg["name"], msg["name"] + "'"])
         except GameSetupError:
-            raise Refused("bad_name", "a name is 1 to 23 printable characters") from None
+            raise Refused("bad_name", "a name is 1 to 23 printable characters that show (not only accents)") from None
         gateway = self._player_address(conn, msg)
         # on a gateway's inner server, counted from now on under the player's address, or its own
         # (a gateway without a secret cannot tell its players apart: its own caps apply, not these)

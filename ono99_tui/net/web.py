@@ -396,7 +396,7 @@ class WebGate(Server):
         if wanted:
             name = check_name(wanted)
             if name is None:
-                raise web.HTTPBadRequest(text=f"ono99: a name must be 1 to 23 printable characters, not {wanted!r}")
+                raise web.HTTPBadRequest(text=f"ono99: a name must be 1 to 23 printable characters that show (not only accents), not {wanted!r}")
         else:
             self.guests += 1
             name = f"Guest {self.guests}"

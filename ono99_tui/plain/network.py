@@ -389,7 +389,7 @@ def join_plan(args) -> Plan:
     try:
         check_names([args.name, args.name + "'"])
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters, not {args.name!r}") from None
+        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
     token = seat_token_from_env()
     # a gateway's child (serve-ssh) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)
