@@ -416,3 +416,46 @@ async def test_unsaved_changes_offer_save_only_where_it_can_save(private_dirs):
                 assert any("read-only" in n for n in _notices(app)) and app.screen is screen
             await pilot.press("escape", "right", "enter")  # Discard changes
             await pilot.pause()
+
+
+def _in_sight(screen, widget) -> bool:
+    """Whether ``widget`` is on screen inside the Keys box (not scrolled out of it)."""
+    keys = screen.query_one("#rules-keys")
+    return bool(widget.region.area) and keys.content_region.contains_region(widget.region)
+
+
+async def test_save_and_save_as_with_keys_not_valid_say_why_and_show_the_first_problem(private_dirs):
+    """A play-tester's Ctrl+O on a deck too small only rang the bell: at 80x24 nothing changed on
+    screen and the reason was at the bottom of the keys, a dozen Tabs away; Ctrl+S (Save as) with
+    a key marked invalid far up was as silent. Now a notice says why, naming the key or the deck,
+    and the focus goes to the first problem, in sight."""
+    path = rp.save_preset("mine", rp.resolve("standard")[0])
+    before = path.read_text()
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        for path_, value in (("hand_size", "10"), ("deck.number_each", "0"), ("deck.minus_ten", "0"),
+                             ("deck.hold", "0"), ("deck.reverse", "0"), ("deck.double_play", "0"),
+                             ("deck.ninety_nine", "0")):
+            key(screen, path_).value = value
+        key(screen, "target").focus()  # (the keys scrolled to the top, as a player typing them)
+        await pilot.pause()
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        said = _notices(app)
+        assert said and said[-1].startswith("Not valid, not saved: a 10-card deck is too small"), said
+        assert path.read_text() == before
+        assert app.focused is key(screen, "deck.number_each") and _in_sight(screen, app.focused)
+
+        key(screen, "target").value = "-5"
+        key(screen, "deck.ninety_nine").focus()  # (the keys scrolled well below target)
+        await pilot.pause()
+        assert not _in_sight(screen, key(screen, "target"))
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert app.screen is screen  # no name asked for rules that cannot be saved
+        assert _notices(app)[-1] == "Not valid, not saved: target: -5 is out of range; allowed: a whole number from 10 to 999"
+        assert app.focused is key(screen, "target") and _in_sight(screen, app.focused)
+        assert _in_sight(screen, screen.query_one("#key-target-help"))  # the reason under it too
+    assert path.read_text() == before and sorted(p.name for p in path.parent.iterdir()) == ["mine.toml"]

@@ -76,6 +76,9 @@ class RulesViewScreen(Screen):
         self.unreadable = False  # the preset shown cannot be read: nothing to save
         self.shown: int | None = None  # the preset whose keys are on screen (its index)
         self.loaded: dict[str, object] = {}  # its values as read: anything else is an unsaved edit
+        # why the keys on screen are not valid, as the last check found: (key, message); the key is
+        # "deck" for the deck as a whole (too small...), which no one key's line shows
+        self.problems: list[tuple[str, str]] = []
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
@@ -219,6 +222,7 @@ class RulesViewScreen(Screen):
             rules = rules_from_dict(nest(self.read_values()), "")
         except RulesError as exc:
             whole = []
+            self.problems = []
             for problem in exc.problems:
                 spec_id = _widget_id(problem.key) + "-help" if problem.key else None
                 target = self.query(f"#{spec_id}") if spec_id else []
@@ -227,12 +231,41 @@ class RulesViewScreen(Screen):
                     target.first().update(f"[b]invalid:[/b] {escape(problem.message)}")
                 else:
                     whole.append(problem.message)
+                self.problems.append((problem.key, problem.message))
             error.update("[b]Not valid, not saved:[/b] " + escape("; ".join(whole) or "see the keys marked invalid"))
             self.valid = False
             return None
         error.update("")
+        self.problems = []
         self.valid = True
         return rules
+
+    def _refuse_invalid(self) -> None:
+        """Save or Save as with keys not valid: say why in a notice, and bring the first problem
+        into sight. A play-tester's Ctrl+O only rang the bell: at 80x24 the reason was at the
+        bottom of the keys, a dozen Tabs away, and nothing on screen changed."""
+        self.app.bell()
+        order = [spec.path for spec in KEYS]
+        named = [f"{key}: {message}" if key in order else message for key, message in self.problems]
+        more = len(named) - 3
+        why = "; ".join(named[:3]) + (f"; and {more} more" if more > 0 else "") if named else "see the keys marked invalid"
+        self.notify(f"Not valid, not saved: {why}", severity="error", timeout=10, markup=False)
+        self._show_problem(order)
+
+    def _show_problem(self, order: list[str]) -> None:
+        """Focus the key of the first problem in the order of the screen, the line under it (the
+        reason) in view. The deck as a whole goes to the first deck key (what to change); a problem
+        of no key, to the line at the bottom that says it."""
+        first_deck = next(path for path in order if path.startswith("deck."))
+        places = sorted(order.index(key) if key in order else order.index(first_deck) if key == "deck"
+                        else len(order) for key, _ in self.problems)
+        if not places or places[0] == len(order):
+            self.call_after_refresh(self.query_one("#rules-error").scroll_visible, animate=False)
+            return
+        widget = self.query_one("#" + _widget_id(order[places[0]]))
+        widget.focus(scroll_visible=False)
+        keys = self.query_one("#rules-keys", VerticalScroll)
+        self.call_after_refresh(keys.scroll_to_center, widget, animate=False)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         self.validate()
@@ -271,7 +304,7 @@ class RulesViewScreen(Screen):
             return False
         rules = self.validate()
         if rules is None:
-            self.app.bell()
+            self._refuse_invalid()
             return False
         try:
             rp.save_preset(preset.name, rules, preset.description, overwrite=True)
@@ -288,7 +321,7 @@ class RulesViewScreen(Screen):
             return
         rules = self.validate()
         if rules is None:
-            self.app.bell()
+            self._refuse_invalid()
             return
 
         source = self.preset.name
