@@ -152,6 +152,25 @@ def test_unknown_theme_and_unknown_rules_on_the_command_line_both_exit_2():
         assert out.returncode == 2 and needle in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 
+def test_a_theme_file_with_a_bad_colour_is_named_with_its_problem_not_called_missing(private_dirs):
+    """A play-tester's themes/c.toml holds name = "badc" and a colour that is none: `--theme badc`
+    said "no theme named 'badc'", though the file is there. Now, as --rules does for a broken
+    rules file: the file and what is wrong in it, on one line, exit 2; asked for by its file
+    name (--theme c) the same."""
+    folder = private_dirs / "config" / "themes"
+    folder.mkdir(parents=True)
+    (folder / "c.toml").write_text('name = "badc"\n[colors]\nprimary = "notacolour"\n')
+    for name in ("badc", "c"):
+        out = ono99("--theme", name)
+        assert out.returncode == 2 and out.stdout == "", (name, out)
+        assert out.stderr == (f"ono99: --theme: {folder / 'c.toml'}: colors.primary: 'notacolour' is not a colour "
+                              '(use "#rrggbb", a colour name or "ansi_*")\n'), (name, out.stderr)
+    (folder / "dup.toml").write_text('name = "ono99-dark"\n[colors]\nprimary = "#112233"\n')
+    out = ono99("--theme", "nosuch")  # (not there at all: still said so, no other file's problem)
+    assert out.returncode == 2 and out.stderr.startswith("ono99: --theme: no theme named 'nosuch' (themes: ")
+    assert ".toml" not in out.stderr and len(out.stderr.splitlines()) == 1
+
+
 def test_ascii_and_unicode_cannot_both_be_asked_for():
     out = ono99("--ascii", "--unicode")
     assert out.returncode == 2 and "not allowed with" in out.stderr

@@ -69,8 +69,11 @@ class Ono99App(App):
                 self.notices.append(f"Theme {self.wanted_theme!r} cannot be used ({exc}); using {DEFAULT_THEME}")
                 self._first_theme(DEFAULT_THEME)
         elif theme:  # asked for on the command line: an error there, as an unknown --rules is
-            why = "".join(f"; {p}" for p in problems if f"{theme}.toml" in p)  # its file is broken
-            raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){why}")
+            broken = [p for p in problems if theme in getattr(p, "names", ())]
+            if broken:  # its file is there, named by its file name or the name in it: say what is wrong
+                raise ThemeError(f"--theme: {'; '.join(broken)}")
+            folder = "".join(f"; {p}" for p in problems if not getattr(p, "names", ()))  # (unreadable)
+            raise ThemeError(f"--theme: no theme named {theme!r} (themes: {', '.join(themes)}){folder}")
         else:
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")

@@ -35,7 +35,23 @@ VALUE = re.compile(r"^[A-Za-z0-9#%.,() _-]{1,80}$")
 
 
 class ThemeError(ValueError):
-    pass
+    """What is wrong with a theme file; ``theme_name``: the name the file gives its theme, when
+    it got as far as one (a file may hold any name: c.toml may say name = "badc")."""
+
+    theme_name: str | None = None
+
+
+class Skipped(str):
+    """A theme file that was skipped: why (the text), and ``names``, what it may have been asked
+    for by (its file name, and the name in it), so a --theme of either is told why it is not there."""
+
+    names: frozenset[str] = frozenset()
+
+
+def _skipped(why: str, path: Path, name: str | None = None) -> Skipped:
+    problem = Skipped(why)
+    problem.names = frozenset(n for n in (path.stem, name) if n)
+    return problem
 
 
 @dataclass(frozen=True)
@@ -85,6 +101,15 @@ def parse_theme(text: str, source: str) -> ThemeFile:
         doc = parse_toml(text.removeprefix("\ufeff"), source, "theme")
     except ReadError as exc:
         raise ThemeError(visible(exc)) from None
+    try:
+        return _theme_file(doc, source)
+    except ThemeError as exc:
+        name = doc.get("name")
+        exc.theme_name = name if isinstance(name, str) else None
+        raise
+
+
+def _theme_file(doc: dict, source: str) -> ThemeFile:
     unknown = sorted(set(doc) - set(TOP_KEYS))
     if unknown:
         raise ThemeError(f"{source}: unknown key {shorten(repr(unknown[0]), 40)} (allowed: {', '.join(TOP_KEYS)})")
@@ -127,7 +152,8 @@ def shipped_themes() -> dict[str, ThemeFile]:
 
 
 def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], list[str]]:
-    """Every theme, shipped first, and a message for each user file that was skipped."""
+    """Every theme, shipped first, and a message for each user file that was skipped (a Skipped,
+    naming the names it may have been asked for by) or for the folder that could not be read."""
     themes = shipped_themes()
     problems: list[str] = []
     folder = user_dir if user_dir is not None else user_themes_dir()
@@ -139,18 +165,19 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], lis
         return themes, [f"{visible(link)}: {IS_A_LINK}"]  # the themes folder itself: none read through it
     for path in files:
         if is_link(path):  # (inside its folders ono99 follows no link, as with presets and saves)
-            problems.append(f"{visible(path)}: {IS_A_LINK}")
+            problems.append(_skipped(f"{visible(path)}: {IS_A_LINK}", path))
             continue
         try:
             tf = parse_theme(read_text(path, "theme"), str(path))
         except ReadError as exc:
-            problems.append(visible(exc))
+            problems.append(_skipped(visible(exc), path))
             continue
         except ThemeError as exc:
-            problems.append(str(exc))
+            problems.append(_skipped(str(exc), path, exc.theme_name))
             continue
         if tf.theme.name in themes and themes[tf.theme.name].source == "shipped":
-            problems.append(f"{visible(path)}: name: {tf.theme.name!r} is a shipped theme; give yours another name")
+            problems.append(_skipped(f"{visible(path)}: name: {tf.theme.name!r} is a shipped theme; give yours another name",
+                                     path, tf.theme.name))
             continue
         themes[tf.theme.name] = tf
     return themes, problems
