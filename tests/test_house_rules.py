@@ -459,3 +459,89 @@ async def test_save_and_save_as_with_keys_not_valid_say_why_and_show_the_first_p
         assert app.focused is key(screen, "target") and _in_sight(screen, app.focused)
         assert _in_sight(screen, screen.query_one("#key-target-help"))  # the reason under it too
     assert path.read_text() == before and sorted(p.name for p in path.parent.iterdir()) == ["mine.toml"]
+
+
+async def test_renaming_the_preset_settings_use_renames_it_in_settings_too(private_dirs):
+    """A play-tester renamed the preset Settings use (rules = "mine"): quick games went on under
+    the old name, and the next start said "Settings: rules: no preset or file named 'mine'" and
+    used standard. Now Settings (this run's and config.toml) name the new name; the description
+    ono99 wrote ("House rules: mine (from standard)") follows it, one the player typed stays."""
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.settings import Settings, load_settings, save_settings
+
+    rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50), "House rules: mine (from standard)")
+    rp.save_preset("club", DEFAULT, "Our club rules: mine")
+    config = save_settings(Settings(rules="mine", player_name="Ann"))
+    app = Ono99App(bot_delay=600, settings=load_settings()[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"ours", "enter")
+        await pilot.pause()
+        assert app.screen is screen and screen.preset.name == "ours"
+        assert screen.preset.description == "House rules: ours (from standard)"
+        assert _notices(app)[-1] == "Renamed mine to ours. Settings now use ours for new games (saved)."
+        settings, problems = load_settings()
+        assert settings == Settings(rules="ours", player_name="Ann") and problems == []
+        assert app.settings.rules == "ours"
+        screen.reload("club")  # one Settings do not use: renamed, its own words kept, Settings as they were
+        await pilot.pause()
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"club two", "enter")
+        await pilot.pause()
+        assert screen.preset.name == "club two" and screen.preset.description == "Our club rules: mine"
+        assert _notices(app)[-1] == "Renamed club to club two."
+        assert load_settings()[0].rules == "ours"
+        await pilot.press("escape")
+        await pilot.pause()
+        app.menu_choice("quick")  # this run's quick game: the renamed rules, by their new name
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.setup.rules_label == "ours" and app.screen.table.game.rules.target == 50
+    assert not (config.parent / "rules" / "mine.toml").exists()
+    again = Ono99App(bot_delay=600, settings=load_settings()[0])  # the next start: no warning, the same rules
+    assert again.notices == [] and again.rules_label == "ours" and again.rules.target == 50
+
+
+async def test_deleting_the_preset_settings_use_says_so_and_settings_go_back_to_standard(private_dirs):
+    """A play-tester deleted the preset Settings use: nothing said so, this run's quick games went
+    on with it, and the next start warned and fell back to standard. Now the Delete question says
+    Settings go back to standard, and on Delete they do (saved); deleting another preset leaves
+    Settings alone and says nothing of them."""
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.tui.screens.notice import _Notice
+    from ono99_tui.store.settings import Settings, load_settings, save_settings
+
+    rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50))
+    rp.save_preset("other", DEFAULT)
+    save_settings(Settings(rules="mine"))
+    app = Ono99App(bot_delay=600, settings=load_settings()[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert app.quick_setup().rules.target == 50
+        app.push_screen(screen := RulesViewScreen("other"))
+        await pilot.pause()
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, _Notice) and "Settings" not in app.screen.body
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        assert load_settings()[0].rules == "mine" and app.settings.rules == "mine"
+        screen.reload("mine")
+        await pilot.pause()
+        await pilot.press("delete")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, _Notice) and dialog.title_text == "Delete mine?"
+        assert "Settings use mine as the rules for new games: they go back to standard." in dialog.body
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        assert app.screen is screen and [p.name for p in rp.all_presets() if p.mine] == []
+        assert _notices(app)[-1] == "Deleted mine. Settings now use standard for new games (saved)."
+        settings, problems = load_settings()
+        assert settings == Settings(rules="standard") and problems == []
+        assert app.settings.rules == "standard"
+        assert app.quick_setup().rules_label == "standard" and app.quick_setup().rules.target == 99
+    assert Ono99App(bot_delay=600, settings=load_settings()[0]).notices == []

@@ -115,6 +115,25 @@ def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
     if dst.exists():
         raise ValueError(f"a preset named {new!r} already exists")
     os.replace(src, dst)
+    _follow_name(dst, old, new)
+
+
+def _follow_name(path: Path, old: str, new: str) -> None:
+    """The description ono99 wrote for a preset ("House rules: OLD", "House rules: OLD (from
+    standard)") follows its new name; one the player typed is theirs and stays. Only the first
+    line is changed; if the file cannot be read or written now, the preset is renamed all the same."""
+    try:
+        text = read_text(path, "rules file")
+    except ReadError:
+        return
+    first, sep, rest = text.partition("\n")
+    made = f"# House rules: {old}"
+    if first != made and not (first.startswith(made + " (from ") and first.endswith(")")):
+        return
+    try:  # (no .bak: the file was only renamed, nothing of the player's is replaced)
+        write_atomic(path, f"# House rules: {new}{first[len(made):]}{sep}{rest}", backup=False)
+    except (OSError, ValueError):
+        pass
 
 
 __all__ = ["Preset", "RulesError", "all_presets", "delete_preset", "load", "rename_preset", "resolve",

@@ -152,6 +152,18 @@ def save_settings(settings: Settings, path: Path | None = None) -> Path:
     return path
 
 
+def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
+    """The player's preset ``old`` is now ``new`` (renamed; "standard" when it was deleted): a
+    settings file whose rules name ``old`` names ``new``, written whole and atomically as Settings
+    saves it (they named nothing after a rename, and the next start fell back to standard with
+    a warning). Its path, or None when it names other rules (or cannot be read: left as it is)."""
+    path = path or settings_file()
+    settings, _ = load_settings(path)
+    if settings.rules != old:
+        return None
+    return save_settings(replace(settings, rules=new), path)
+
+
 def line_of(text: str, key: str) -> int | None:
     """The line a top-level key is set on (key = ..., or a table [key]), for messages."""
     for i, line in enumerate(text.splitlines(), start=1):

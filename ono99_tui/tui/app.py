@@ -176,6 +176,32 @@ class Ono99App(App):
         except RulesError as exc:
             self.notify(str(exc), severity="warning")
 
+    def uses_preset(self, name: str) -> bool:
+        """Whether Settings name the player's preset ``name`` as their rules (this run's, or
+        config.toml's, which the next start reads)."""
+        return self.settings.rules == name or load_settings()[0].rules == name
+
+    def follow_preset(self, old: str, new: str | None) -> Path | None:
+        """The player's preset ``old`` renamed to ``new``, or deleted (None): Settings that name
+        it name the new name, or go back to standard, saved at once; quick games this run use it
+        by its new name (a play-tester's were labelled with a name that no longer existed, and the
+        next start warned and fell back to standard). The settings file written, or None when it
+        named other rules; OSError when it could not be written (this run follows all the same)."""
+        import dataclasses
+
+        from ..store.settings import follow_preset
+
+        spec = new or "standard"
+        if self.settings.rules == old:
+            self.settings = dataclasses.replace(self.settings, rules=spec)
+        if self.rules_spec == old:  # (from Settings, or --rules NAME: the same preset, by its name now)
+            self.rules_spec = spec
+            try:
+                self.rules, self.rules_label = resolve_rules(spec)
+            except RulesError:  # (its file changed on disk meanwhile: the rules read before, renamed)
+                self.rules_label = spec
+        return follow_preset(old, spec)
+
     def get_default_screen(self) -> Screen:
         return MenuScreen()  # the menu is the bottom screen: one screen to build at start
 

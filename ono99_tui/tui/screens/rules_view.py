@@ -20,6 +20,7 @@ from textual.widgets.option_list import Option
 
 from ...engine.rules import KEYS, Rules, RulesError, rules_from_dict
 from ...store import rule_presets as rp
+from ...store.paths import settings_file
 from .notice import _Notice
 from .save_as import NameScreen
 from ...text import for_markup, visible
@@ -353,6 +354,7 @@ class RulesViewScreen(Screen):
                 rp.rename_preset(preset.name, name)
             except (ValueError, OSError) as exc:
                 return str(exc)
+            self._follow(preset.name, name, f"Renamed {preset.name} to {name}")
             self.reload(name)
             return None
 
@@ -371,10 +373,31 @@ class RulesViewScreen(Screen):
                 except (ValueError, OSError) as exc:
                     self.notify(f"Not deleted: {_why(exc, preset.path, 'delete')}", severity="error", timeout=10)
                     return
+                self._follow(preset.name, None, f"Deleted {preset.name}")
                 self.reload()
 
-        self.app.push_screen(_Notice(f"Delete {preset.name}?", f"{preset.path} is removed from disk.",
+        body = f"{preset.path} is removed from disk."
+        if self.app.uses_preset(preset.name):  # (asked before, not found out at the next start)
+            body += f" Settings use {preset.name} as the rules for new games: they go back to standard."
+        self.app.push_screen(_Notice(f"Delete {preset.name}?", body,
                                      (("keep", "Keep it"), ("delete", "Delete"))), done)
+
+    def _follow(self, old: str, new: str | None, done: str) -> None:
+        """After a rename (``new``) or a delete (None), Settings that used ``old`` follow: the new
+        name, or standard; said in the notice with ``done`` (what was done to the preset)."""
+        uses = self.app.uses_preset(old)
+        spec = new or "standard"
+        try:
+            self.app.follow_preset(old, new)
+        except (OSError, ValueError) as exc:  # (the preset is renamed or gone all the same)
+            self.notify(f"{done}, but the settings file still names {old} for the next start: "
+                        f"{_why(exc, settings_file(), 'write')}. Choose the rules in Settings.",
+                        severity="error", timeout=12, markup=False)
+            return
+        if uses:
+            self.notify(f"{done}. Settings now use {spec} for new games (saved).", timeout=6, markup=False)
+        elif new is not None:
+            self.notify(f"{done}.", timeout=4, markup=False)
 
 
 def _why(exc: Exception, path, verb: str) -> str:
