@@ -641,3 +641,21 @@ def test_the_gateway_limits_have_flags_that_reach_it_and_bad_ones_are_one_line(t
                      "--session-timeout", "5"]) == 0
     (config,) = seen
     assert (config.max_per_ip, config.idle_timeout, config.session_timeout) == (2, 90.0, 5.0)
+
+
+async def test_ctrl_q_mid_game_over_ssh_says_the_seat_is_kept_and_how_to_come_back(tmp_path, keys):
+    """A play-tester's find: Ctrl+Q mid-game over serve-ssh ended the session with no line at all,
+    where a local join says where the seat is kept."""
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized, server={"save": True, "resume": True}) as g:
+        conn, process = await at_the_table(g, client_key)
+        async with conn:
+            process.stdin.write(b"\x11")  # Ctrl+Q
+            await until_closed(process)
+            out = process.seen
+        text = re.sub(r"\x1b\[[0-9;?<>]*[A-Za-z]", "", out[out.rfind(b"\x1b[?1049l"):].decode("utf-8", "replace"))
+        lines = [line.strip() for line in text.replace("\r", "\n").split("\n") if line.strip()]
+        assert lines[-1] == ("You left table 1; your seat is kept (a bot plays it after the turn timer): connect "
+                             "again with the same key to come back to it."), lines
+        (table,) = g.server.tables.values()
+        assert table.seats[0].name == "ann" and table.started

@@ -447,6 +447,10 @@ class JoinApp(Ono99App):
               and not self.plan.watch):  # a guest who quit mid-game: said where the seat is (a gateway says its own)
             self.farewell = (f"You left table {self.table_id} on {self.plan.host}:{self.plan.port}; your seat is "
                              "kept (a bot plays it after the turn timer): the same ono99 join brings you back to it.")
+        elif (self.remote is not None and not self.remote.over and self.seat is not None and self.plan.back_hint
+              and not self.plan.watch):  # (serve-ssh, web: the session ended on nothing said)
+            self.farewell = (f"You left table {self.table_id}; your seat is kept (a bot plays it after the turn "
+                             f"timer): {self.plan.back_hint}.")
         if self.remote is not None:
             self.remote.shut()
         elif self.client is not None:
