@@ -691,12 +691,12 @@ def cmd_serve(args) -> int:
 
     config = _server_config(args)
     _server_log(args.verbose)
-    _warn_open(config.host, config.password, "sit at your tables")
-
     # (--no-save: nothing is written, and the tables end when the server stops)
     saved = "games are saved" if config.save else "--no-save: games are not saved, and end when it stops"
 
     def ready(port: int) -> None:
+        # (warned once it listens: an address it cannot listen on is one line, that one)
+        _warn_open(config.host, config.password, "sit at your tables")
         _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; {saved})")
         sys.stdout.flush()
 
@@ -937,6 +937,9 @@ def cmd_serve_ssh(args) -> int:
     _server_log(args.verbose)
     if not args.open and not args.authorized_keys:
         raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does)")
+    if args.open and args.authorized_keys:
+        raise UserError("serve-ssh: give --authorized-keys FILE (only those keys get in) or --open (anyone does), "
+                        "not both")
     if args.authorized_keys:
         try:
             import asyncssh
@@ -997,11 +1000,12 @@ def cmd_web(args) -> int:
                                max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,
                                header_timeout=args.header_timeout,
                                zygote=None if args.no_zygote else session_zygote())
-    _warn_open(args.bind, config.password, "play at your tables")
     config.door_closed = config.password is not None  # (its tables are kept private over a restart)
+    open_to_all = config.password is None
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
     def ready(port: int) -> None:
+        _warn_open(args.bind, None if open_to_all else "", "play at your tables")  # (once it listens)
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind
         url = f"http://{shown}:{port}"
         if web_config.public_url:  # (what the reverse proxy in front of it passes requests on to)

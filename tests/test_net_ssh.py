@@ -119,6 +119,10 @@ async def test_strangers_sessions_without_a_terminal_and_commands_are_refused(tm
                                     agent_path=None) as conn:
             result = await conn.run("cat /etc/passwd")
             assert result.exit_status == 1 and "only plays O'NO 99" in result.stderr
+            for command in ("watch 99999999999", "watch x", "watch 0"):  # (the number is wrong, not the command)
+                result = await conn.run(command, term_type="xterm")
+                assert result.exit_status == 1 and result.stderr == (
+                    "ono99: watch N takes a table's number, 1 to 999999 (watch alone: the table being played)\r\n")
             # (a shell without a PTY gets the game in lines: tests/test_net_ssh_plain.py)
             with pytest.raises(asyncssh.ChannelOpenError):
                 await conn.create_connection(asyncssh.SSHTCPSession, "127.0.0.1", g.server.port)
@@ -659,3 +663,16 @@ async def test_ctrl_q_mid_game_over_ssh_says_the_seat_is_kept_and_how_to_come_ba
                              "again with the same key to come back to it."), lines
         (table,) = g.server.tables.values()
         assert table.seats[0].name == "ann" and table.started
+
+
+def test_serve_ssh_with_both_open_and_keys_and_a_server_on_an_unknown_address_say_one_line(tmp_path):
+    from .cli import ono99
+
+    keys = tmp_path / "keys"
+    keys.write_bytes(asyncssh.generate_private_key("ssh-ed25519").export_public_key())
+    proc = ono99("serve-ssh", "--open", "--authorized-keys", str(keys))
+    assert proc.returncode == 2 and proc.stderr.strip().endswith("not both"), proc.stderr
+    for command in ("serve", "web", "serve-ssh --open"):  # (it warned of no password, then failed)
+        proc = ono99(*command.split(), "--bind", "nosuchhost.invalid", "--port", "0")
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, (command, proc.stderr)
+        assert "cannot listen on nosuchhost.invalid" in proc.stderr and "warning" not in proc.stderr, proc.stderr

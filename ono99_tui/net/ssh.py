@@ -254,6 +254,12 @@ class SSHGate:
             process.stderr.write(b"ono99: watching needs a terminal: ssh -t ... watch\r\n")
             process.exit(1)
             return
+        if not watch and re.fullmatch(r"watch\s+\S.*", process.command or ""):
+            # (watch 99999999999, watch x: the command is right, its table number is not)
+            process.stderr.write(b"ono99: watch N takes a table's number, 1 to 999999 (watch alone: the table "
+                                 b"being played)\r\n")
+            process.exit(1)
+            return
         if not plain and not watch and (process.command is not None or process.subsystem is not None):
             process.stderr.write(b"ono99: this server only plays O'NO 99: connect without a command "
                                  b"(or with the command plain, for the game in lines of text, or watch or "
