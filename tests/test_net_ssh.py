@@ -616,7 +616,7 @@ async def test_the_watch_command_shows_the_table_being_played_and_never_a_hand(t
             async with asyncssh.connect(HOST, g.port, username="bea", client_keys=[client_key], known_hosts=None,
                                         agent_path=None) as conn2:
                 result = await conn2.run("watch 0")
-                assert result.exit_status == 1 and "only plays O'NO 99" in result.stderr
+                assert result.exit_status == 1 and "watch N takes a table's number" in result.stderr
         finally:
             player.process.close()
             conn.close()
