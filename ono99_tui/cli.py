@@ -1365,12 +1365,21 @@ def _unrecognized(parser: argparse.ArgumentParser, args, extra: list[str]) -> No
     """argparse's error for words no option takes (exit 2), with a hint where one helps: ono99 host
     has no -v (its screen cannot show a log), and serve and web do."""
     message = f"unrecognized arguments: {' '.join(extra)}"
+    chosen = _chosen_parser(parser, _WORDS)  # (its usage, not the top one's: `saves list extra`)
     verbose = [w for w in extra if w == "-v" or len(w) > 2 and "--verbose".startswith(w.split("=")[0])]
     if getattr(args, "func", None) is cmd_host and verbose:
-        # (argparse's internals, as _dash_values reads them: the host command's own usage)
-        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices["host"]
-        sub.error(f"{message} (ono99 host has no -v: ono99 serve -v or ono99 web -v show the server's log)")
-    parser.error(message)
+        chosen.error(f"{message} (ono99 host has no -v: ono99 serve -v or ono99 web -v show the server's log)")
+    chosen.error(message)
+
+
+def _chosen_parser(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
+    """The (sub)command's parser the command words chose (argparse's internals, as _dash_values
+    reads them): ono99, ono99 saves, ono99 saves list, ..."""
+    for word in words:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if subs and word in subs[0].choices:
+            parser = subs[0].choices[word]
+    return parser
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -249,7 +249,8 @@ def test_host_with_v_says_where_the_servers_log_is_shown_and_other_unknown_optio
     for args in (["host", "--bogus"], ["serve", "--port", "0", "--bogus"], ["join", "h", "--name", "A", "-v"]):
         proc = ono99(*args)
         assert proc.returncode == 2 and "(ono99 host has no -v" not in proc.stderr, proc.stderr
-        assert proc.stderr.splitlines()[-1] == f"ono99: error: unrecognized arguments: {args[-1]}", proc.stderr
+        assert proc.stderr.splitlines()[-1] == f"ono99 {args[0]}: error: unrecognized arguments: {args[-1]}", \
+            proc.stderr
 
 
 def test_a_file_name_that_starts_with_a_dash_is_said_to_have_been_read_as_an_option(tmp_path):
@@ -376,3 +377,14 @@ def test_replay_compact_without_json_is_refused_not_dropped(private_dirs):
     proc = ono99("replay", "friday", "--compact")
     assert proc.returncode == 2 and proc.stdout == "" and "--compact goes with --json" in proc.stderr, proc
     assert ono99("replay", "friday", "--compact", "--json").returncode == 0
+
+
+def test_a_word_a_command_does_not_take_shows_that_commands_usage(private_dirs):
+    """`ono99 saves list extra` and `ono99 stats --json` printed ono99's own usage, which says
+    nothing of the command that was given."""
+    for words, usage in [(["saves", "list", "extra"], "usage: ono99 saves list"),
+                         (["stats", "--json"], "usage: ono99 stats"),
+                         (["rules", "show", "standard", "--x"], "usage: ono99 rules show")]:
+        proc = ono99(*words)
+        assert proc.returncode == 2 and proc.stderr.startswith(usage), proc.stderr
+        assert proc.stderr.splitlines()[-1] == f"{usage[7:]}: error: unrecognized arguments: {words[-1]}"

@@ -86,7 +86,7 @@ class SaveSession:
             return f"Not saving: {self.failed}. Play continues; saving is tried again after each play."
         self.read_only = True
         notice = (f"{self.name!r} is open in another ono99 ({owner}): opened read-only, "
-                  f"so nothing here will be saved over it. Use Save as (Ctrl+S; w in lines) to keep a "
+                  f"so nothing here will be saved over it. Use Save as (Ctrl+S on the screen, w in lines) to keep a "
                   f"copy.{hint}")
         if game is not None:
             report = self.store.journal_report(self.name, game)
@@ -115,7 +115,7 @@ class SaveSession:
         if not write_protected(path):
             return None
         return (f"{self.name!r} is write-protected (chmod a-w): opened read-only, so nothing here will be "
-                f"saved over it. Use Save as (Ctrl+S; w in lines) to keep a copy, or "
+                f"saved over it. Use Save as (Ctrl+S on the screen, w in lines) to keep a copy, or "
                 f"chmod u+w {shlex.quote(str(path))} to save to it again.")
 
     def _why(self, exc: OSError) -> str:
@@ -216,12 +216,12 @@ class SaveSession:
                 if not lock.acquire():
                     self.read_only = True
                     return (f"{self.name!r} was opened by another ono99 meanwhile: "
-                            "not saving over it. Use Save as (Ctrl+S; w in lines) to keep a copy.")
+                            "not saving over it. Use Save as (Ctrl+S on the screen, w in lines) to keep a copy.")
                 if self._unlocked_at is not None and self._on_disk() != self._unlocked_at:
                     lock.release()
                     self.read_only = True
                     return (f"{self.name!r} was saved by another ono99 while this table could not take "
-                            "its lock: not saving over it. Use Save as (Ctrl+S; w in lines) to keep a copy.")
+                            "its lock: not saving over it. Use Save as (Ctrl+S on the screen, w in lines) to keep a copy.")
                 self.lock, self._unlocked_at = lock, None
             if self._writer.error is not None:  # a round-end fold failed: rewrite the record now
                 self._writer.error = None
