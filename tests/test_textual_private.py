@@ -66,3 +66,18 @@ def test_the_alt_keeping_guard_is_on_the_parser_method_textual_calls():
     source = inspect.getsource(XTermParser.parse)
     assert "sequence_to_key_events = self._sequence_to_key_events" in source
     assert "sequence_to_key_events(character, alt=alt)" in source
+
+
+def test_the_latest_size_guard_is_on_the_method_textual_lays_a_resized_screen_out_by():
+    """tui/textual_fixes.py wraps Screen._screen_resized (private) so a screen is laid out at the
+    app's latest size, never a stale Resize's (TERM=dumb's endless 80x25/80x24 layouts, see
+    tests/test_dumb_terminal.py). Fails the day Textual renames it, stops laying a screen out
+    through it, or stops keeping the latest size in App.size before the screens hear of it."""
+    from textual.screen import Screen
+
+    import ono99_tui.tui.textual_fixes  # noqa: F401
+
+    assert getattr(Screen._screen_resized, "_ono99_guarded", False)
+    assert "self._screen_resized(event.size)" in inspect.getsource(Screen._on_resize)
+    app_resize = inspect.getsource(App._on_resize)
+    assert "self._size = event.size" in app_resize and "return self._size" in inspect.getsource(App.size.fget)

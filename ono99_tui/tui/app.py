@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Iterable
@@ -35,6 +36,7 @@ class Ono99App(App):
                  notices: Iterable[str] = (), resume_name: str | None = None):
         super().__init__()
         self._no_colour_at_all()
+        self._measure_a_dumb_terminal()
         self.settings = settings or Settings()
         # command line and environment win over the settings file
         self.ascii = self.settings.ascii if ascii is None else ascii
@@ -78,6 +80,15 @@ class Ono99App(App):
             self.notices.append(f"Theme {self.wanted_theme!r} not found (themes: {', '.join(themes)}); "
                                 f"using {DEFAULT_THEME}")
             self._first_theme(DEFAULT_THEME)
+
+    def _measure_a_dumb_terminal(self) -> None:
+        """Rich never measures a terminal whose TERM is dumb or unknown (80x25, always), and Textual
+        takes the app's first size from Rich; its driver then sends the size it measures. Two sizes
+        at every start (80x25, then the real 80x24 or 120x40): the screen laid out at each in
+        turn for ever (tui/textual_fixes.py now stops that). Rich is given the size the driver
+        reads (shutil.get_terminal_size), so the first size is the real one."""
+        if self.console.is_dumb_terminal:
+            self.console.size = shutil.get_terminal_size()
 
     def _no_colour_at_all(self) -> None:
         """NO_COLOR means no colour (no-color.org): Textual turns it into greys instead (its

@@ -8,12 +8,20 @@ method is missing (a Textual that has changed it).
 - Alt with a key that has a name of its own (Enter, Tab, Ctrl+letter) arrives as ESC and that
   key; the parser dropped the Alt, so Alt+Enter (which terminals such as GNOME Terminal send as
   ESC CR) played the card pointed at. It now keeps it ("alt+enter"), which nothing is bound to.
+- A screen lays itself out at the size a Resize event names, and when that changes its own size
+  it posts itself another Resize of that size. Two sizes queued at once, with any other message
+  between them (an on_resize that calls call_after_refresh, as the menu's and the notices' do),
+  then answer each other for ever: 24 rows, 25, 24, ... at 100% CPU, the event loop never free
+  to read a key (TERM=dumb did it at every start: Rich says 80x25 there, the driver the real
+  size). A screen is now laid out at the app's latest size, whatever a queued event says: a stale
+  one changes nothing, and posts nothing.
 """
 
 from __future__ import annotations
 
 from textual import events
 from textual._xterm_parser import XTermParser
+from textual.screen import Screen
 from textual.widgets import OptionList
 
 
@@ -51,3 +59,19 @@ def _keep_alt() -> None:
 
 
 _keep_alt()
+
+
+def _lay_out_at_the_latest_size() -> None:
+    resized = getattr(Screen, "_screen_resized", None)
+    if resized is None or getattr(resized, "_ono99_guarded", False):
+        return
+
+    def _screen_resized(self, size):
+        latest = self.app.size  # (set from each Resize the app gets, before its screens get it)
+        resized(self, latest if latest else size)
+
+    _screen_resized._ono99_guarded = True
+    Screen._screen_resized = _screen_resized
+
+
+_lay_out_at_the_latest_size()
