@@ -243,9 +243,12 @@ def cmd_rules_compare(args) -> int:
     try:
         levels = sim.parse_bots(args.bots)
         (rules_a, label_a), (rules_b, label_b) = resolve(args.a), resolve(args.b)
-        for rules in (rules_a, rules_b):
+        for rules, label in ((rules_a, label_a), (rules_b, label_b)):
             if len(levels) > rules.max_players():
-                raise UserError(f"--bots: {len(levels)} seats, but these rules deal to at most {rules.max_players()}")
+                given = "--bots" in _WORDS or any(w.startswith("--bots=") for w in _WORDS)
+                raise UserError(f"--bots: {len(levels)} seats{'' if given else ' (four medium bots unless --bots says'} "
+                                f"{'' if given else 'otherwise) '}but {visible(label)} deals to at most "
+                                f"{rules.max_players()}: give --bots with at most {rules.max_players()} levels")
         games = sim.games_needed(args.games, len(levels))
     except (sim.SimulationError, RulesError) as exc:
         raise UserError(str(exc)) from None

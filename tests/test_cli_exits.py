@@ -388,3 +388,17 @@ def test_a_word_a_command_does_not_take_shows_that_commands_usage(private_dirs):
         proc = ono99(*words)
         assert proc.returncode == 2 and proc.stderr.startswith(usage), proc.stderr
         assert proc.stderr.splitlines()[-1] == f"{usage[7:]}: error: unrecognized arguments: {words[-1]}"
+
+
+def test_rules_compare_on_rules_for_fewer_seats_says_the_four_bots_are_its_default(private_dirs, tmp_path):
+    """A play-tester never gave --bots and was told "--bots: 4 seats, but these rules deal to at
+    most 2": which rules, and that four medium bots are the default, were left to guess."""
+    tiny = tmp_path / "tiny.toml"
+    tiny.write_text("hand_size = 8\n[deck]\nnumber_each = 1\nten = 2\nminus_ten = 2\nhold = 2\nreverse = 2\n"
+                    "double_play = 2\nninety_nine = 0\n")
+    proc = ono99("rules", "compare", "standard", str(tiny), "--games", "4")
+    assert proc.returncode == 2 and proc.stderr == (
+        f"ono99: --bots: 4 seats (four medium bots unless --bots says otherwise) but {tiny} deals to at most 2: "
+        "give --bots with at most 2 levels\n"), proc.stderr
+    proc = ono99("rules", "compare", "standard", str(tiny), "--games", "4", "--bots", "easy,easy,easy")
+    assert proc.returncode == 2 and proc.stderr.startswith(f"ono99: --bots: 3 seats but {tiny} deals"), proc.stderr
