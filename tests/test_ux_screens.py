@@ -124,7 +124,8 @@ async def test_help_says_the_99_card_as_the_rules_in_force_have_it():
         text = " ".join(str(a.screen.query_one(".dialog-body", Static).render()).split())
     assert "cannot be played" not in text
     assert "A 99 card may be played when the total ends in 0" in text
-    assert "With only 99s you lose at once, unless the total ends in 0." in text
+    assert ("With no card you may play (only 99s, unless the total ends in 0, or only a Double Play to start two "
+            "plays) you lose at once (R5.2).") in " ".join(text.split())
 
 
 def test_help_follows_the_double_play_and_forced_bust_house_rules():

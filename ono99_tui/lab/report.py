@@ -4,7 +4,7 @@ from __future__ import annotations
 
 REASONS = {
     "bust": "bust (went to the target)",
-    "no-legal-card": "no card to play (only 99s)",
+    "no-legal-card": "no card to play (R5.2: only 99s, or only a Double Play to start two plays)",
     "play-limit": "play limit reached (R4.6)",
 }
 

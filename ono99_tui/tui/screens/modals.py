@@ -185,10 +185,13 @@ def help_text(rules: Rules, label: str) -> str:
         ninety_nine = ("A 99 card may be played when the total ends in 0: the total stays and play passes on, "
                        "as with a Hold (but it does not pass a Double Play on); one 99 a turn. "
                        "In your hand a 99 costs 20 points.")
-        only_99s = "With only 99s you lose at once, unless the total ends in 0."
+        only_99s = "only 99s, unless the total ends in 0"
     else:
         ninety_nine = "99 cards cannot be played; they cost 20 points in your hand."
-        only_99s = "With only 99s you lose at once."
+        only_99s = "only 99s"
+    if rules.double_play_no_double_on_first:  # (R6.3: a lone Double Play cannot start two plays)
+        only_99s += ", or only a Double Play to start two plays"
+    only_99s = f"With no card you may play ({only_99s}) you lose at once (R5.2)."
     forced = "you must play your lowest" if rules.forced_bust_plays_lowest else "you choose which to play"
     return (
         f"[b]O'NO 99[/b]: keep the running total under {rules.target}.\n\n"
