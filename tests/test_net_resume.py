@@ -264,20 +264,28 @@ def test_a_game_a_server_keeps_is_not_opened_locally_with_every_hand_showing():
     assert ono99("replay", name).returncode == 0
 
 
+async def _a_private_game_kept(**config) -> tuple[int, str]:
+    """Ann's game with a bot, started at a server of ``config`` that keeps its tables, then the
+    server stopped: (the table, Ann's token). Its manifest marks it private, never the password."""
+    config = {"save": True, "resume": True, "turn_timer": 60, **config}
+    async with serving(**config) as server:
+        ann = await connect(server, "Ann", password=config["password"])
+        table_id = (await ann.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
+        token = (await ann.request({"type": "sit", "table": table_id}))["token"]
+        await ann.request({"type": "bots", "level": "random"})
+        await ann.request({"type": "start"})
+    (entry,) = json.loads(manifest_path().read_text())["tables"]
+    assert entry["password"] is True and config["password"] not in manifest_path().read_text()
+    return table_id, token
+
+
 def test_a_table_played_with_a_password_is_not_resumed_by_a_server_without_one():
     """A server restarted without --password resumed its private tables open to anyone. The
     manifest says a table was played with a password (never the password); such a table waits,
     listed, for a start that asks one again."""
 
     async def main():
-        async with serving(save=True, resume=True, turn_timer=60, password="open sesame") as server:
-            ann = await connect(server, "Ann", password="open sesame")
-            table_id = (await ann.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
-            token = (await ann.request({"type": "sit", "table": table_id}))["token"]
-            await ann.request({"type": "bots", "level": "random"})
-            await ann.request({"type": "start"})
-        (entry,) = json.loads(manifest_path().read_text())["tables"]
-        assert entry["password"] is True and "sesame" not in manifest_path().read_text()
+        table_id, token = await _a_private_game_kept(password="open sesame")
         async with serving(save=True, resume=True, turn_timer=60) as server:
             assert server.tables == {}
             (warning,) = server.start_warnings
@@ -298,15 +306,8 @@ def test_a_gateways_private_table_is_not_resumed_by_one_that_lets_anyone_in():
 
     async def main():
         door = {"gateway": True, "save": True, "resume": True, "turn_timer": 60}
-        async with serving(**door, password="secret 1", door_closed=True,
-                           door_flag="--authorized-keys FILE (not --open)") as server:
-            ann = await connect(server, "Ann", password="secret 1")
-            table_id = (await ann.request({"type": "create", "seats": 2, "rules": RULES}))["table"]
-            token = (await ann.request({"type": "sit", "table": table_id}))["token"]
-            await ann.request({"type": "bots", "level": "random"})
-            await ann.request({"type": "start"})
-        (entry,) = json.loads(manifest_path().read_text())["tables"]
-        assert entry["password"] is True and "secret" not in manifest_path().read_text()
+        table_id, token = await _a_private_game_kept(**door, password="secret 1", door_closed=True,
+                                                      door_flag="--authorized-keys FILE (not --open)")
         async with serving(**door, password="secret 2", door_flag="--authorized-keys FILE (not --open)") as server:
             assert server.tables == {}
             (warning,) = server.start_warnings

@@ -25,53 +25,42 @@ from textual.screen import Screen
 from textual.widgets import OptionList
 
 
-def _guard_option_list_paging() -> None:
-    move_page = getattr(OptionList, "_move_page", None)
-    if move_page is None or getattr(move_page, "_ono99_guarded", False):
+def _guard(cls, name: str, make) -> None:
+    """``cls.name`` replaced by ``make(the original)``, once; nothing when Textual no longer has it
+    (tests/test_textual_private.py fails then)."""
+    original = getattr(cls, name, None)
+    if original is None or getattr(original, "_ono99_guarded", False):
         return
+    replacement = make(original)
+    replacement._ono99_guarded = True
+    setattr(cls, name, replacement)
 
+
+def _paging_once_laid_out(move_page):
     def _move_page(self, direction):
         lines = getattr(self, "_index_to_line", None)
         if isinstance(lines, dict) and (self.highlighted or 0) not in lines:
             return  # not laid out yet: nothing on screen to page through
         move_page(self, direction)
-
-    _move_page._ono99_guarded = True
-    OptionList._move_page = _move_page
+    return _move_page
 
 
-_guard_option_list_paging()
-
-
-def _keep_alt() -> None:
-    keys = getattr(XTermParser, "_sequence_to_key_events", None)
-    if keys is None or getattr(keys, "_ono99_guarded", False):
-        return
-
+def _keeping_alt(keys):
     def _sequence_to_key_events(self, sequence, alt=False):
         for event in keys(self, sequence, alt):
             if alt and not event.key.startswith("alt+"):
                 event = events.Key(f"alt+{event.key}", event.character)
             yield event
-
-    _sequence_to_key_events._ono99_guarded = True
-    XTermParser._sequence_to_key_events = _sequence_to_key_events
+    return _sequence_to_key_events
 
 
-_keep_alt()
-
-
-def _lay_out_at_the_latest_size() -> None:
-    resized = getattr(Screen, "_screen_resized", None)
-    if resized is None or getattr(resized, "_ono99_guarded", False):
-        return
-
+def _at_the_latest_size(resized):
     def _screen_resized(self, size):
         latest = self.app.size  # (set from each Resize the app gets, before its screens get it)
         resized(self, latest if latest else size)
-
-    _screen_resized._ono99_guarded = True
-    Screen._screen_resized = _screen_resized
+    return _screen_resized
 
 
-_lay_out_at_the_latest_size()
+_guard(OptionList, "_move_page", _paging_once_laid_out)
+_guard(XTermParser, "_sequence_to_key_events", _keeping_alt)
+_guard(Screen, "_screen_resized", _at_the_latest_size)
