@@ -49,6 +49,10 @@ class Ono99App(App):
         self.notices = list(notices)
         self.resume_name = resume_name
         self.continue_name: str | None = None  # the game "Continue" opens, found by the menu
+        # save name -> seat -> play number -> the hand slot it was played from: which of two alike
+        # cards was pressed is in no event, so a table left and opened again here keeps its slots
+        # (engine/hand_order.py)
+        self.hand_picks: dict[str, dict[int, dict[int, int]]] = {}
         self.saves_problem: str | None = None
         try:
             self.rules, self.rules_label = resolve_rules(self.rules_spec)

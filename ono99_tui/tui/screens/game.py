@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from functools import partial
 
 from rich.text import Text
 from textual import work
@@ -25,6 +26,7 @@ from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import (agree, describe, players_by_round, plays_made, possessive, rounds_apart,
                                 view_before)
+from ...engine.hand_order import HandOrder
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
 from ...table.viewer import Viewer
@@ -141,7 +143,22 @@ class GameScreen(Screen):
         self._undo_refused: tuple[str, float] | None = None
         self._hand_title: str | None = None
         self.pace: str | None = None  # once every human is out: "watch", "fast" or "skip"
+        # each human's slots (engine/hand_order.py), folded from that seat's own events: those so
+        # far (a game opened under way shows its hand as it was left), then each change's, told
+        # before the screen's own subscription below draws it
+        picks = self._remembered_picks(save_name)
+        self.hand_orders = {seat: HandOrder(seat, picks.get(seat)).feed(self.table.events_for(seat))
+                            for seat in self.humans}
+        self._hand_subs = [self.table.subscribe(partial(self._hand_news, seat), seat) for seat in self.humans]
         self._sub = self.table.subscribe(self._table_changed, self.eyes.log_seat)
+
+    def _remembered_picks(self, save_name: str | None) -> dict[int, dict[int, int]]:
+        """The slots this app saw the save's plays come from, if it was open here before."""
+        try:
+            kept = getattr(self.app, "hand_picks", None)
+        except Exception:  # noqa: BLE001 - no app yet (a screen built outside one): nothing kept
+            return {}
+        return dict(kept.get(save_name) or {}) if kept is not None and save_name else {}
 
     @property
     def viewer(self) -> int | None:
@@ -162,7 +179,7 @@ class GameScreen(Screen):
             yield TableLog(id="log", auto_scroll=True, max_lines=LOG_LINES)
             slots = max(4, self.table.rules.hand_size)
             with Vertical(id="hand-box", classes=hand_shape(slots)):  # as tall as the hand's rows
-                yield HandPane(slots, id="hand")
+                yield HandPane(slots, self.hand_orders, id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
         yield StableFooter(show_command_palette=not self.app.ascii)
@@ -255,6 +272,12 @@ class GameScreen(Screen):
 
     def on_unmount(self) -> None:
         self.table.unsubscribe(self._sub)
+        for sub in self._hand_subs:
+            self.table.unsubscribe(sub)
+        save = getattr(self.table, "save", None) if self.table.saves_here else None
+        kept = getattr(self.app, "hand_picks", None)
+        if save is not None and kept is not None:  # opened again in this app: the same slots
+            kept[save.name] = {seat: dict(order.picks) for seat, order in self.hand_orders.items()}
         self.table.close()
 
     # -- drawing ----------------------------------------------------------------------
@@ -443,6 +466,17 @@ class GameScreen(Screen):
         self._show_hint()
 
     # -- the table tells us what changed -------------------------------------------------
+    def _hand_news(self, seat: int, update: SeatUpdate) -> None:
+        """``seat``'s own events of a change, into its slots. A rewound game (an undo) or a new list
+        of events (a reconnect that missed too much) is folded afresh."""
+        if not update.changed:
+            return
+        order = self.hand_orders[seat]
+        if update.undone:
+            self.hand_orders[seat] = order.rebuilt(self.table.events_for(seat))
+        else:
+            order.feed(update.events)
+
     def _table_changed(self, update: SeatUpdate) -> None:
         """The one way the turn goes on: every change at the table (a play from this keyboard, a bot's,
         one that arrived from a server, an undo) comes here, once, and is drawn and acted on."""
@@ -668,11 +702,12 @@ class GameScreen(Screen):
             self.app.bell()
             return
         self.busy = True
-        hand.played(self.viewer, widget.index - 1)  # the drawn card goes into this slot
+        seq = self.table.seq
+        hand.played(self.viewer, widget.index - 1, seq + 1)  # the drawn card goes into this slot
         try:
-            self._play(self.viewer, widget.card, self.table.seq)
+            self._play(self.viewer, widget.card, seq)
         except TableError:
-            hand.not_played(self.viewer)
+            hand.not_played(self.viewer, seq + 1)
             raise
 
     def action_scroll_log(self, step: int) -> None:
@@ -733,12 +768,9 @@ class GameScreen(Screen):
         if self._why_no_undo() is not None:
             self.action_undo_refused()
             return
-        hand = self.query_one(HandPane)
-        put_back = hand.undo(self.viewer)  # the slots as they were before the play taken back, set
-        try:                               # before the table's update redraws (_table_changed)
+        try:  # (the slots go back as they were before that play: folded afresh, _hand_news)
             self.table.undo(self.viewer)
-        except TableError as exc:  # refused after all (the table moved meanwhile): the hand as it was
-            put_back()
+        except TableError as exc:  # refused after all (the table moved meanwhile): nothing changed
             self.notify(sentence(str(exc)), timeout=4, markup=False)
             return
         self.notify("Your last play is taken back (this save is marked: undo used).", timeout=5)

@@ -11,61 +11,17 @@ read from the focus would act on the card outlined before the keys that came fir
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 
 from ...engine import cards as C
+from ...engine.hand_order import HandOrder, arrange  # noqa: F401 - arrange: where it was
 from ...engine.view import PlayerView
 from .card import CardWidget
 
 
-def arrange(slots: list[str | None], hand) -> tuple[list[str | None], set[int]]:
-    """``hand`` laid into ``slots``: kept cards stay put, new ones fill the gaps. Returns the new
-    slots and the indices that got a new card."""
-    left = Counter(hand)
-    kept: list[str | None] = []
-    for card in slots:
-        if card is not None and left[card] > 0:
-            left[card] -= 1
-            kept.append(card)
-        else:
-            kept.append(None)
-    incoming = []
-    for card in hand:
-        if left[card] > 0:
-            left[card] -= 1
-            incoming.append(card)
-    fresh = set()
-    for i, card in enumerate(kept):
-        if card is None and incoming:
-            kept[i] = incoming.pop(0)
-            fresh.add(i)
-    while incoming:
-        fresh.add(len(kept))
-        kept.append(incoming.pop(0))
-    while kept and kept[-1] is None:
-        kept.pop()
-    return kept, fresh
-
-
 def busts(view: PlayerView, card: str) -> bool:
     return card in C.ADDERS and view.total + C.EFFECT[card] >= view.rules.target
-
-
-@dataclass
-class Layout:
-    """One seat's slots for one round: what each slot holds and which got the card drawn last."""
-
-    round: int
-    slots: list[str | None]
-    fresh: set[int] = field(default_factory=set)
-
-    def copy(self) -> "Layout":
-        return Layout(self.round, list(self.slots), set(self.fresh))
 
 
 def hand_shape(size: int) -> str:
@@ -77,20 +33,21 @@ def hand_shape(size: int) -> str:
 
 class HandPane(Horizontal):
     """The hand on screen. Each seat keeps its own slots all round (hot seat: every human's own),
-    so hiding the hand between turns does not re-sort it. The screen says which slot a play came
-    from (``played``): that slot is freed and the drawn card goes into it, marked new, even when it
-    is the same value as the card played; ``undo`` puts back the slots as they were before it."""
+    so hiding the hand between turns does not re-sort it. The slots are a HandOrder per seat
+    (engine/hand_order.py), folded from the seat's own events by the table screen: the one rule
+    for a hand played here and a hand of a game opened under way. The screen says which slot a
+    play came from (``played``): that slot is freed and the drawn card goes into it, marked new,
+    even when it is the same value as the card played."""
 
-    def __init__(self, size: int, **kwargs) -> None:
+    def __init__(self, size: int, orders: dict[int, HandOrder] | None = None, **kwargs) -> None:
         super().__init__(**kwargs)
         self.size_ = size
         if hand_shape(size):
             self.add_class(hand_shape(size))
         if size > 5:  # two rows: slots 1-5 over 6-10 (1-4 over 5-8 for eight, ...)
             self.styles.grid_size_columns = (size + 1) // 2
-        self.layouts: dict[int, Layout] = {}  # seat -> its slots this round
-        self.history: dict[int, list[Layout]] = {}  # seat -> its slots before each of its plays
-        self.pending: dict[int, list[int]] = {}  # seat -> slots played from, not yet drawn into
+        # seat -> its slots this round (the screen's, fed with the seat's events as they come)
+        self.orders: dict[int, HandOrder] = {} if orders is None else orders
         self.seat: int | None = None  # whose hand is on screen
         self.cursor: int | None = None  # the outlined slot (1-based): what Enter plays
 
@@ -108,14 +65,24 @@ class HandPane(Horizontal):
         return list(self._cards)
 
     @property
+    def layouts(self) -> dict[int, HandOrder]:
+        """seat -> its slots (``slots``, ``fresh``) this round."""
+        return self.orders
+
+    @property
+    def pending(self) -> dict[int, list[int]]:
+        """seat -> the slots announced by ``played`` whose plays have not come back yet."""
+        return {seat: order.pending for seat, order in self.orders.items()}
+
+    @property
     def slots(self) -> list[str | None]:
-        layout = self.layouts.get(self.seat) if self.seat is not None else None
-        return list(layout.slots) if layout else []
+        order = self.orders.get(self.seat) if self.seat is not None else None
+        return list(order.slots) if order else []
 
     @property
     def fresh(self) -> set[int]:
-        layout = self.layouts.get(self.seat) if self.seat is not None else None
-        return set(layout.fresh) if layout else set()
+        order = self.orders.get(self.seat) if self.seat is not None else None
+        return set(order.fresh) if order else set()
 
     def hide(self) -> None:
         """No hand on screen (hot seat: until its owner has the keyboard). The slots are kept."""
@@ -124,56 +91,26 @@ class HandPane(Horizontal):
         for widget in self.cards:
             widget.show(None)
 
-    def played(self, seat: int, index: int) -> None:
-        """``seat`` plays the card in slot ``index`` (0-based): free that slot at the next draw."""
-        layout = self.layouts.get(seat)
-        if layout is None:
-            return
-        self.history.setdefault(seat, []).append(layout.copy())
-        self.pending.setdefault(seat, []).append(index)
+    def played(self, seat: int, index: int, n: int) -> None:
+        """``seat`` makes play number ``n`` with the card in slot ``index`` (0-based): that slot
+        is freed when the play comes back, and the drawn card goes into it."""
+        self._order(seat).played(index, n)
 
-    def not_played(self, seat: int) -> None:
+    def not_played(self, seat: int, n: int) -> None:
         """The play announced by ``played`` was refused: forget it."""
-        if self.pending.get(seat):
-            self.pending[seat].pop()
-            self.history[seat].pop()
+        if seat in self.orders:
+            self.orders[seat].not_played(n)
 
-    def undo(self, seat: int) -> Callable[[], None]:
-        """``seat``'s last play is being taken back: its slots as they were before it. Returns what
-        puts them back as they are now, should the table refuse the undo after all."""
-        kept = (self.layouts.get(seat), self.pending.get(seat), list(self.history.get(seat, [])))
-        self.pending.pop(seat, None)
-        if self.history.get(seat):
-            self.layouts[seat] = self.history[seat].pop()
+    def _order(self, seat: int) -> HandOrder:
+        order = self.orders.get(seat)
+        if order is None:
+            order = self.orders[seat] = HandOrder(seat)
+        return order
 
-        def put_back() -> None:
-            layout, pending, history = kept
-            for store, value in ((self.layouts, layout), (self.pending, pending), (self.history, history)):
-                if value is None:
-                    store.pop(seat, None)
-                else:
-                    store[seat] = value
-        return put_back
-
-    def _layout(self, view: PlayerView) -> Layout:
-        layout = self.layouts.get(view.seat)
-        if layout is None or layout.round != view.round:  # a new deal: sorted, nothing marked new
-            self.history.pop(view.seat, None)
-            self.pending.pop(view.seat, None)
-            layout = self.layouts[view.seat] = Layout(view.round, list(C.sort_hand(view.hand)))
-            return layout
-        slots = list(layout.slots)
-        freed = self.pending.pop(view.seat, [])
-        for i in freed:
-            if i < len(slots):
-                slots[i] = None
-        if Counter(c for c in slots if c is not None) - Counter(view.hand):
-            slots = list(layout.slots)  # the hint does not fit what is held: place by value only
-            freed = []
-        arranged, fresh = arrange(slots, view.hand)
-        if freed or arranged != layout.slots:  # a play, or a change seen by value: the new mark moves
-            layout.slots, layout.fresh = arranged, fresh
-        return layout
+    def _layout(self, view: PlayerView) -> HandOrder:
+        """The seat's slots, fitted to the hand its view holds (they agree unless the events that
+        reached the screen do not account for it: then by value, engine/hand_order.py)."""
+        return self._order(view.seat).fit(view.round, view.hand)
 
     def show(self, view: PlayerView) -> None:
         layout = self._layout(view)
