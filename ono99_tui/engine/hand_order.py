@@ -9,9 +9,10 @@ seat's own events (table/redact.py: a seat is told its own dealt hand and drawn 
 - a deal: the hand dealt, sorted (C.sort_hand); nothing marked new;
 - a play of the seat's: its slot is freed: the slot the player played it from when the front
   end said so (``played``, by play number; a Double Play's two plays each say theirs), else the
-  first slot holding that card. Cards of one kind are alike, so which of two the player pressed
-  is in no event: a table opened where nothing remembers it (a new process) takes the first,
-  as the card the default focus and Enter pick and a left-to-right reader meets first;
+  last slot holding that card, as the pane always did for a play it was not told the slot of
+  (arrange() keeps the first cards of a kind in place). Cards of one kind are alike, so which of
+  two the player pressed is in no event: a table opened where nothing remembers it (another
+  process) takes the last;
 - the seat's draw: the card goes into the first free slot (the one just freed, unless a draw
   that did not happen, R4.4, left a gap before it), or after the last; it is marked new until
   the seat's next play. Nothing drawn (R4.4): the slot stays empty, nothing is marked new.
@@ -127,7 +128,7 @@ class HandOrder:
         if told is not None and 0 <= told < len(self.slots) and self.slots[told] == card:
             index = told
         else:
-            index = next((i for i, c in enumerate(self.slots) if c == card), None)
+            index = next((i for i in range(len(self.slots) - 1, -1, -1) if self.slots[i] == card), None)
             self.picks.pop(n, None)
         if n is not None:
             self._plays.append(n)
