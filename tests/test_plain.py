@@ -592,3 +592,27 @@ def test_a_theme_given_with_plain_is_said_to_be_unused(private_dirs):
         lines = proc.stdout.splitlines()
         assert proc.returncode == 0 and lines[0] == "--theme is not used with --plain: lines of text have no colours."
     assert "--theme" not in ono99("--plain", input="q\n").stdout
+
+
+def _last_hand(lines: list[str]) -> list[str]:
+    """The cards of the last hand listed ("1: Ten, total 98." -> "Ten"), in their numbers' order."""
+    at = max(i for i, line in enumerate(lines) if line.startswith("Your turn"))
+    return [line.split(": ", 1)[1].split(",")[0] for line in lines[at + 1:] if re.match(r"\d+: ", line)]
+
+
+def test_a_game_left_and_resumed_numbers_the_hand_as_it_was_left():
+    """The table screen's play-tester's game in plain text (seed 42, You and three medium bots; 2,
+    3, 1, 4, one a turn; q): ono99 resume --plain lists the hand under the numbers it had when
+    the game was left, and 1 plays the card listed as 1 before."""
+    seed_42 = "n\ne\n" + "\n" * 11 + "42\n\n"  # New game, the table as it is, seed 42, Start
+    rc, lines = plain("--plain", lines=seed_42 + "2\n3\n1\n4\nq\nq\n")
+    assert rc == 0 and "You left the table." in " ".join(lines)
+    name = saved_name(lines)
+    left = _last_hand(lines)
+    assert len(left) == 4
+    rc, again = plain("resume", name, "--plain", lines="1\nq\n")
+    assert rc == 0 and f"Resuming {name}." in again
+    head = again.index(next(line for line in again if line.startswith("Your turn")))
+    assert _last_hand(again[:head + 6]) == left
+    played = next(line for line in again[head:] if line.startswith("You: "))
+    assert played.startswith(f"You: {left[0]},"), (left, played)
