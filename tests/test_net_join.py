@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from ono99_tui.engine import cards as C
 from ono99_tui.net.client import Client
 from ono99_tui.net.lobby import JoinPlan
 from ono99_tui.tui.join import JoinApp
@@ -1207,3 +1208,63 @@ async def test_a_lone_player_waiting_with_or_create_is_seated_again_after_a_drop
             await until(pilot, lambda: isinstance(app.screen, GameScreen), "the game starts with Lou in it")
     finally:
         await server.close()
+
+
+async def test_a_hand_keeps_its_slots_over_a_dropped_connection_and_a_join_run_again():
+    """At a network table the hand keeps its slots as at a table here (engine/hand_order.py): the
+    connection dropping and coming back leaves them as they were, and so does quitting and running
+    the same ono99 join again (a new process: the slots come from the seat's events the server
+    sends); 1 then plays the card shown first."""
+    from ono99_tui.net.kept_seats import kept_token
+
+    from .netplay import serving
+
+    def shown(screen):
+        return [(c.card, c.has_class("new")) for c in screen.query_one(HandPane).cards]
+
+    async def my_turn(pilot, app):
+        await until(pilot, lambda: isinstance(app.screen, GameScreen) and app.screen.is_mounted
+                    and app.screen._human_may_play() and app.screen.table.status is None
+                    and any(c for c, _ in shown(app.screen)), "Ann's turn, her hand shown")
+        return app.screen
+
+    async with serving(seed=8, turn_timer=60, bot_delay=0) as server:
+        bo = await Client.connect(HOST, server.port, "Bo")
+        table = (await bo.request({"type": "create", "seats": 3}))["table"]
+        app = JoinApp(JoinPlan(HOST, server.port, "Ann", table=table, keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "seated")
+            await pilot.press("b")
+            await until(pilot, lambda: all(s["player"] for s in app._table["seats"]), "bots seated")
+            await pilot.press("s")
+            for _ in range(12):  # until the slots differ from the hand sorted (a drawn card kept its slot)
+                screen = await my_turn(pilot, app)
+                cards = [c for c, _ in shown(screen) if c]
+                if any(new for _, new in shown(screen)) and cards != sorted(cards, key=C.SORT_KEY.get):
+                    break
+                pick = screen.query_one(HandPane).best_focus()
+                before = screen.table.seq
+                await pilot.press(str(pick.index))
+                if pick.busts:
+                    await pilot.press(str(pick.index))
+                await until(pilot, lambda: screen.table.seq > before, "the play back from the server")
+            left = shown(screen)
+            cards = [c for c, _ in left if c]
+            assert cards != sorted(cards, key=C.SORT_KEY.get), "never a hand out of sorted order"
+            server.tables[table].seats[app.seat].conn.close()  # the connection drops
+            await until(pilot, lambda: screen.table.status is not None, "the drop seen")
+            assert await my_turn(pilot, app) is screen and shown(screen) == left
+            await pilot.press("ctrl+q")  # Ann quits: her seat is kept, and it is her turn
+        token = kept_token(HOST, server.port, "Ann")
+        again = JoinApp(JoinPlan(HOST, server.port, "Ann", comeback=token, keep=True))
+        async with again.run_test(size=(80, 24)) as pilot:
+            screen = await my_turn(pilot, again)
+            assert shown(screen) == left
+            session = server.tables[table].session
+            before = session.seq
+            await pilot.press("1")
+            if screen.query_one(HandPane).cards[0].busts:
+                await pilot.press("1")
+            await until(pilot, lambda: session.seq > before, "the play made")
+            assert session.game.plays[before] == (again.seat, left[0][0])
+        await bo.aclose()
