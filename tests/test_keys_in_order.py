@@ -128,7 +128,8 @@ async def test_a_bust_asked_about_is_played_by_its_number_or_enter_on_it(mode):
 @pytest.mark.parametrize("mode", ["together", "press"])
 async def test_a_number_then_arrows_and_enter_play_twice_after_a_double_play(mode):
     """You must play twice: "1", Right, Enter typed together play card 1, then card 2 (the card
-    drawn went into slot 1, where the outline stays)."""
+    drawn went into slot 1, where the outline stays). (The table opens on the game under way with
+    the 6 you drew in the slot of the 2 you played, as you saw it: engine/hand_order.py.)"""
     game = game_with([["2", "3", "4", "5"], ["double", "6", "7", "8"]], draw=["6", "7", "8"],
                      names=["You", "Bo"])
     game.play("2")
@@ -137,9 +138,9 @@ async def test_a_number_then_arrows_and_enter_play_twice_after_a_double_play(mod
     async with app.run_test(size=(80, 24)) as pilot:
         screen = table(game)
         await open_table(pilot, screen)
-        assert [c.card for c in screen.query_one(HandPane).cards] == ["3", "4", "5", "6"]
+        assert [c.card for c in screen.query_one(HandPane).cards] == ["6", "3", "4", "5"]
         await press(pilot, mode, "1", "right", "enter")
-        assert plays_of(game) == ["2", "3", "4"]
+        assert plays_of(game) == ["2", "6", "3"]
 
 
 async def test_the_footer_names_the_outlined_card_without_a_rebuild():
