@@ -25,7 +25,8 @@ def bust():
 
 
 def double():
-    """Bo has played a Double Play: You must play twice, holding 3, 4, 5, 6."""
+    """Bo has played a Double Play: You must play twice, holding 6 (drawn into the slot of the 2
+    You played), 3, 4, 5."""
     game = game_with([["2", "3", "4", "5"], ["double", "6", "7", "8"]], draw=["6", "7", "8"], names=["You", "Bo"])
     game.play("2")
     game.play("double")

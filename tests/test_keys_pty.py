@@ -62,8 +62,9 @@ def test_the_bust_question_answered_by_right_and_enter_in_one_write_plays_the_ne
 
 
 def test_a_number_then_arrow_and_enter_in_one_write_make_both_plays_of_a_double():
-    text = run(typed("double", (b"1" + RIGHT + ENTER, "You play 4")))
-    assert "You play 3 → 5" in text and "You play 4 → 9" in text, text
+    # (the hand as You saw it: the 6 drawn in the slot of the 2 played, then 3 4 5)
+    text = run(typed("double", (b"1" + RIGHT + ENTER, "You play 3")))
+    assert "You play 6 → 8" in text and "You play 3 → 11" in text, text
 
 
 def test_alt_enter_plays_nothing_and_the_key_after_it_still_counts():
