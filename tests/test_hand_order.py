@@ -15,7 +15,7 @@ from collections import Counter
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from ono99_tui.engine import Game
+from ono99_tui.engine import Game, IllegalPlay
 from ono99_tui.engine import cards as C
 from ono99_tui.engine.hand_order import HandOrder, arrange, hand_order
 from ono99_tui.engine.record import Record, undo_to
@@ -102,9 +102,11 @@ def _play_out(rules: Rules, names, seed: int, dealer, rng: random.Random, plays:
             break
         seat = game.current
         # (undo is for the one person at a table of bots: seat 0)
-        if undos and seat == 0 and rng.random() < 0.15 and _undo(game, seat, live, old, canonical):
-            game = _undo.last
-            continue
+        if undos and seat == 0 and rng.random() < 0.15:
+            undone = _undo(game, seat, live, old)
+            if undone is not None:
+                game = undone
+                continue
         card = rng.choice(game.legal_plays())
         slots = live[seat].slots
         index = rng.choice([i for i, c in enumerate(slots) if c == card])
@@ -125,17 +127,18 @@ def _play_out(rules: Rules, names, seed: int, dealer, rng: random.Random, plays:
     return game
 
 
-def _undo(game: Game, seat: int, live, old, canonical) -> bool:
-    """Take back ``seat``'s last play of this round, as the table does (undo_to), if it may."""
+def _undo(game: Game, seat: int, live, old) -> Game | None:
+    """Take back ``seat``'s last play of this round, as the table does (undo_to), if it may: the
+    game rewound, each seat's order folded afresh from its events (the old pane puts back the
+    slots it kept before that play); None when no undo can be made."""
     start = len(game.plays) - len(game.round_plays[-1])
     mine = [i for i in range(start, len(game.plays)) if game.plays[i][0] == seat]
     if not mine:
-        return False
+        return None
     try:
         game = undo_to(game, mine[-1])
-    except Exception:  # noqa: BLE001 - too few cards to shuffle back: no undo (U3)
-        return False
-    _undo.last = game
+    except IllegalPlay:  # too few cards to shuffle back (U3)
+        return None
     old[seat].undo()
     for s in live:
         live[s] = live[s].rebuilt(redact.events_for(game.events, s))
@@ -143,7 +146,7 @@ def _undo(game: Game, seat: int, live, old, canonical) -> bool:
             old[s].round, old[s].slots, old[s].fresh = live[s].round, list(live[s].slots), set(live[s].fresh)
             old[s].history, old[s].pending = [], []
         _check(game, s, live[s], old[s], False)
-    return True
+    return game
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
