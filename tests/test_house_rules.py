@@ -472,6 +472,9 @@ async def test_renaming_the_preset_settings_use_renames_it_in_settings_too(priva
     rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50), "House rules: mine (from standard)")
     rp.save_preset("club", DEFAULT, "Our club rules: mine")
     config = save_settings(Settings(rules="mine", player_name="Ann"))
+    from ono99_tui.store.last_setup import LastSetup, load_last_setup, save_last_setup
+
+    save_last_setup(LastSetup((("Ann", "human"), ("Bo", "bot:easy")), "mine", "rules"))  # New game's memory
     app = Ono99App(bot_delay=600, settings=load_settings()[0])
     async with app.run_test(size=(80, 24)) as pilot:
         app.push_screen(screen := RulesViewScreen("mine"))
@@ -486,6 +489,7 @@ async def test_renaming_the_preset_settings_use_renames_it_in_settings_too(priva
         settings, problems = load_settings()
         assert settings == Settings(rules="ours", player_name="Ann") and problems == []
         assert app.settings.rules == "ours"
+        assert load_last_setup()[0].rules == "ours"  # (New game had offered "mine" as a file of that name)
         screen.reload("club")  # one Settings do not use: renamed, its own words kept, Settings as they were
         await pilot.pause()
         await pilot.press("ctrl+r")

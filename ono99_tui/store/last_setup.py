@@ -80,3 +80,17 @@ def save_last_setup(setup: LastSetup, path: Path | None = None) -> Path:
     write_atomic(path, "# ono99: the last New game setup, written when a game starts\n" + tomli_w.dumps(doc),
                  backup=False)
     return path
+
+
+def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
+    """As settings.follow_preset, for New game's remembered rules: after a rename (or a delete:
+    ``new`` "standard") it named a preset that is no longer there, and New game offered it as a
+    file by that name. The file written, or None when it names other rules (or has none)."""
+    from dataclasses import replace
+
+    path = path or last_setup_file()
+    last, _ = load_last_setup(path)
+    if last is None or last.rules != old:
+        return None
+    return save_last_setup(replace(last, rules=new), path)
+

@@ -215,6 +215,12 @@ class Ono99App(App):
                 self.rules, self.rules_label = resolve_rules(spec)
             except RulesError:  # (its file changed on disk meanwhile: the rules read before, renamed)
                 self.rules_label = spec
+        from ..store.last_setup import follow_preset as follow_in_new_game
+
+        try:  # (New game's remembered rules: a preference, never a reason for the rename to fail)
+            follow_in_new_game(old, spec)
+        except (OSError, ValueError):
+            pass
         return follow_preset(old, spec)
 
     def get_default_screen(self) -> Screen:
