@@ -306,14 +306,7 @@ async def test_a_hand_left_with_escape_and_continued_comes_back_in_its_slots():
         left = _hand(screen)
         assert left == [("double", False), ("10", False), ("reverse", False), ("hold", True)]
         assert screen.table.game.hands[0] != [c for c, _ in left]  # (not the engine's own order)
-        await pilot.press("escape")
-        await settle(pilot)
-        assert not isinstance(app.screen, GameScreen)
-        await pilot.press("c")
-        await settle(pilot)
-        again = app.screen
-        assert isinstance(again, GameScreen) and again is not screen
-        await until_my_turn(pilot, again)
+        again = await _left_and_continued(pilot, screen)
         assert _hand(again) == left
         shown, played = await _pressed_plays(pilot, again, "1")
         assert shown == played == "double"
@@ -355,14 +348,21 @@ async def test_of_two_alike_cards_the_slot_pressed_is_kept_when_the_table_is_lef
         await _play_slots(pilot, screen, "1")
         left = _hand(screen)
         assert left[:2] == [("9", True), ("7", False)]
-        await pilot.press("escape")
-        await settle(pilot)
-        await pilot.press("c")
-        await settle(pilot)
-        again = app.screen
-        assert isinstance(again, GameScreen) and again is not screen
-        await until_my_turn(pilot, again)
+        again = await _left_and_continued(pilot, screen)
         assert _hand(again) == left
+
+
+async def _left_and_continued(pilot, screen) -> GameScreen:
+    """Esc to the menu, then c: the new table screen, at this seat's turn."""
+    await pilot.press("escape")
+    await settle(pilot)
+    assert not isinstance(pilot.app.screen, GameScreen)
+    await pilot.press("c")
+    await settle(pilot)
+    again = pilot.app.screen
+    assert isinstance(again, GameScreen) and again is not screen
+    await until_my_turn(pilot, again)
+    return again
 
 
 async def _seated(pilot) -> None:
