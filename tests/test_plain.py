@@ -616,3 +616,18 @@ def test_a_game_left_and_resumed_numbers_the_hand_as_it_was_left():
     assert _last_hand(again[:head + 6]) == left
     played = next(line for line in again[head:] if line.startswith("You: "))
     assert played.startswith(f"You: {left[0]},"), (left, played)
+
+
+def test_a_notice_a_play_led_to_is_said_after_that_play(tmp_path):
+    """A play-tester's find: with stats.toml not writable, the game's end said "Statistics not
+    updated: ..." before the line of the play that ended it. What a change leads to (statistics,
+    a save that failed) is told after the change."""
+    data = tmp_path / "data"
+    (data / "stats.toml.lock").mkdir(parents=True)
+    one_round = tmp_path / "short.toml"
+    one_round.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    rc, lines = plain("--plain", "--rules", str(one_round), lines="g\n" + GAME * 60 + "\nq\n", timeout=60)
+    said = [i for i, line in enumerate(lines) if line.startswith("Statistics not updated")]
+    assert rc == 0 and len(said) == 1, lines
+    last_play = max(i for i, line in enumerate(lines) if " goes bust at " in line)  # (the play that ended it)
+    assert said[0] > last_play, lines[last_play - 2:said[0] + 2]

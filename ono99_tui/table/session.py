@@ -431,7 +431,10 @@ class TableSession:
                 notices.append(notice)
         self._change += 1
         for sub in list(self._subs):
-            sub.update(self, events, notices, undone, self._change)
+            sub.update(self, events, [], undone, self._change)
+        # what the change led to (a save that failed, statistics not updated) after the change itself:
+        # said before it, the game's end read "Statistics not updated" above its last play
+        self.tell(notices)
 
     def tell(self, notices: list[str]) -> None:
         """Notices for every front end at this table (a save that failed, or works again) by the one
