@@ -549,3 +549,27 @@ async def test_deleting_the_preset_settings_use_says_so_and_settings_go_back_to_
         assert app.settings.rules == "standard"
         assert app.quick_setup().rules_label == "standard" and app.quick_setup().rules.target == 99
     assert Ono99App(bot_delay=600, settings=load_settings()[0]).notices == []
+
+
+async def test_saving_the_preset_settings_use_is_what_this_runs_quick_games_play(private_dirs):
+    """A play-tester's find: the preset Settings use, edited and saved, was not what the next quick
+    game of the same run played: it kept the rules read at start until ono99 was started again."""
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store.settings import Settings, load_settings, save_settings
+
+    rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50), "House rules: mine (from standard)")
+    save_settings(Settings(rules="mine", player_name="Ann"))
+    app = Ono99App(bot_delay=600, settings=load_settings()[0])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "60"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert _notices(app)[-1] == "Saved mine"
+        await pilot.press("escape")
+        await pilot.pause()
+        app.menu_choice("quick")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.setup.rules_label == "mine" and app.screen.table.game.rules.target == 60

@@ -191,6 +191,12 @@ class Ono99App(App):
         except RulesError as exc:
             self.notify(str(exc), severity="warning")
 
+    def preset_saved(self, name: str, rules) -> None:
+        """The player's preset ``name`` was saved with ``rules``: the quick games of this run that use
+        it (Settings' rules, or --rules NAME) play them from now on, not the rules read at start."""
+        if self.rules_spec == name:
+            self.rules = rules
+
     def uses_preset(self, name: str) -> bool:
         """Whether Settings name the player's preset ``name`` as their rules (this run's, or
         config.toml's, which the next start reads)."""

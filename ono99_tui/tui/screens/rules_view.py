@@ -314,6 +314,7 @@ class RulesViewScreen(Screen):
                         severity="error", timeout=10)
             return False
         self.loaded = self.read_values()
+        self.app.preset_saved(preset.name, rules)
         self.notify(f"Saved {preset.name}", timeout=4)
         return True
 
