@@ -634,10 +634,37 @@ def test_a_plain_join_waiting_alone_with_or_create_is_seated_again_when_the_serv
         ann.wait_for(r"^Connection lost: the server is shutting down.*Reconnecting\.\.\.$")
         again = Running("serve", "--port", port, "--bot-delay", "0", "--no-save")
         again.wait_for(r"listening on 127\.0\.0\.1:")
-        ann.wait_for(r"^The table you waited at was closed while you were away: you sit at a new one, table 1\.$")
+        ann.wait_for(r"^The table you waited at was closed while you were away: you sit at table 1\.$")
         ann.wait_for(r"^Reconnected\.$")
         ann.type("b\ns\n" + GAME * 800, close=True)
         ann.wait_for(r"^Table: Ann, human; Medium, medium bot")
         assert ann.finish() == 0, ann.err
     finally:
         stop(server, again, ann)
+
+
+def test_two_plain_joins_waiting_together_with_or_create_are_together_again_after_a_restart(tmp_path):
+    """A play-tester's find: two players waiting at one table both came back from a restart, each
+    to a new table of their own (a server that saves numbers its tables on over a restart). The
+    first back makes one; the next sits at it, as --or-create does."""
+    data = {"ONO99_DATA_DIR": str(tmp_path / "server")}
+    server = Running("serve", "--port", "0", "--bot-delay", "0", **data)
+    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    again = ann = bob = None
+    try:
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
+        bob = Running("join", f"127.0.0.1:{port}", "--name", "Bob", "--or-create", "--plain")
+        ann.wait_for(r"seat 2, Bob;")
+        server.proc.terminate()
+        assert server.proc.wait(30) == 0
+        again = Running("serve", "--port", port, "--bot-delay", "0", **data)
+        again.wait_for(r"listening on 127\.0\.0\.1:")
+        said = [p.wait_for(r"^The table you waited at was closed while you were away: you sit at (?:a new one, )?"
+                           r"table (\d+)\.$") for p in (ann, bob)]
+        assert said[0].group(1) == said[1].group(1) != "1", [m.group(0) for m in said]
+        both = rf"^Table {said[0].group(1)}, rules standard: seat \d, (Ann|Bob)[^;]*; seat \d, (Ann|Bob)"
+        ann.wait_for(both)
+        bob.wait_for(both)
+    finally:
+        stop(server, again, ann, bob)

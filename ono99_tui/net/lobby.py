@@ -97,6 +97,19 @@ def waiting(tables: list) -> list:
     return [t for t in tables if not t["started"] and any(s["player"] is None for s in t["seats"])]
 
 
+async def table_instead(client: Client, plan: JoinPlan) -> int | None:
+    """Where a join whose lobby table closed while it was away (a table nobody else sat at closes
+    when its one player drops; a restart keeps none still waiting) sits instead, as the same join
+    run again would: with --or-create the first table waiting, else a new one (NEW_TABLE); without,
+    the one table waiting, if there is exactly one. None: nowhere (it named its --table)."""
+    if plan.table is not None:
+        return None
+    open_ = [t["id"] for t in waiting((await client.request({"type": "tables"}))["tables"])]
+    if plan.or_create:  # (two who waited together come back together: the first back makes it)
+        return open_[0] if open_ else NEW_TABLE
+    return open_[0] if len(open_) == 1 else None
+
+
 async def open_tables(client: Client) -> list:
     """The ids of the tables waiting for players."""
     return [t["id"] for t in waiting((await client.request({"type": "tables"}))["tables"])]

@@ -322,6 +322,7 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
     another. "back": the lobby reads on from the new connection; "said": it cannot be, and "lost"
     is in the inbox; None: not tried, or the long wait passed (the caller says why it was lost)."""
     from ..net.client import Client, ServerError
+    from ..net.lobby import table_instead
     from ..net.protocol import ProtocolError
     from ..net.remote import GIVE_UP_AFTER, backoff
 
@@ -353,11 +354,12 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
                 except ServerError as exc:
                     if exc.code == "seat_taken":
                         reply = await client.request({"type": "sit", "table": table})
-                    elif exc.code == "no_table" and plan.or_create:
-                        new = (await client.request({"type": "create"}))["table"]
-                        reply = await client.request({"type": "sit", "table": new})
+                    elif exc.code == "no_table" and (instead := await table_instead(client, plan)) is not None:
+                        if instead == NEW_TABLE:
+                            instead = (await client.request({"type": "create"}))["table"]
+                        reply = await client.request({"type": "sit", "table": instead})
                         inbox.put(("notice", {"message": "The table you waited at was closed while you were "
-                                                         f"away: you sit at a new one, table {new}."}))
+                                                         f"away: you sit at table {instead}."}))
                     else:
                         raise
             except ServerError as exc:

@@ -16,7 +16,7 @@ from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError
 from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
-                         host_again, host_leaving, kept_for_another, no_table_now, open_tables)
+                         host_again, host_leaving, kept_for_another, no_table_now, open_tables, table_instead)
 from ..net.remote import RemoteTable
 from ..text import display_width, visible
 from .app import Ono99App
@@ -303,13 +303,13 @@ class JoinApp(Ono99App):
                         try:
                             reply = await client.request({**sit, "seat": self.seat})
                         except ServerError as exc:
-                            if exc.code == "no_table" and self.plan.or_create:
-                                # (a table nobody else sat at closes when its one player drops, and a
-                                # restart keeps no table still waiting): --or-create makes another
-                                sit["table"] = (await client.request({"type": "create"}))["table"]
-                                self.notify("The table you waited at was closed while you were away: you sit "
-                                            f"at a new one, table {sit['table']}.", timeout=10, markup=False)
-                                self.table_id = sit["table"]
+                            instead = await table_instead(client, self.plan) if exc.code == "no_table" else None
+                            if instead is not None:
+                                if instead == NEW_TABLE:
+                                    instead = (await client.request({"type": "create"}))["table"]
+                                sit["table"] = self.table_id = instead
+                                self.notify(f"The table you waited at was closed while you were away: you sit at "
+                                            f"table {instead}.", timeout=10, markup=False)
                             elif exc.code != "seat_taken":
                                 raise
                             reply = await client.request(sit)
