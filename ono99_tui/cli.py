@@ -1003,12 +1003,12 @@ def cmd_web(args) -> int:
                                max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,
                                header_timeout=args.header_timeout,
                                zygote=None if args.no_zygote else session_zygote())
-    config.door_closed = config.password is not None  # (its tables are kept private over a restart)
-    open_to_all = config.password is None
+    page_password = config.password
+    config.door_closed = page_password is not None  # (its tables are kept private over a restart)
     config.host, config.port, config.password = "127.0.0.1", 0, None  # the table server: loopback only
 
     def ready(port: int) -> None:
-        _warn_open(args.bind, None if open_to_all else "", "play at your tables")  # (once it listens)
+        _warn_open(args.bind, page_password, "play at your tables")  # (once it listens)
         shown = f"[{args.bind}]" if ":" in args.bind else args.bind
         url = f"http://{shown}:{port}"
         if web_config.public_url:  # (what the reverse proxy in front of it passes requests on to)

@@ -259,7 +259,7 @@ def _slots(screen):
 def _kept(screen, seat):
     from ono99_tui.tui.widgets.hand import HandPane
 
-    layout = screen.query_one(HandPane).layouts[seat]
+    layout = screen.query_one(HandPane).orders[seat]
     return [(card, i in layout.fresh) for i, card in enumerate(layout.slots)]
 
 

@@ -12,7 +12,8 @@ from ono99_tui.tui.screens.game import GameScreen
 from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, RoundEndScreen
 from ono99_tui.tui.setup import TableSetup
 from ono99_tui.tui.widgets.card import CardWidget
-from ono99_tui.tui.widgets.hand import HandPane, arrange
+from ono99_tui.engine.hand_order import arrange
+from ono99_tui.tui.widgets.hand import HandPane
 from tests.waits import settle
 
 SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"

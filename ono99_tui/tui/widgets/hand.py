@@ -15,7 +15,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 
 from ...engine import cards as C
-from ...engine.hand_order import HandOrder, arrange  # noqa: F401 - arrange: where it was
+from ...engine.hand_order import HandOrder
 from ...engine.view import PlayerView
 from .card import CardWidget
 
@@ -63,11 +63,6 @@ class HandPane(Horizontal):
         if not self._cards:
             self._cards = list(self.query(CardWidget))
         return list(self._cards)
-
-    @property
-    def layouts(self) -> dict[int, HandOrder]:
-        """seat -> its slots (``slots``, ``fresh``) this round."""
-        return self.orders
 
     @property
     def pending(self) -> dict[int, list[int]]:
