@@ -176,6 +176,26 @@ async def test_the_menu_at_40x12_on_the_linux_console_fits_and_reaches_every_ent
         assert isinstance(app.screen, HelpScreen)
 
 
+async def test_the_menu_is_fitted_only_once_laid_out_to_its_limit():
+    """Two fitting passes in one frame: the second saw the limit the first had just set and said
+    "fitted" while the list was still laid out 12 rows tall on a 12-row screen (CI, under load)."""
+    from textual.widgets import OptionList
+
+    app = Ono99App(bot_delay=600, ascii=True)
+    async with app.run_test(size=(40, 12)) as pilot:
+        await fitted(pilot)
+        screen, menu = app.screen, app.screen.query_one("#menu", OptionList)
+        menu.styles.max_height = None
+        await pilot.pause()
+        assert menu.outer_size.height > 8  # laid out at its full height again
+        screen.fitted = False
+        screen._fit()  # sets the limit and asks to measure again once laid out
+        screen._fit()  # another pass in the same frame: the limit is set, the layout is not
+        assert not screen.fitted
+        await fitted(pilot)
+        assert menu.region.bottom <= 11 and menu.outer_size.height <= menu.styles.max_height.value
+
+
 async def test_the_menu_keys_move_the_highlight_into_sight_at_40x12():
     """Down to Quit by keys: every entry passed over is on screen when highlighted."""
     from textual.widgets import OptionList

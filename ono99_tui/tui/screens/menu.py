@@ -85,7 +85,10 @@ class MenuScreen(Screen):
                 - box.styles.margin.height - self.query_one("#logo").outer_size.height
                 - (note.outer_size.height if note.display else 0))  # (hidden, it keeps its last size)
         limit = max(3, room)  # (an entry and the list's edges, however small)
-        if getattr(menu.styles.max_height, "value", None) != limit and passes < 4:
+        if passes < 4 and (getattr(menu.styles.max_height, "value", None) != limit
+                           or menu.outer_size.height > limit):
+            # (a limit already set, by another pass, is not yet a list laid out to it: CI once
+            # saw "fitted" while the list was still 12 rows on a 12-row screen)
             menu.styles.max_height = limit
             self.call_after_refresh(self._fit, passes + 1)  # (measured again once laid out so)
             return

@@ -102,7 +102,8 @@ class _Notice(ModalScreen[str]):
         wanted = body.styles.base.max_height  # the stylesheet's own limit (rows, or a share of the screen)
         most = int(wanted.resolve(self.size, self.app.size)) if wanted is not None else room
         limit = max(1, min(most, room))
-        if getattr(body.styles.inline.max_height, "value", None) != limit and passes < 4:
+        if passes < 4 and (getattr(body.styles.inline.max_height, "value", None) != limit
+                           or body.outer_size.height > limit):  # (a limit set is not yet laid out)
             body.styles.max_height = limit
             self.call_after_refresh(self._fit, passes + 1)  # (measured again once laid out so)
         else:
