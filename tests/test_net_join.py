@@ -1210,6 +1210,41 @@ async def test_a_lone_player_waiting_with_or_create_is_seated_again_after_a_drop
         await server.close()
 
 
+async def test_a_player_back_before_anyone_made_a_table_waits_for_one_to_open():
+    """`ono99 join` without --or-create, at a table someone else made, was thrown out when a
+    restart brought it back before that player ("the table is no longer there to sit at
+    again"). Now it waits, says so, and sits at the first table that opens."""
+    from ono99_tui.net.server import Server
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+
+    server = Server(config(0))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    await ann.request({"type": "sit", "table": (await ann.request({"type": "create", "seats": 3}))["table"]})
+    app = JoinApp(JoinPlan(HOST, port, "Lou"))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "Lou seated at Ann's table")
+            await ann.aclose()  # the table's maker is gone when the server comes back
+            await server.close()
+            server = Server(config(port))
+            await server.start()
+            await until(pilot, lambda: "waiting for one to open" in app._lobby_line, "Lou waits for a table")
+            assert app.failure is None and app.is_running
+            cid = await Client.connect(HOST, port, "Cid")
+            table = (await cid.request({"type": "create", "seats": 3}))["table"]
+            await cid.request({"type": "sit", "table": table})
+            await until(pilot, lambda: app._table is not None and app._table["id"] == table and app._lobby_line == ""
+                        and {s["name"] for s in app._table["seats"]} >= {"Cid", "Lou"}, "Lou sits with Cid")
+            assert app.table_id == table and app.failure is None
+            await cid.aclose()
+    finally:
+        await ann.aclose()
+        await server.close()
+
+
 async def test_a_hand_keeps_its_slots_over_a_dropped_connection_and_a_join_run_again():
     """At a network table the hand keeps its slots as at a table here (engine/hand_order.py): the
     connection dropping and coming back leaves them as they were, and so does quitting and running

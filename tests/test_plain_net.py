@@ -668,3 +668,32 @@ def test_two_plain_joins_waiting_together_with_or_create_are_together_again_afte
         bob.wait_for(both)
     finally:
         stop(server, again, ann, bob)
+
+
+def test_a_plain_join_back_before_anyone_made_a_table_waits_for_one_to_open():
+    """A player who joined without --or-create was thrown out when a restart brought them back
+    before whoever made their table ("the table is no longer there to sit at again"). Now they
+    wait for a table to open, and sit at the first that does."""
+    server = Running("serve", "--port", "0", "--bot-delay", "0", "--no-save")
+    port = server.wait_for(r"listening on 127\.0\.0\.1:(\d+)").group(1)
+    again = ann = bob = cid = None
+    try:
+        ann = Running("join", f"127.0.0.1:{port}", "--name", "Ann", "--or-create", "--plain")
+        ann.wait_for(r"^Table 1, rules standard: seat 1, Ann, you; seat 2, empty")
+        bob = Running("join", f"127.0.0.1:{port}", "--name", "Bob", "--plain")
+        ann.wait_for(r"seat 2, Bob;")
+        stop(ann)  # the table's maker is gone when the server comes back
+        server.proc.terminate()
+        assert server.proc.wait(30) == 0
+        again = Running("serve", "--port", port, "--bot-delay", "0", "--no-save")
+        again.wait_for(r"listening on 127\.0\.0\.1:")
+        bob.wait_for(r"^The table you waited at was closed while you were away, and no table is waiting for "
+                     r"players: waiting for one to open \(Ctrl\+C to stop\)\.$")
+        assert bob.proc.poll() is None
+        cid = Running("join", f"127.0.0.1:{port}", "--name", "Cid", "--or-create", "--plain")
+        cid.wait_for(r"^Table 1, rules standard: seat 1, Cid, you")
+        bob.wait_for(r"^Reconnected\.$")  # (at the new table 1: the number is free again after a restart)
+        bob.wait_for(r"^Table 1, rules standard: seat 1, Cid; seat 2, Bob, you;")
+        cid.wait_for(r"seat 2, Bob;")
+    finally:
+        stop(server, again, ann, bob, cid)

@@ -333,6 +333,7 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
     loop = asyncio.get_running_loop()
     start = loop.time()
     inbox.put(("notice", {"message": f"Connection lost: {why.rstrip('.')}. Reconnecting..."}))
+    told_waiting = False
     for delay in backoff():
         await asyncio.sleep(delay)
         try:
@@ -360,6 +361,18 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
                         reply = await client.request({"type": "sit", "table": instead})
                         inbox.put(("notice", {"message": "The table you waited at was closed while you were "
                                                          f"away: you sit at table {instead}."}))
+                    elif exc.code == "no_table" and plan.table is None:
+                        # back before whoever made the table (a restart keeps no table still waiting):
+                        # wait for one to open, as a player waiting in the lobby would
+                        client.close()
+                        if not told_waiting:
+                            told_waiting = True
+                            inbox.put(("notice", {"message": "The table you waited at was closed while you "
+                                                             "were away, and no table is waiting for players: "
+                                                             "waiting for one to open (Ctrl+C to stop)."}))
+                        if loop.time() - start >= GIVE_UP_AFTER:
+                            return None
+                        continue
                     else:
                         raise
             except ServerError as exc:

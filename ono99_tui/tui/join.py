@@ -22,6 +22,10 @@ from ..text import display_width, visible
 from .app import Ono99App
 
 
+class _NoTableYet(Exception):
+    """Back in the lobby before anyone made a table to sit at: dial again, a table may open."""
+
+
 class LobbyChanged(Message, bubble=False):
     """The app to the screen on top: the table in the lobby changed (only the lobby shows it)."""
 
@@ -292,8 +296,11 @@ class JoinApp(Ono99App):
         self.client.close()
         loop = asyncio.get_running_loop()
         start = loop.time()
+        no_table = False  # back before anyone made a table: waiting for one to open
         for tries, delay in enumerate(backoff(), start=1):
-            self._lobby_status(f"Reconnecting, try {tries}... ({why})")
+            self._lobby_status(f"The table you waited at was closed while you were away, and no table is waiting "
+                               f"for players: waiting for one to open (try {tries})" if no_table else
+                               f"Reconnecting, try {tries}... ({why})")
             await asyncio.sleep(delay)
             try:
                 client = await asyncio.wait_for(self._dial(), 10)
@@ -310,6 +317,9 @@ class JoinApp(Ono99App):
                                 sit["table"] = self.table_id = instead
                                 self.notify(f"The table you waited at was closed while you were away: you sit at "
                                             f"table {instead}.", timeout=10, markup=False)
+                            elif exc.code == "no_table" and self.plan.table is None:
+                                no_table = True  # (a restart keeps no table still waiting: one may open)
+                                raise _NoTableYet from None
                             elif exc.code != "seat_taken":
                                 raise
                             reply = await client.request(sit)
@@ -326,7 +336,7 @@ class JoinApp(Ono99App):
                     self.fail(f"the connection to the server ended ({why}) and the table is no longer "
                               f"there to sit at again: {exc}")
                     return False
-            except (OSError, TimeoutError, ProtocolError):
+            except (OSError, TimeoutError, ProtocolError, _NoTableYet):
                 pass
             else:
                 self.client = client
