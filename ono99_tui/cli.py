@@ -9,12 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 
 from . import __version__
 from .errors import UserError
-from .text import counted, visible
+from .text import counted, shorten, visible
 
 EXIT_USAGE = 2
 
@@ -601,29 +600,17 @@ def cmd_play(args) -> int:
 # -- network play ------------------------------------------------------------------
 
 DEFAULT_PORT = 7099
-
-
-def _port(value: int) -> int:
-    if not 0 <= value < 65536:
-        raise UserError(f"--port must be 0 to 65535, got {value}")
-    return value
+DAY, WEEK = 24 * 3600, 7 * 24 * 3600  # (seconds)
+TABLE_NUMBER = "a table number, 1 or more (ono99 watch lists them)"  # (the server's: 1 up, 32 bits)
 
 
 def _server_config(args):
     from .net.server import ServerConfig
 
-    # (nan and inf fail these too: a bot delay of inf left its turn waiting for good)
-    if not 0 <= args.turn_timer <= 24 * 3600:
-        raise UserError(f"--turn-timer must be 0 to 86400 seconds, got {args.turn_timer:g}")
-    if not 0 <= args.move_timer <= 24 * 3600:
-        raise UserError(f"--move-timer must be 0 to 86400 seconds, got {args.move_timer:g}")
-    if not 0 <= args.bot_delay <= 60:
-        raise UserError(f"--bot-delay must be 0 to 60 seconds, got {args.bot_delay:g}")
+    # (the numbers were checked as they were read, by _Number: a bot delay of inf left its turn
+    # waiting for good)
     if not str(args.bind).strip():
         raise UserError("--bind needs an address (127.0.0.1, 0.0.0.0 for every interface, ::1, ...)")
-    for flag, value, least in _limit_checks(args):
-        if not value >= least or value != value or value == float("inf"):
-            raise UserError(f"--{flag} must be {least:g} or more, got {value:g}")
     password = args.password
     if password is not None and not password.strip():
         # ($PW unset in a script): the server would have said it asks a password and let anyone in
@@ -642,7 +629,7 @@ def _server_config(args):
             raise UserError(f"--password-file: {args.password_file} is empty")
     # every server resumes its tables after a restart; `ono99 host` its own table, kept apart by
     # port (its players come back to that port), and only on a port it was given
-    port = _port(args.port)
+    port = args.port
     hosting = args.func is cmd_host
     manifest = None
     if hosting and port and not args.no_save:
@@ -657,15 +644,6 @@ def _server_config(args):
                         per_address=args.per_address, hello_timeout=args.hello_timeout,
                         lobby_timeout=args.lobby_timeout, tables_per_connection=args.tables_per_connection,
                         tables_per_address=args.tables_per_address, abandoned_after=args.abandoned_after)
-
-
-def _limit_checks(args):
-    """(flag, value, least allowed) for each of the server's limits."""
-    return [("max-tables", args.max_tables, 1), ("max-connections", args.max_connections, 1),
-            ("per-address", args.per_address, 1), ("hello-timeout", args.hello_timeout, 0.1),
-            ("lobby-timeout", args.lobby_timeout, 0),
-            ("tables-per-connection", args.tables_per_connection, 1),
-            ("tables-per-address", args.tables_per_address, 1), ("abandoned-after", args.abandoned_after, 0)]
 
 
 def _server_log(verbose: bool = False) -> None:
@@ -731,7 +709,6 @@ def _run_join(args, plan) -> int:
 
 
 def cmd_join(args) -> int:
-    _check_table_number(args.table)
     if getattr(args, "plain", False):  # the plain front end's own lobby: no Textual behind it
         from .plain.remote import join_plan, run_join
 
@@ -771,11 +748,6 @@ def cmd_join(args) -> int:
     return _run_join(args, plan)
 
 
-def _check_table_number(table: int | None) -> None:
-    if table is not None and not 1 <= table < 2**31:  # (the server's numbers: 1 up, 32 bits)
-        raise UserError(f"--table must be a table number, 1 or more (ono99 watch lists them), not {table}")
-
-
 def cmd_watch(args) -> int:
     """A spectator: a table's public state, live (never a hand)."""
     import os
@@ -784,7 +756,6 @@ def cmd_watch(args) -> int:
     from .net.client import split_address
     from .net.lobby import JoinPlan, probe
 
-    _check_table_number(args.table)
     try:
         host, port = split_address(args.address, DEFAULT_PORT)
     except ValueError as exc:
@@ -924,13 +895,6 @@ def session_zygote():
 
 
 def cmd_serve_ssh(args) -> int:
-    if args.max_sessions < 1:
-        raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
-    if args.ssh_per_address < 1:
-        raise UserError(f"--ssh-per-address must be 1 or more, got {args.ssh_per_address}")
-    for flag, value in (("--idle-timeout", args.idle_timeout), ("--session-timeout", args.session_timeout)):
-        if not 1 <= value <= 7 * 24 * 3600:  # (nan fails this too)
-            raise UserError(f"{flag} must be 1 to 604800 seconds, got {value:g}")
     import asyncio
 
     from .net import ssh
@@ -954,7 +918,7 @@ def cmd_serve_ssh(args) -> int:
     config.port = 0  # the table server listens on loopback only, on any free port
     config.host = "127.0.0.1"
     config.door_closed, config.door_flag = not args.open, "--authorized-keys FILE (not --open)"
-    ssh_config = ssh.SSHConfig(host=args.bind, port=_port(args.port), host_key=data_dir() / "ssh_host_key",
+    ssh_config = ssh.SSHConfig(host=args.bind, port=args.port, host_key=data_dir() / "ssh_host_key",
                                seat_key=data_dir() / "ssh_seat_key",
                                authorized_keys=args.authorized_keys, open=args.open,
                                zygote=None if args.no_zygote else session_zygote(),
@@ -986,12 +950,6 @@ def cmd_web(args) -> int:
 
     config = _server_config(args)
     _server_log(args.verbose)
-    if args.max_sessions < 1:
-        raise UserError(f"--max-sessions must be 1 or more, got {args.max_sessions}")
-    if args.web_per_address < 1:
-        raise UserError(f"--web-per-address must be 1 or more, got {args.web_per_address}")
-    if not 0.1 <= args.header_timeout <= 3600:  # (nan fails this too)
-        raise UserError(f"--header-timeout must be 0.1 to 3600 seconds, got {args.header_timeout:g}")
     if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
         raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
     from .store.paths import data_dir
@@ -1041,7 +999,8 @@ def _warn_open(host: str, password, who: str) -> None:
 
 
 def _add_server_options(p, port_help: str, password: bool = True, verbose: bool = True) -> None:
-    p.add_argument("--port", type=int, default=DEFAULT_PORT, metavar="P", help=port_help)
+    p.add_argument("--port", action=_Number, least=0, most=65535, default=DEFAULT_PORT, metavar="P",
+                   help=port_help)
     p.add_argument("--bind", default="127.0.0.1", metavar="ADDR",
                    help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0: every network)")
     p.set_defaults(password=None, password_file=None)
@@ -1049,31 +1008,34 @@ def _add_server_options(p, port_help: str, password: bool = True, verbose: bool 
         p.add_argument("--password", default=None, metavar="PW", help="players must give this password to join")
         p.add_argument("--password-file", default=None, metavar="FILE",
                        help="the password from a file (kept out of the process list)")
-    p.add_argument("--turn-timer", type=float, default=30.0, metavar="S",
+    p.add_argument("--turn-timer", action=_Number, whole=False, least=0, most=DAY, default=30.0, metavar="S",
                    help="seconds before a bot plays the turn of a player who has lost their connection (default 30)")
-    p.add_argument("--move-timer", type=float, default=120.0, metavar="S",
+    p.add_argument("--move-timer", action=_Number, whole=False, least=0, most=DAY, default=120.0, metavar="S",
                    help="seconds a connected player may take over a turn while other people wait, before a bot "
                    "plays that card (default 120; 0: no limit)")
-    p.add_argument("--bot-delay", type=float, default=0.8, metavar="S",
+    p.add_argument("--bot-delay", action=_Number, whole=False, least=0, most=60, default=0.8, metavar="S",
                    help="seconds a bot waits before it plays, so people can follow (default 0.8)")
     p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")
     limits = p.add_argument_group("limits (docs/deploy.md)")
-    limits.add_argument("--abandoned-after", type=float, default=600.0, metavar="S",
+    limits.add_argument("--abandoned-after", action=_Number, whole=False, least=0, default=600.0,
+                        metavar="S",
                         help="close a started table nobody has been at for S seconds, keeping its save as an "
                         "abandoned game (default 600)")
-    limits.add_argument("--max-tables", type=int, default=200, metavar="N", help="tables at once (default 200)")
-    limits.add_argument("--max-connections", type=int, default=1000, metavar="N",
+    limits.add_argument("--max-tables", action=_Number, least=1, default=200, metavar="N",
+                        help="tables at once (default 200)")
+    limits.add_argument("--max-connections", action=_Number, least=1, default=1000, metavar="N",
                         help="connections at once (default 1000)")
-    limits.add_argument("--per-address", type=int, default=8, metavar="N",
+    limits.add_argument("--per-address", action=_Number, least=1, default=8, metavar="N",
                         help="connections at once from one address, counted from the TCP accept (default 8)")
-    limits.add_argument("--hello-timeout", type=float, default=10.0, metavar="S",
+    limits.add_argument("--hello-timeout", action=_Number, whole=False, least=0.1, default=10.0,
+                        metavar="S",
                         help="close a connection that has not said hello within S seconds (default 10)")
-    limits.add_argument("--lobby-timeout", type=float, default=600.0, metavar="S",
+    limits.add_argument("--lobby-timeout", action=_Number, whole=False, least=0, default=600.0, metavar="S",
                         help="close a connection at no table (no seat, not watching) that has said nothing for S "
                         "seconds; 0: never (default 600)")
-    limits.add_argument("--tables-per-connection", type=int, default=2, metavar="N",
+    limits.add_argument("--tables-per-connection", action=_Number, least=1, default=2, metavar="N",
                         help="tables that are not over one connection may have made (default 2)")
-    limits.add_argument("--tables-per-address", type=int, default=6, metavar="N",
+    limits.add_argument("--tables-per-address", action=_Number, least=1, default=6, metavar="N",
                         help="tables that are not over the connections from one address may have made (default 6)")
     if verbose:  # (ono99 host: its screen is the terminal, and says what happens to its one table)
         p.add_argument("-v", "--verbose", action="store_true",
@@ -1086,7 +1048,7 @@ def _add_zygote(p, sessions: int) -> None:
     p.add_argument("--no-zygote", action="store_true",
                    help="start a fresh process for each session instead of forking it from a warm one "
                    "(slower to open and ~2x the memory per session; docs/deploy.md, Capacity)")
-    p.add_argument("--max-sessions", type=int, default=sessions, metavar="N",
+    p.add_argument("--max-sessions", action=_Number, least=1, default=sessions, metavar="N",
                    help=f"sessions (each a process of ~16 MiB) at once; past it a new one is told the server is "
                    f"full (default {sessions}; docs/deploy.md, Capacity)")
 
@@ -1100,14 +1062,58 @@ def _add_plain(p) -> None:
 _WORDS: list[str] = []  # the command line being read, for _Parser's hint
 
 
+class _Number(argparse.Action):
+    """A number option (``add_argument(..., action=_Number, least=1, most=65535)``): a word, or a
+    number outside its range, is one line naming the option and what it takes, exit 2 -- never
+    argparse's usage block (``web --web-per-address lots`` printed ten lines of it, the error
+    last). ``whole``: a whole number, else seconds (nan and inf are refused too); ``allowed`` says
+    the range in other words where it needs them."""
+
+    def __init__(self, option_strings, dest, whole: bool = True, least=None, most=None,
+                 allowed: str | None = None, **kwargs):
+        super().__init__(option_strings, dest, **kwargs)
+        self.whole, self.least, self.most = whole, least, most
+        if allowed is None:
+            if not whole:
+                allowed = f"{least:g} to {most:g} seconds" if most is not None else f"{least:g} seconds or more"
+            elif least is not None and most is not None:
+                allowed = f"a whole number from {least} to {most}"
+            elif least is not None:
+                allowed = f"a whole number, {least} or more"
+            else:
+                allowed = "a whole number"
+        self.allowed = allowed
+
+    def value(self, text: str):
+        """The number ``text`` gives, or None when it is none this option takes."""
+        try:
+            number = int(text) if self.whole else float(text)
+        except ValueError:  # (a word, 1.5 for a whole number, or past int()'s 4300 digits)
+            return None
+        if number != number or number in (float("inf"), float("-inf")):
+            return None
+        if (self.least is not None and number < self.least) or (self.most is not None and number > self.most):
+            return None
+        return number
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        number = self.value(values)
+        if number is None:
+            try:
+                float(values)
+                given = shorten(values.strip(), 40)  # a number out of range: as typed
+            except ValueError:
+                given = f"'{shorten(values, 40)}'"  # a word: quoted
+            _err(f"ono99: {option_string or self.dest} must be {self.allowed}, got {given}")
+            parser.exit(EXIT_USAGE)
+        setattr(namespace, self.dest, number)
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser; its usage errors also say when a word that names a file was read as an
     option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
 
     def error(self, message: str):
-        # argparse says Python's words ("invalid int value: 'x'"); say what is wanted instead
-        message = re.sub(r"invalid int value: (.*)$", r"\1 is not a whole number", message)
-        message = re.sub(r"invalid float value: (.*)$", r"\1 is not a number", message)
         dashed = [w for w in _WORDS if w.startswith("-") and w not in ("-", "--")
                   and (os.path.lexists(w) or w.endswith(".toml"))]  # (a file, or one meant to be)
         if dashed:
@@ -1160,12 +1166,12 @@ def build_parser() -> argparse.ArgumentParser:
         "advantage and how often 99 cards were played.")
     p.add_argument("a", metavar="A", type=_named, help="a preset name or rules file")
     p.add_argument("b", metavar="B", type=_named, help="a preset name or rules file")
-    p.add_argument("--games", type=int, default=200, metavar="N",
+    p.add_argument("--games", action=_Number, default=200, metavar="N",
                    help="games under each rule set (default 200), rounded up to a multiple of the seats")
     p.add_argument("--bots", default="medium,medium,medium,medium", metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (default: four medium bots)")
-    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
-    p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
+    p.add_argument("--seed", action=_Number, default=1, metavar="S", help="seed for the deals (default 1)")
+    p.add_argument("--jobs", action=_Number, default=None, metavar="J", help="processes to use (default: one per CPU)")
     p.add_argument("--json", action="store_true", help="print both results as one JSON object")
     p.set_defaults(func=cmd_rules_compare)
 
@@ -1213,11 +1219,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--bots", required=True, metavar="LEVELS",
                    help="comma-separated bot levels, one per seat (2-8): random, easy, medium, hard")
-    p.add_argument("--games", type=int, default=100, metavar="N",
+    p.add_argument("--games", action=_Number, default=100, metavar="N",
                    help="games to play (default 100), rounded up to a multiple of the seats")
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", type=_named, help="house rules (default: standard)")
-    p.add_argument("--seed", type=int, default=1, metavar="S", help="seed for the deals (default 1)")
-    p.add_argument("--jobs", type=int, default=None, metavar="J", help="processes to use (default: one per CPU)")
+    p.add_argument("--seed", action=_Number, default=1, metavar="S", help="seed for the deals (default 1)")
+    p.add_argument("--jobs", action=_Number, default=None, metavar="J", help="processes to use (default: one per CPU)")
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
     p.add_argument("--records", metavar="DIR", type=_named,
                    help="write every game's record into DIR (made if missing; it must hold no game records yet)")
@@ -1234,7 +1240,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Connect to a table server and play at one of its tables on this terminal.")
     p.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
     p.add_argument("--name", required=True, metavar="NAME", help="your name at the table")
-    p.add_argument("--table", type=int, default=None, metavar="N",
+    p.add_argument("--table", action=_Number, least=1, most=2**31 - 1, allowed=TABLE_NUMBER, metavar="N",
                    help="the table to sit at (default: the one table waiting for players)")
     p.add_argument("--password", default=None, metavar="PW", help="the server's password, if it has one")
     p.epilog = ("ONO99_SEAT_TOKEN in the environment: come back to the seat it holds (or sit with it as its token). "
@@ -1248,7 +1254,7 @@ def build_parser() -> argparse.ArgumentParser:
                        description="Connect to a table server as a spectator: the table, the scores and the "
                        "log, live; no hand is ever shown. The players see your name as watching.")
     p.add_argument("address", metavar="HOST[:PORT]", help=f"the server (default port {DEFAULT_PORT})")
-    p.add_argument("--table", type=int, default=None, metavar="N",
+    p.add_argument("--table", action=_Number, least=1, most=2**31 - 1, allowed=TABLE_NUMBER, metavar="N",
                    help="the table to watch (default: the one being played)")
     p.add_argument("--name", default="Spectator", metavar="NAME",
                    help="the name the players see watching (default Spectator)")
@@ -1268,12 +1274,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
     _add_zygote(p, 256)
     gate = p.add_argument_group("SSH gateway limits (docs/deploy.md)")
-    gate.add_argument("--ssh-per-address", type=int, default=4, metavar="N",
+    gate.add_argument("--ssh-per-address", action=_Number, least=1, default=4, metavar="N",
                       help="SSH connections at once from one address, logged in or not, counted from the TCP "
                       "accept (default 4)")
-    gate.add_argument("--idle-timeout", type=float, default=1800.0, metavar="S",
+    gate.add_argument("--idle-timeout", action=_Number, whole=False, least=1, most=WEEK, default=1800.0, metavar="S",
                       help="end a session with no key pressed for S seconds (default 1800)")
-    gate.add_argument("--session-timeout", type=float, default=20.0, metavar="S",
+    gate.add_argument("--session-timeout", action=_Number, whole=False, least=1, most=WEEK, default=20.0, metavar="S",
                       help="close a logged-in connection with no game running after S seconds (default 20)")
     p.set_defaults(func=cmd_serve_ssh)
 
@@ -1287,10 +1293,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
     _add_zygote(p, 128)
     gate = p.add_argument_group("web gateway limits (docs/deploy.md)")
-    gate.add_argument("--web-per-address", type=int, default=16, metavar="N",
+    gate.add_argument("--web-per-address", action=_Number, least=1, default=16, metavar="N",
                       help="HTTP connections at once from one address, open tabs included, counted from the TCP "
                       "accept; past it a connection is refused at once (default 16)")
-    gate.add_argument("--header-timeout", type=float, default=10.0, metavar="S",
+    gate.add_argument("--header-timeout", action=_Number, whole=False, least=0.1, most=3600, default=10.0, metavar="S",
                       help="close a connection that has not sent a whole request's headers S seconds after it "
                       "was accepted or last answered; an open tab is never closed by it (default 10)")
     p.set_defaults(func=cmd_web)
@@ -1302,7 +1308,8 @@ def build_parser() -> argparse.ArgumentParser:
                        "a closed terminal) is kept: the same ono99 host comes back to it, and its players to "
                        "their seats.")
     p.add_argument("--rules", default=None, metavar="PRESET|FILE", type=_named, help="house rules (default: standard)")
-    p.add_argument("--seats", type=int, default=4, metavar="N", help="seats at the table, 2-8 (default 4)")
+    p.add_argument("--seats", action=_Number, least=2, most=8, default=4, metavar="N",
+                   help="seats at the table, 2-8 (default 4)")
     p.add_argument("--name", default="Host", metavar="NAME", help="your name at the table (default Host)")
     _add_server_options(p, f"port to listen on (default {DEFAULT_PORT}; 0: any free port, named in the join line)",
                         verbose=False)

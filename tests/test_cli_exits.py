@@ -268,13 +268,54 @@ def test_a_file_name_that_starts_with_a_dash_is_said_to_have_been_read_as_an_opt
 
 
 def test_a_number_option_given_a_word_says_what_is_wanted_in_words():
-    # argparse said Python's words: "argument --games: invalid int value: 'x'"
-    for args, said in ((("simulate", "--bots", "easy,medium", "--games", "x"),
-                        "ono99 simulate: error: argument --games: 'x' is not a whole number"),
-                       (("serve", "--turn-timer", "soon"), "ono99 serve: error: argument --turn-timer: 'soon' is not a number")):
+    # argparse said Python's words: "argument --games: invalid int value: 'x'"; then its own usage
+    # block of up to ten lines above "argument --web-per-address: 'lots' is not a whole number"
+    for args, said in ((("simulate", "--bots", "easy,medium", "--games", "x"), "--games must be a whole number, got 'x'"),
+                       (("serve", "--turn-timer", "soon"), "--turn-timer must be 0 to 86400 seconds, got 'soon'"),
+                       (("serve", "--port", "x"), "--port must be a whole number from 0 to 65535, got 'x'"),
+                       (("web", "--web-per-address", "lots"), "--web-per-address must be a whole number, 1 or more, "
+                                                              "got 'lots'")):
         proc = ono99(*args)
-        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr.splitlines()[-1] == said, proc.stderr
-        assert "invalid" not in proc.stderr
+        assert proc.returncode == 2 and proc.stdout == "" and proc.stderr == f"ono99: {said}\n", proc.stderr
+
+
+def _number_options() -> list[tuple[list[str], str]]:
+    """(the command's words, the option) for every option of every command that takes a number
+    (its metavar says so: N, S, P or J)."""
+    import argparse
+
+    from ono99_tui.cli import build_parser
+
+    found = []
+
+    def walk(parser, words):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    walk(sub, [*words, name])
+            elif action.option_strings and action.metavar in ("N", "S", "P", "J"):
+                found.append((words, action.option_strings[-1]))
+
+    walk(build_parser(), [])
+    return found
+
+
+def test_every_number_option_of_every_command_given_a_word_is_one_line_naming_it(capsys):
+    """`ono99 serve --port x` and `ono99 web --web-per-address lots` printed argparse's usage block,
+    the error last; every number option, of every command, now says in one line which option and
+    what it takes, exit 2."""
+    from ono99_tui.cli import main
+
+    options = _number_options()
+    assert len(options) >= 40 and (["web"], "--web-per-address") in options and (["join"], "--table") in options
+    for words, option in options:
+        for word, shown in (("lots", "'lots'"), ("1.5x", "'1.5x'"), ("", "''"), ("\x1b[2J", "'\\x1b[2J'")):
+            with pytest.raises(SystemExit) as exited:
+                main([*words, option, word])
+            err = capsys.readouterr().err
+            assert exited.value.code == 2 and err.count("\n") == 1 and "usage" not in err, (words, option, err)
+            assert err.startswith(f"ono99: {option} must be ") and err.endswith(f", got {shown}\n"), err
+            assert "whole number" in err or "seconds" in err or "table number" in err, err
 
 
 def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_output(private_dirs, tmp_path):

@@ -164,9 +164,9 @@ def test_serve_says_whether_it_saves_games_and_never_that_it_does_under_no_save(
 
 
 def test_serve_refuses_bad_options_in_one_line():
-    for args, words in [(["--port", "70000"], "--port must be 0 to 65535"),
+    for args, words in [(["--port", "70000"], "--port must be a whole number from 0 to 65535, got 70000"),
                         (["--turn-timer", "-1"], "--turn-timer must be 0 to 86400 seconds, got -1"),
-                        (["--lobby-timeout", "-1"], "--lobby-timeout must be 0 or more, got -1")]:
+                        (["--lobby-timeout", "-1"], "--lobby-timeout must be 0 seconds or more, got -1")]:
         proc = ono99("serve", *args)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 
@@ -252,7 +252,7 @@ def test_a_table_number_the_server_cannot_have_is_refused_before_connecting(comm
     for table in ("2147483648", "0", "-3"):
         proc = ono99(*command, "127.0.0.1:9", "--table", table)
         assert proc.returncode == 2 and proc.stderr == \
-            f"ono99: --table must be a table number, 1 or more (ono99 watch lists them), not {table}\n", proc.stderr
+            f"ono99: --table must be a table number, 1 or more (ono99 watch lists them), got {table}\n", proc.stderr
 
 
 @pytest.mark.parametrize("plain", [[], ["--plain"]])
