@@ -600,7 +600,12 @@ def cmd_play(args) -> int:
 # -- network play ------------------------------------------------------------------
 
 DEFAULT_PORT = 7099
-DAY, WEEK = 24 * 3600, 7 * 24 * 3600  # (seconds)
+DAY, WEEK = 24 * 3600, 7 * 24 * 3600  # the longest a server's timers and timeouts may be set to (seconds)
+# The most each cap may be set to: past these a number is a slip of the keyboard, not a server
+# (--web-per-address 1000000000000 was taken). One address connects from at most 65535 ports; a
+# million connections is about all the files Linux lets a process open (fs.nr_open, 1048576 by
+# default), and 100,000 started tables take 300,000 of them; 10,000 sessions of ~16 MiB are 160 GiB.
+MOST_PER_ADDRESS, MOST_CONNECTIONS, MOST_TABLES, MOST_SESSIONS = 65535, 1_000_000, 100_000, 10_000
 TABLE_NUMBER = "a table number, 1 or more (ono99 watch lists them)"  # (the server's: 1 up, 32 bits)
 
 
@@ -1017,25 +1022,25 @@ def _add_server_options(p, port_help: str, password: bool = True, verbose: bool 
                    help="seconds a bot waits before it plays, so people can follow (default 0.8)")
     p.add_argument("--no-save", action="store_true", help="do not save hosted games in the saves folder")
     limits = p.add_argument_group("limits (docs/deploy.md)")
-    limits.add_argument("--abandoned-after", action=_Number, whole=False, least=0, default=600.0,
+    limits.add_argument("--abandoned-after", action=_Number, whole=False, least=0, most=WEEK, default=600.0,
                         metavar="S",
                         help="close a started table nobody has been at for S seconds, keeping its save as an "
                         "abandoned game (default 600)")
-    limits.add_argument("--max-tables", action=_Number, least=1, default=200, metavar="N",
+    limits.add_argument("--max-tables", action=_Number, least=1, most=MOST_TABLES, default=200, metavar="N",
                         help="tables at once (default 200)")
-    limits.add_argument("--max-connections", action=_Number, least=1, default=1000, metavar="N",
+    limits.add_argument("--max-connections", action=_Number, least=1, most=MOST_CONNECTIONS, default=1000, metavar="N",
                         help="connections at once (default 1000)")
-    limits.add_argument("--per-address", action=_Number, least=1, default=8, metavar="N",
+    limits.add_argument("--per-address", action=_Number, least=1, most=MOST_PER_ADDRESS, default=8, metavar="N",
                         help="connections at once from one address, counted from the TCP accept (default 8)")
-    limits.add_argument("--hello-timeout", action=_Number, whole=False, least=0.1, default=10.0,
+    limits.add_argument("--hello-timeout", action=_Number, whole=False, least=0.1, most=3600, default=10.0,
                         metavar="S",
                         help="close a connection that has not said hello within S seconds (default 10)")
-    limits.add_argument("--lobby-timeout", action=_Number, whole=False, least=0, default=600.0, metavar="S",
+    limits.add_argument("--lobby-timeout", action=_Number, whole=False, least=0, most=WEEK, default=600.0, metavar="S",
                         help="close a connection at no table (no seat, not watching) that has said nothing for S "
                         "seconds; 0: never (default 600)")
-    limits.add_argument("--tables-per-connection", action=_Number, least=1, default=2, metavar="N",
+    limits.add_argument("--tables-per-connection", action=_Number, least=1, most=MOST_TABLES, default=2, metavar="N",
                         help="tables that are not over one connection may have made (default 2)")
-    limits.add_argument("--tables-per-address", action=_Number, least=1, default=6, metavar="N",
+    limits.add_argument("--tables-per-address", action=_Number, least=1, most=MOST_TABLES, default=6, metavar="N",
                         help="tables that are not over the connections from one address may have made (default 6)")
     if verbose:  # (ono99 host: its screen is the terminal, and says what happens to its one table)
         p.add_argument("-v", "--verbose", action="store_true",
@@ -1048,7 +1053,7 @@ def _add_zygote(p, sessions: int) -> None:
     p.add_argument("--no-zygote", action="store_true",
                    help="start a fresh process for each session instead of forking it from a warm one "
                    "(slower to open and ~2x the memory per session; docs/deploy.md, Capacity)")
-    p.add_argument("--max-sessions", action=_Number, least=1, default=sessions, metavar="N",
+    p.add_argument("--max-sessions", action=_Number, least=1, most=MOST_SESSIONS, default=sessions, metavar="N",
                    help=f"sessions (each a process of ~16 MiB) at once; past it a new one is told the server is "
                    f"full (default {sessions}; docs/deploy.md, Capacity)")
 
@@ -1274,7 +1279,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--open", action="store_true", help="anyone gets in; their SSH user name is their name")
     _add_zygote(p, 256)
     gate = p.add_argument_group("SSH gateway limits (docs/deploy.md)")
-    gate.add_argument("--ssh-per-address", action=_Number, least=1, default=4, metavar="N",
+    gate.add_argument("--ssh-per-address", action=_Number, least=1, most=MOST_PER_ADDRESS, default=4, metavar="N",
                       help="SSH connections at once from one address, logged in or not, counted from the TCP "
                       "accept (default 4)")
     gate.add_argument("--idle-timeout", action=_Number, whole=False, least=1, most=WEEK, default=1800.0, metavar="S",
@@ -1293,7 +1298,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the address browsers use, when it differs (behind a reverse proxy: https://...)")
     _add_zygote(p, 128)
     gate = p.add_argument_group("web gateway limits (docs/deploy.md)")
-    gate.add_argument("--web-per-address", action=_Number, least=1, default=16, metavar="N",
+    gate.add_argument("--web-per-address", action=_Number, least=1, most=MOST_PER_ADDRESS, default=16, metavar="N",
                       help="HTTP connections at once from one address, open tabs included, counted from the TCP "
                       "accept; past it a connection is refused at once (default 16)")
     gate.add_argument("--header-timeout", action=_Number, whole=False, least=0.1, most=3600, default=10.0, metavar="S",

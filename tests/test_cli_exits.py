@@ -273,7 +273,7 @@ def test_a_number_option_given_a_word_says_what_is_wanted_in_words():
     for args, said in ((("simulate", "--bots", "easy,medium", "--games", "x"), "--games must be a whole number, got 'x'"),
                        (("serve", "--turn-timer", "soon"), "--turn-timer must be 0 to 86400 seconds, got 'soon'"),
                        (("serve", "--port", "x"), "--port must be a whole number from 0 to 65535, got 'x'"),
-                       (("web", "--web-per-address", "lots"), "--web-per-address must be a whole number, 1 or more, "
+                       (("web", "--web-per-address", "lots"), "--web-per-address must be a whole number from 1 to 65535, "
                                                               "got 'lots'")):
         proc = ono99(*args)
         assert proc.returncode == 2 and proc.stdout == "" and proc.stderr == f"ono99: {said}\n", proc.stderr
@@ -316,6 +316,35 @@ def test_every_number_option_of_every_command_given_a_word_is_one_line_naming_it
             assert exited.value.code == 2 and err.count("\n") == 1 and "usage" not in err, (words, option, err)
             assert err.startswith(f"ono99: {option} must be ") and err.endswith(f", got {shown}\n"), err
             assert "whole number" in err or "seconds" in err or "table number" in err, err
+
+
+def test_every_number_option_of_the_servers_and_their_clients_has_an_upper_bound_it_says(capsys):
+    """`ono99 web --web-per-address 1000000000000` was taken (and --max-tables, --per-address,
+    --lobby-timeout... had no upper bound either). Every number option of serve, serve-ssh, web,
+    host, join and watch now has a range: past it, one line saying the range, exit 2; the most it
+    says is taken."""
+    import re
+
+    from ono99_tui.cli import build_parser
+
+    needs = {"join": ["h", "--name", "A"], "watch": ["h"]}
+    options = [(w, o) for w, o in _number_options() if w[0] in ("serve", "serve-ssh", "web", "host", "join", "watch")]
+    assert len(options) >= 30
+    for words, option in options:
+        command = [*words, *needs.get(words[0], [])]
+        with pytest.raises(SystemExit) as exited:  # (read only: nothing is started)
+            build_parser().parse_known_args([*command, option, "1000000000000"])
+        err = capsys.readouterr().err
+        assert exited.value.code == 2 and err.count("\n") == 1 and err.endswith(", got 1000000000000\n"), err
+        if option == "--table":  # (a table number: the server gives them, up to 2**31 - 1)
+            continue
+        most = re.search(r" to (\d+)(?: seconds)?, got", err)
+        assert most and int(most[1]) < 10**7, (option, err)
+        args, _ = build_parser().parse_known_args([*command, option, most[1]])
+        assert getattr(args, option[2:].replace("-", "_")) == int(most[1]), (option, err)
+    proc = ono99("web", "--web-per-address", "1000000000000")
+    assert proc.returncode == 2 and proc.stdout == "" and proc.stderr == \
+        "ono99: --web-per-address must be a whole number from 1 to 65535, got 1000000000000\n", proc.stderr
 
 
 def test_saves_take_empty_names_as_nothing_and_export_to_dash_writes_standard_output(private_dirs, tmp_path):

@@ -166,7 +166,7 @@ def test_serve_says_whether_it_saves_games_and_never_that_it_does_under_no_save(
 def test_serve_refuses_bad_options_in_one_line():
     for args, words in [(["--port", "70000"], "--port must be a whole number from 0 to 65535, got 70000"),
                         (["--turn-timer", "-1"], "--turn-timer must be 0 to 86400 seconds, got -1"),
-                        (["--lobby-timeout", "-1"], "--lobby-timeout must be 0 seconds or more, got -1")]:
+                        (["--lobby-timeout", "-1"], "--lobby-timeout must be 0 to 604800 seconds, got -1")]:
         proc = ono99("serve", *args)
         assert proc.returncode == 2 and words in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
 

@@ -628,7 +628,7 @@ def test_the_gateway_limits_have_flags_that_reach_it_and_bad_ones_are_one_line(t
 
     from .cli import ono99
 
-    for args, words in [(["--ssh-per-address", "0"], "--ssh-per-address must be a whole number, 1 or more"),
+    for args, words in [(["--ssh-per-address", "0"], "--ssh-per-address must be a whole number from 1 to 65535"),
                         (["--idle-timeout", "0"], "--idle-timeout must be 1 to 604800 seconds"),
                         (["--session-timeout", "nan"], "--session-timeout must be 1 to 604800 seconds")]:
         proc = ono99("serve-ssh", "--open", "--port", "0", *args)

@@ -29,7 +29,7 @@ def test_a_bad_port_or_address_is_one_line_and_exit_2():
         assert proc.returncode == 2, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ono99: "), proc.stderr
         assert args[0] in proc.stderr, proc.stderr
-    for flag, takes in (("--web-per-address", "a whole number, 1 or more"),
+    for flag, takes in (("--web-per-address", "a whole number from 1 to 65535"),
                         ("--header-timeout", "0.1 to 3600 seconds")):  # (a word: argparse's usage block was printed)
         proc = ono99("web", flag, "many", timeout=30)
         assert proc.returncode == 2 and proc.stderr == f"ono99: {flag} must be {takes}, got 'many'\n", proc.stderr
