@@ -964,7 +964,7 @@ def cmd_web(args) -> int:
                                seat_key=data_dir() / "web_seat_key", max_tabs=args.max_sessions,
                                # every tab is a connection (its websocket); as many more may load pages
                                max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,
-                               header_timeout=args.header_timeout,
+                               header_timeout=args.header_timeout, write_timeout=args.write_timeout,
                                zygote=None if args.no_zygote else session_zygote())
     page_password = config.password
     config.door_closed = page_password is not None  # (its tables are kept private over a restart)
@@ -1304,6 +1304,9 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--header-timeout", action=_Number, whole=False, least=0.1, most=3600, default=10.0, metavar="S",
                       help="close a connection that has not sent a whole request's headers S seconds after it "
                       "was accepted or last answered; an open tab is never closed by it (default 10)")
+    gate.add_argument("--write-timeout", action=_Number, whole=False, least=1, most=3600, default=30.0, metavar="S",
+                      help="drop a connection that takes nothing of what it is sent for S seconds (it stopped "
+                      "reading); a slow one that still reads is never dropped by it (default 30)")
     p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",

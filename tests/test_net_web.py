@@ -707,6 +707,83 @@ async def test_one_address_cannot_hold_every_connection_and_a_half_sent_request_
         web.stop()
 
 
+def _stderr_until(web: "Web", wanted: str, limit: float = 60.0) -> str:
+    """The server's stderr up to the first line with ``wanted``: waits on the server saying it,
+    for at most ``limit`` seconds (then the test fails)."""
+    import queue
+    import threading
+
+    lines: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in web.proc.stderr] + [lines.put("")],
+                     daemon=True).start()
+    said = ""
+    while True:
+        try:
+            line = lines.get(timeout=limit)
+        except queue.Empty:
+            pytest.fail(f"the server never said {wanted!r}: {said!r}")
+        said += line
+        if wanted in line or not line:
+            assert wanted in line, said
+            return said
+
+
+def _response(s: socket.socket, pause: float = 0.0) -> tuple[bytes, bytes]:
+    """One whole HTTP response (head, body by its Content-Length) read from ``s``, a chunk at a time
+    with ``pause`` seconds between reads."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += s.recv(65536)
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = int(re.search(rb"(?im)^content-length: *(\d+)", head).group(1))
+    while len(body) < length:
+        time.sleep(pause)
+        chunk = s.recv(65536)
+        assert chunk, (head, len(body))
+        body += chunk
+    return head, body
+
+
+def test_a_client_that_stops_reading_is_dropped_and_a_slow_one_that_reads_is_not(tmp_path):
+    """A known gap: a client that asked for textual.js a dozen times in one go and read nothing
+    kept its connection (one of its address's --web-per-address), and the 2 MB the server had sent
+    it, for good: aiohttp sends files with sendfile, and no timeout ever ran out. Now what is sent
+    must be taken within --write-timeout, else the connection is dropped (said with -v) and its
+    slot given back; a client that reads slowly, taking longer than that in all, gets every byte."""
+    from pathlib import Path
+
+    import textual_serve
+
+    script = (Path(textual_serve.__file__).parent / "static" / "js" / "textual.js").read_bytes()
+    timeout = 2.0
+    web = Web(tmp_path, "--no-zygote", "-v", "--web-per-address", "1", "--write-timeout", f"{timeout:g}")
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    asked = f"GET /static/js/textual.js HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    stuck = socket.socket()
+    try:
+        stuck.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # (its window shuts at once)
+        stuck.connect(("127.0.0.1", port))
+        stuck.sendall(asked * 12)  # ~6 MB asked for, and nothing read
+        assert _send(port, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n") == 503  # (its address's one slot)
+        said = _stderr_until(web, "dropped a connection")
+        assert "Traceback" not in said and said.splitlines()[-1] == ("ono99: info: ono99 web: dropped a connection from 127.0.0.1: it took "
+                                         f"nothing sent to it for {timeout:g} s; said once a minute while they come")
+        # (the system ends it without a word to the client, which may be gone: no reset to wait on)
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout + 30) as slow:  # its slot is free
+            slow.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+            head, page = _response(slow)
+            assert head.startswith(b"HTTP/1.1 200 ") and b"terminal" in page, head
+            slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+            started = time.monotonic()
+            slow.sendall(asked)  # read a little at a time, for longer than the write timeout in all
+            head, body = _response(slow, pause=timeout / 8)
+            assert head.startswith(b"HTTP/1.1 200 ") and body == script
+            assert time.monotonic() - started > timeout  # (the premise: it was slower than the timeout)
+    finally:
+        stuck.close()
+        web.stop()
+
+
 def test_the_web_servers_caps_fit_the_open_file_limit(monkeypatch):
     """Past ulimit -n the process could accept nobody; the caps are lowered to fit, in one warning."""
     import resource

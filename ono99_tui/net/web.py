@@ -10,8 +10,8 @@ sent, must be this server's): a page elsewhere cannot reach it through DNS rebin
 keeps a random id in its sessionStorage, from which its seat token is made (with a secret
 kept in the data folder): reloading the tab comes back to the same seat and hand, also after
 a restart. Closing the tab ends its process group. Connections are counted per address from the
-accept and must send their request's headers in time (Doors, Door): idle sockets cannot take the
-process's open files.
+accept, must send their request's headers in time and take what they are sent in time (Doors,
+Door): idle sockets, and clients that stop reading, cannot take the process's open files.
 """
 
 from __future__ import annotations
@@ -164,6 +164,9 @@ class WebConfig:
     per_address: int = 16  # from one address (8 tabs, the table server's --per-address, and a browser's 6)
     header_timeout: float = 10.0  # a connection must send a request's headers this soon after its accept
     # or its last answer, else it is closed (slowloris; idle keep-alive); a tab's websocket is never cut
+    write_timeout: float = 30.0  # what is sent to a connection must be taken (acknowledged, its window
+    # open) within this, else it is dropped: a client that stops reading holds no slot and no buffers.
+    # A slow reader is never cut by it: each byte it takes starts the time again
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
@@ -527,6 +530,8 @@ class Doors:
         self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
         self._said = -1e9
         self._unsaid = 0
+        self._dropped_said = -1e9
+        self._dropped_unsaid = 0
 
     def admit(self, address: str) -> str | None:
         """Count a connection from ``address``; else why it is refused."""
@@ -557,11 +562,28 @@ class Doors:
         self._said, self._unsaid = now, 0
         log.info("ono99 web: refused a connection: %s%s; said once a minute while they come", why, more)
 
+    def dropped(self, address: str) -> None:
+        """A connection from ``address`` was dropped: it took nothing of what it was sent for the write
+        timeout (one line a minute at most, with -v, as refusals are)."""
+        now = time.monotonic()
+        if now - self._dropped_said < 60:
+            self._dropped_unsaid += 1
+            return
+        more = f" ({self._dropped_unsaid} more since the last said)" if self._dropped_unsaid else ""
+        self._dropped_said, self._dropped_unsaid = now, 0
+        log.info("ono99 web: dropped a connection from %s: it took nothing sent to it for %g s%s; said once a "
+                 "minute while they come", address, self.config.write_timeout, more)
+
 
 class Door(web.RequestHandler):
     """aiohttp's handler of one HTTP connection, counted by Doors from its accept, and closed if its
     first request's headers are not in within the header timeout (later ones: aiohttp's keep-alive
-    timeout, the same). A request that reaches the app (an open tab's websocket) is never cut."""
+    timeout, the same). A request that reaches the app (an open tab's websocket) is never cut by
+    that; but what is sent to it must be taken within the write timeout (the system's
+    TCP_USER_TIMEOUT: data unacknowledged, or waiting on a window the client keeps shut), else the
+    connection is dropped. A client that requested textual.js a dozen times in one go and read
+    nothing held its connection, its slot of --web-per-address and megabytes of the server's
+    buffers for good (aiohttp sends files with sendfile: no timeout of its own ever ran)."""
 
     def __init__(self, doors: Doors, manager: web.Server, **kw):
         super().__init__(manager, **kw)
@@ -585,6 +607,7 @@ class Door(web.RequestHandler):
             return
         self.counted = address
         self._late = asyncio.get_running_loop().call_later(self.doors.config.header_timeout, self.force_close)
+        write_timeout(transport, self.doors.config.write_timeout)
 
     def heard(self) -> None:
         if self._late is not None:
@@ -594,9 +617,27 @@ class Door(web.RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         self.heard()
         if self.counted is not None:
+            if isinstance(exc, TimeoutError):  # (ETIMEDOUT: the write timeout, or a peer gone from the network)
+                self.doors.dropped(self.counted)
             self.doors.leave(self.counted)
             self.counted = None
         super().connection_lost(exc)
+
+
+def write_timeout(transport: asyncio.BaseTransport, seconds: float) -> None:
+    """Drop the connection when what is sent to it is not taken for ``seconds``: the system's
+    TCP_USER_TIMEOUT, which counts data sent and not acknowledged, and data held back by a window
+    the client keeps shut (it reads nothing), and covers the sendfile aiohttp serves files with
+    and the bytes left to send after a close. A slow reader opens its window as it reads, and
+    each time the time starts again. Where the system has no such option, there is none."""
+    option = getattr(socket, "TCP_USER_TIMEOUT", None)
+    sock = transport.get_extra_info("socket")
+    if option is None or sock is None or sock.family not in (socket.AF_INET, socket.AF_INET6):
+        return
+    try:
+        sock.setsockopt(socket.IPPROTO_TCP, option, max(1, round(seconds * 1000)))
+    except OSError:
+        pass
 
 
 def fit_open_files(config: WebConfig, tables: int) -> tuple[WebConfig, str | None]:
