@@ -557,3 +557,84 @@ async def test_ascii_has_no_scrollbar_so_a_long_dialog_says_there_is_more_until_
         app.push_screen(_Notice("Short", "One line."))  # a text that fits: nothing more to say
         await settle(pilot)
         assert str(app.screen.query_one(".dialog").border_subtitle) == ""
+
+
+def _cells(line: str) -> list[str]:
+    """A screen row cell by cell: a wide character, then "" for the second cell it takes."""
+    from ono99_tui.text import display_width
+
+    out = []
+    for ch in line:
+        out.append(ch)
+        out.extend([""] * (display_width(ch) - 1))
+    return out
+
+
+async def test_statistics_of_very_wide_names_stay_in_their_columns_with_every_count_shown(private_dirs):
+    """A 40-character name, a name in double-width CJK characters and one of emoji, with big counts
+    and "medium 1000/1000": at 80x24 every row stays in its columns, each count right under its
+    header and whole, each bot level whole in its column; the names may be cut (told apart). The
+    rows were 80 columns wide in a 76-column box: "medium 1000/1000" wrapped, and its counts stood
+    on a line of their own under the names."""
+    from tests.test_tui_play import screen_text
+
+    from ono99_tui.text import display_width
+
+    long40, cjk, emoji = "Bartholomew Fitzgerald-Montgomery Junior", "王小明李大華張偉陳靜林美玲黃志強吳淑芬劉", "🙂🎉🐉🃏🔥" * 4
+    assert len(long40) == 40 and display_width(cjk) == display_width(emoji) == 40
+    players = {long40: ((1234, 567, 8901), ["easy 1/3", "medium 1000/1000"]),
+               cjk: ((99999, 12345, 77777), ["hard 12345/99999"]),
+               emoji: ((5, 5, 0), ["random 5/5"]), "Ann": ((3, 1, 7), [])}
+    data = private_dirs / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    text = ""
+    for name, ((games, wins, lost), faced) in players.items():
+        text += f'[players."{name}"]\ngames = {games}\nwins = {wins}\nrounds_lost = {lost}\n'
+        for entry in faced:
+            level, score = entry.split()
+            won, played = score.split("/")
+            text += f'[players."{name}".faced.{level}]\ngames = {played}\nwins = {won}\n'
+    (data / "stats.toml").write_text(text)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=SIZE) as pilot:
+        app.menu_choice("stats")
+        await pilot.pause()
+        rows = [_cells(line) for line in screen_text(app).splitlines()]
+    box = [row for row in rows if len(row) == 80 and row[0] in "│|" and row[79] in "│|"]
+    inside = ["".join(row[2:78]) for row in box]  # (the border and a cell of padding each side)
+    head = next(i for i, line in enumerate(inside) if line.startswith("player "))
+    header = _cells(inside[head])
+    title = "".join(header)
+    ends = {t: title.index(t) + len(t) for t in ("games", "wins", "rounds lost")}
+    bots = title.index("vs bots")
+    for name, ((games, wins, lost), faced) in players.items():
+        at = next(i for i, line in enumerate(inside) if line.startswith(name[:3]))
+        row = _cells(inside[at])
+        for column, count in zip(("games", "wins", "rounds lost"), (games, wins, lost)):
+            end = ends[column]  # each count whole, right under its header's end
+            assert "".join(row[end - len(str(count)):end]) == str(count) and row[end] == " ", (name, column, inside[at])
+        shown = ["".join(_cells(inside[at + k])[bots:]).rstrip() for k in range(max(1, len(faced)))]
+        assert shown == (faced or ["-"]), (name, inside[at:at + 3])
+        assert all(not "".join(_cells(inside[at + k])[:bots]).strip() for k in range(1, len(faced)))
+
+
+def test_statistics_laid_out_for_a_narrower_box_fit_it_and_keep_every_count():
+    """Narrower than a row with its bot levels beside it: each level goes on a line of its own
+    under the row, and every line still fits; `ono99 stats` (no width) is laid out as before."""
+    from ono99_tui.store.stats import stats_lines
+    from ono99_tui.text import display_width
+
+    players = {"王小明李大華張偉陳靜林美玲黃志強吳淑芬劉": {"games": 99999, "wins": 12345, "rounds_lost": 77777,
+                                                            "faced": {"hard": {"games": 99999, "wins": 12345}}},
+               "Ann": {"games": 3, "wins": 1, "rounds_lost": 7, "faced": {"medium": {"games": 1000, "wins": 1000}}}}
+    for width in (76, 60):
+        lines = stats_lines(players, width)
+        assert all(display_width(line) <= width for line in lines), (width, lines)
+        text = "\n".join(lines)
+        assert all(str(n) in text for n in (99999, 12345, 77777, 3, 1, 7)) and "medium 1000/1000" in text
+    assert stats_lines(players, 60) == ["player             games  wins  win % rounds lost avg points",
+                                        "Ann                    3     1    33%           7          -",
+                                        "  vs medium 1000/1000",
+                                        "王小明李大華張偉~  99999 12345    12%       77777          -",
+                                        "  vs hard 12345/99999"]
+    assert stats_lines(players, 200) == stats_lines(players)  # (room for all: as ono99 stats prints it)

@@ -166,26 +166,53 @@ def _add_game(game, seats, path: Path) -> None:
 
 
 NAME_COLUMNS = 20  # so a row with "medium 1000/1000" still fits 80 columns; longer names are cut
+FEWEST_NAME_COLUMNS = 8  # past this a name is not cut further to fit a width: its bot levels go under it
+# the number columns: header, and the columns each takes at least (a count wider than that widens it)
+COLUMNS = (("games", 5), ("wins", 5), ("win %", 6), ("rounds lost", 11), ("avg points", 10))
 
 
-def stats_lines(players: dict) -> list[str]:
+def stats_lines(players: dict, width: int | None = None) -> list[str]:
     """The table `ono99 stats` prints, aligned by display width (a wide name takes two
-    columns a character), never wider than 80 columns before the bot levels."""
+    columns a character), never wider than 80 columns before the bot levels.
+
+    ``width``: the columns there are (the statistics screen's). Every line then fits in it: the
+    names are cut further (told apart, short_names), and a count is never cut; where a name
+    would keep fewer than FEWEST_NAME_COLUMNS, the bot levels go on lines of their own under
+    the row instead of in a column beside it."""
     if not players:
         return ["No finished games yet."]
     shown = [visible(name) for name in players]  # a name from the file: shown, never obeyed
-    width = max(16, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
-    names = dict(zip(players, short_names(shown, width)))  # cut names never look alike
-    lines = [f"{fit('player', width)} {'games':>5} {'wins':>5} {'win %':>6} {'rounds lost':>11} {'avg points':>10}  vs bots"]
+    rows = []
     for name, row in sorted(players.items()):
         games = row.get("games", 0)
         wins = row.get("wins", 0)
         pg = row.get("points_games", 0)
         avg = f"{row.get('points_total', 0) / pg:.0f}" if pg else "-"
+        pct = f"{100 * wins / games:.0f}%" if games else "-"
         faced = [f"{shorten(lv, 20)} {f.get('wins', 0)}/{f.get('games', 0)}"
                  for lv, f in sorted(row.get("faced", {}).items())]
-        pct = f"{100 * wins / games:.0f}%" if games else "-"
-        first = f"{fit(names[name], width)} {games:>5} {wins:>5} {pct:>6} {row.get('rounds_lost', 0):>11} {avg:>10}  "
+        rows.append((name, [str(games), str(wins), pct, str(row.get("rounds_lost", 0)), avg], faced))
+    sizes = [max([least] + [len(cells[i]) for _, cells, _ in rows]) for i, (_, least) in enumerate(COLUMNS)]
+    counts = sum(size + 1 for size in sizes) + 2  # each count after a space, two before the bot levels
+    name_width = max(16, min(NAME_COLUMNS, max(display_width(n) for n in shown)))
+    beside = True  # the bot levels in a column beside the row
+    if width is not None:
+        levels = max([display_width("vs bots")] + [display_width(e) for _, _, faced in rows for e in faced])
+        if width - counts - levels >= FEWEST_NAME_COLUMNS:
+            name_width = min(name_width, width - counts - levels)
+        else:
+            beside = False
+            name_width = max(FEWEST_NAME_COLUMNS, min(name_width, width - counts + 2))
+    names = dict(zip(players, short_names(shown, name_width)))  # cut names never look alike
+    header = " ".join([fit("player", name_width)] + [f"{title:>{size}}" for (title, _), size in zip(COLUMNS, sizes)])
+    lines = [header + ("  vs bots" if beside else "")]
+    for name, cells, faced in rows:
+        first = " ".join([fit(names[name], name_width)] + [f"{cell:>{size}}" for cell, size in zip(cells, sizes)])
+        if not beside:  # (a narrow screen: under the row, indented, each its own line)
+            lines.append(first)
+            lines.extend(f"  vs {entry}" for entry in faced)
+            continue
+        first += "  "
         # one bot level a line, under the column: a list on one line wrapped mid-entry at 80 columns
         lines.append(first + (faced[0] if faced else "-"))
         lines.extend(" " * display_width(first) + entry for entry in faced[1:])
