@@ -249,3 +249,76 @@ async def test_editing_keys_typed_together_in_a_text_box_act_in_order(keys, want
         together(pilot, *keys)
         await settle(pilot)
         assert box.value == want
+
+
+async def _typed_into(pilot, screen_type, *keys):
+    """``keys`` together; then the screen they opened, once it has its focus (and the keys)."""
+    together(pilot, *keys)
+    for _ in range(50):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, screen_type) and pilot.app.focused is not None and not getattr(pilot.app, "_held_keys", None):
+            return pilot.app.screen
+    raise AssertionError(f"never on {screen_type.__name__} with its focus: {pilot.app.screen!r}")
+
+
+@pytest.mark.parametrize("keys, typed", [(("ctrl+s", "x", "1"), "x1"), (("ctrl+s", "b", "u", "g"), "bug")])
+async def test_keys_typed_with_ctrl_s_go_to_save_as_and_play_nothing(keys, typed):
+    """A play-tester's find: Ctrl+S then "save1" in one read opened Save as and played card 1 on
+    the table under it (and Ctrl+S then "bug" ran undo there). They are Save as's now."""
+    from textual.widgets import Input
+
+    from ono99_tui.tui.screens.save_as import SaveAsScreen
+
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        dialog = await _typed_into(pilot, SaveAsScreen, *keys)
+        assert plays_of(game) == [] and game.total == 0
+        assert dialog.query_one(Input).value.endswith(typed)
+
+
+async def test_a_number_typed_with_the_help_key_plays_nothing():
+    from ono99_tui.tui.screens.modals import HelpScreen
+
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game)
+        await open_table(pilot, screen)
+        await _typed_into(pilot, HelpScreen, "question_mark", "1")
+        assert plays_of(game) == [] and game.total == 0
+
+
+async def test_a_name_typed_with_n_on_the_menu_is_typed_into_new_game():
+    """A play-tester's find: "n" then "Aq" in one read opened New game, then quit the app."""
+    from textual.widgets import Input
+
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _typed_into(pilot, NewGameScreen, "n", "A", "q")
+        assert app.is_running and isinstance(app.focused, Input) and app.focused.value.endswith("Aq")
+
+
+async def test_letters_typed_after_tab_go_to_the_field_tab_moved_to():
+    """A play-tester's find: "Ann", Tab, "Bob" in one read named seat 1 "AnnBob" (the Tab moved
+    the focus only after the letters after it were typed)."""
+    from textual.widgets import Input
+
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.menu_choice("new")
+        await settle(pilot)
+        assert isinstance(app.screen, NewGameScreen) and isinstance(app.focused, Input)
+        first = app.focused
+        first.value = ""
+        together(pilot, "A", "n", "n", "tab", "B", "o", "b")
+        await settle(pilot)
+        assert first.value == "Ann" and app.focused is not first

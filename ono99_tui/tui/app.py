@@ -18,7 +18,8 @@ from ..text import visible
 from . import textual_fixes  # noqa: F401 - guards for Textual bugs the UI fuzz found
 from .commands import ThemeCommands
 from .glyphs import ASCII, UNICODE
-from .messages import MenuChosen, ResumeFailed, ResumeGame, SavesRead, SettingsSaved, StartGame
+from .key_order import KeysInOrder
+from .messages import ResumeFailed, ResumeGame, SavesRead, SettingsSaved, StartGame
 from .screens.menu import MenuScreen
 from .setup import TableSetup
 from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
@@ -27,7 +28,8 @@ from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
 # used: the main menu comes up without them (benchmarks/startup.py).
 
 
-class Ono99App(App):
+class Ono99App(KeysInOrder, App):
+    BINDINGS = KeysInOrder.KEY_BINDINGS  # (Tab as it is read: the keys after it go where it moved)
     CSS_PATH = Path(__file__).with_name("ono99.tcss")  # absolute: subclasses may live anywhere
     TITLE = "O'NO 99"
 
@@ -291,9 +293,6 @@ class Ono99App(App):
 
     def on_settings_saved(self, message: SettingsSaved) -> None:
         self.apply_settings(message.settings)
-
-    def on_menu_chosen(self, message: MenuChosen) -> None:
-        self.menu_choice(message.key)
 
     def resume(self, name: str, replace_screen: bool = False) -> bool:
         """Open a saved game where it stopped: replayed once, events kept for the last rounds only

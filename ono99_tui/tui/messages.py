@@ -43,14 +43,6 @@ class SettingsSaved(Message):
         self.settings = settings
 
 
-class MenuChosen(Message):
-    """A main-menu entry was chosen (its key: "new", "quick", "continue", ...)."""
-
-    def __init__(self, key: str) -> None:
-        super().__init__()
-        self.key = key
-
-
 class SavesRead(Message, bubble=False):
     """The app to the screen on top: its worker has read every save; ``found`` is what
     ``menu_available`` takes (the menu redraws from it instead of reading again)."""

@@ -98,12 +98,14 @@ class GameScreen(Screen):
         Binding("u", "undo", "Undo", priority=True),  # in order with the plays typed with it
         # u when undo cannot be done (not offered in the footer): says why, not silence
         Binding("u", "undo_refused", "Undo", show=False, priority=True),
-        Binding("ctrl+s", "save_as", "Save as"),
-        Binding("question_mark", "help", "Help"),
+        # the keys that open another screen too: the keys typed with them then wait for that
+        # screen (tui/key_order.py) instead of acting here first (Ctrl+S then "save1" played card 1)
+        Binding("ctrl+s", "save_as", "Save as", priority=True),
+        Binding("question_mark", "help", "Help", priority=True),
         Binding("pageup", "scroll_log(-1)", "Log up", show=False),
         Binding("pagedown", "scroll_log(1)", "Log down", show=False),
-        Binding("r", "app.card_reference", "Cards", show=False),
-        Binding("escape", "menu", "Menu"),
+        Binding("r", "app.card_reference", "Cards", show=False, priority=True),
+        Binding("escape", "menu", "Menu", priority=True),
     ]
 
     class Finished(Message):

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..messages import MenuChosen, ResumeFailed, SavesRead
+from ..messages import ResumeFailed, SavesRead
 
 MENU = (
     ("new", "New game..."),
@@ -26,9 +26,13 @@ MENU = (
 
 
 class MenuScreen(Screen):
-    BINDINGS = [Binding("n", "choose('new')", "New game"), Binding("g", "choose('quick')", "Quick game"),
-                Binding("c", "choose('continue')", "Continue"),
-                Binding("question_mark", "choose('help')", "Help"), Binding("q", "choose('quit')", "Quit")]
+    # priority, and chosen at once (not by a message behind the keys read with it): the keys typed
+    # after one go to the screen it opens (tui/key_order.py); "n" then "Aq" opened New game and quit
+    BINDINGS = [Binding("n", "choose('new')", "New game", priority=True),
+                Binding("g", "choose('quick')", "Quick game", priority=True),
+                Binding("c", "choose('continue')", "Continue", priority=True),
+                Binding("question_mark", "choose('help')", "Help", priority=True),
+                Binding("q", "choose('quit')", "Quit", priority=True)]
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
@@ -119,7 +123,9 @@ class MenuScreen(Screen):
         self.action_choose(event.option.id)
 
     def action_choose(self, key: str) -> None:
-        self.app.post_message(MenuChosen(key))
+        # the app's own method, not a message: a message would come after the keys read with this
+        # one, and they would act on the menu first
+        self.app.menu_choice(key)
 
     def on_saves_read(self, message: SavesRead) -> None:
         self.refresh_options(message.found)
