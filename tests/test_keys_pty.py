@@ -73,3 +73,20 @@ def test_alt_enter_plays_nothing_and_the_key_after_it_still_counts():
     ESC CR and a 3 in one write: only the 3 plays (the third card, the 4)."""
     text = run(typed("plain", (b"\x1b\r3", "You play")))
     assert "You play 4 → 4" in text and "You play 2" not in text, text
+
+
+def test_ctrl_s_and_a_name_in_one_write_type_the_name_and_play_nothing():
+    """A play-tester's find over a real terminal: Ctrl+S then "save1" in one write opened Save as
+    and played card 1 on the table under it. Now the letters are typed into Save as's name."""
+    async def go():
+        term = table("plain")
+        try:
+            deadline = time.monotonic() + 60
+            await term.wait(lambda t: "Your turn" in t, "the player's turn", deadline)
+            os.write(term.master, b"\x13save1")  # Ctrl+S and the name, one write
+            await term.wait(lambda t: "save1" in t, "the name typed into Save as", deadline)
+            return term.text
+        finally:
+            term.kill()
+    text = run(go())
+    assert "You play" not in text, text
