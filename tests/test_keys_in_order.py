@@ -6,6 +6,8 @@ app to go idle after every key, so it cannot show this; both are tested). Waits 
 app's own signals (tests/waits.py), never on time.
 """
 
+import contextlib
+
 import pytest
 from textual import events
 from textual.widgets._footer import FooterKey
@@ -251,6 +253,16 @@ async def test_editing_keys_typed_together_in_a_text_box_act_in_order(keys, want
         assert box.value == want
 
 
+@contextlib.asynccontextmanager
+async def _a_plain_table():
+    """(pilot, game): You to move, holding 2 3 4 5, against a bot that waits."""
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_table(pilot, table(game))
+        yield pilot, game
+
+
 async def _typed_into(pilot, screen_type, *keys):
     """``keys`` together; then the screen they opened, once it has its focus (and the keys)."""
     together(pilot, *keys)
@@ -269,11 +281,7 @@ async def test_keys_typed_with_ctrl_s_go_to_save_as_and_play_nothing(keys, typed
 
     from ono99_tui.tui.screens.save_as import SaveAsScreen
 
-    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
-    app = Ono99App(bot_delay=600, seed=7)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = table(game)
-        await open_table(pilot, screen)
+    async with _a_plain_table() as (pilot, game):
         dialog = await _typed_into(pilot, SaveAsScreen, *keys)
         assert plays_of(game) == [] and game.total == 0
         assert dialog.query_one(Input).value.endswith(typed)
@@ -282,11 +290,7 @@ async def test_keys_typed_with_ctrl_s_go_to_save_as_and_play_nothing(keys, typed
 async def test_a_number_typed_with_the_help_key_plays_nothing():
     from ono99_tui.tui.screens.modals import HelpScreen
 
-    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
-    app = Ono99App(bot_delay=600, seed=7)
-    async with app.run_test(size=(80, 24)) as pilot:
-        screen = table(game)
-        await open_table(pilot, screen)
+    async with _a_plain_table() as (pilot, game):
         await _typed_into(pilot, HelpScreen, "question_mark", "1")
         assert plays_of(game) == [] and game.total == 0
 

@@ -488,6 +488,23 @@ class WebGate(Server):
             await self.zygote.close()
 
 
+class OnceAMinute:
+    """What comes in floods (refusals, drops) is said one line a minute at most, with how many
+    were not said since: ``due()`` is None while quiet, else the words to add to the line."""
+
+    def __init__(self, what: str = ""):
+        self.what, self._said, self._unsaid = what, -1e9, 0
+
+    def due(self) -> str | None:
+        now = time.monotonic()
+        if now - self._said < 60:
+            self._unsaid += 1
+            return None
+        more = f" ({self._unsaid} more{self.what} since the last said)" if self._unsaid else ""
+        self._said, self._unsaid = now, 0
+        return more
+
+
 class QuietBadRequests(logging.LoggerAdapter):
     """aiohttp's server log (each request's handler logs through it), but a malformed request
     (a URL or a header over 8 KiB, anything that is not HTTP: anyone's to send, answered 400)
@@ -496,8 +513,7 @@ class QuietBadRequests(logging.LoggerAdapter):
 
     def __init__(self, logger: logging.Logger | None = None):
         super().__init__(logger or logging.getLogger("aiohttp.server"), {})
-        self._said = -1e9
-        self._unsaid = 0
+        self._quiet = OnceAMinute()
 
     def exception(self, msg, *args, exc_info=True, **kwargs) -> None:
         if isinstance(exc_info, HttpProcessingError):
@@ -506,12 +522,9 @@ class QuietBadRequests(logging.LoggerAdapter):
         super().exception(msg, *args, exc_info=exc_info, **kwargs)
 
     def refused(self, remote: str | None, exc: HttpProcessingError) -> None:
-        now = time.monotonic()
-        if now - self._said < 60:
-            self._unsaid += 1
+        more = self._quiet.due()
+        if more is None:
             return
-        more = f" ({self._unsaid} more since the last said)" if self._unsaid else ""
-        self._said, self._unsaid = now, 0
         what = (f"a request line or header over {exc.args[1]} bytes" if isinstance(exc, LineTooLong)
                 else f"a malformed request ({type(exc).__name__})")
         log.info("ono99 web: answered 400 to %s from %s%s; said once a minute while they come",
@@ -528,10 +541,7 @@ class Doors:
         self.config = config
         self.open = 0
         self.addresses: dict[str, int] = {}  # connections open per address (no entry at 0)
-        self._said = -1e9
-        self._unsaid = 0
-        self._dropped_said = -1e9
-        self._dropped_unsaid = 0
+        self._refusals, self._drops = OnceAMinute(" refused"), OnceAMinute()
 
     def admit(self, address: str) -> str | None:
         """Count a connection from ``address``; else why it is refused."""
@@ -554,23 +564,17 @@ class Doors:
             self.addresses[address] = n
 
     def _say(self, why: str) -> None:
-        now = time.monotonic()  # (refusals come in floods: one line a minute, with -v)
-        if now - self._said < 60:
-            self._unsaid += 1
+        more = self._refusals.due()  # (refusals come in floods: one line a minute, with -v)
+        if more is None:
             return
-        more = f" ({self._unsaid} more refused since the last said)" if self._unsaid else ""
-        self._said, self._unsaid = now, 0
         log.info("ono99 web: refused a connection: %s%s; said once a minute while they come", why, more)
 
     def dropped(self, address: str) -> None:
         """A connection from ``address`` was dropped: it took nothing of what it was sent for the write
         timeout (one line a minute at most, with -v, as refusals are)."""
-        now = time.monotonic()
-        if now - self._dropped_said < 60:
-            self._dropped_unsaid += 1
+        more = self._drops.due()
+        if more is None:
             return
-        more = f" ({self._dropped_unsaid} more since the last said)" if self._dropped_unsaid else ""
-        self._dropped_said, self._dropped_unsaid = now, 0
         log.info("ono99 web: dropped a connection from %s: it took nothing sent to it for %g s%s; said once a "
                  "minute while they come", address, self.config.write_timeout, more)
 
