@@ -216,3 +216,28 @@ async def test_the_menu_keys_move_the_highlight_into_sight_at_40x12():
             seen.append(key)
             assert any(line.startswith("| " + label[:20]) for line in screen_lines(app)), (label, shown(app))
         assert seen[-3:] == ["stats", "help", "quit"]
+
+
+async def test_house_rules_at_40x12_show_each_key_and_its_value_as_tab_reaches_it():
+    """A play-tester's find: at 40x12 House rules gave the keys 12 columns, and Tab focused a
+    value off the screen, typed into unseen. Narrow, the presets go above the keys; every key
+    Tab reaches is on the screen with its value."""
+    from textual.widgets import Input, Select
+
+    from ono99_tui.tui.screens.rules_view import RulesViewScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesViewScreen)
+        assert app.screen.query_one("#rules-keys").region.width == 40
+        for _ in range(8):
+            await pilot.press("tab")
+            await pilot.pause()
+            field = app.focused
+            assert isinstance(field, (Input, Select)), field
+            row = field.parent
+            key = row.query_one(".rule-key").render()
+            shown_now = shown(app)
+            assert str(key).strip() in shown_now and field.region.right <= 39 and field.region.bottom <= 11, shown_now

@@ -106,6 +106,14 @@ class RulesViewScreen(Screen):
                     yield Button("Save (Ctrl+O)", id="save", compact=True, variant="primary")
         yield Footer(show_command_palette=not self.app.ascii)
 
+    NARROW = 77  # columns: fewer, and the presets go above the keys
+    SLIM = 53  # fewer still, and a key's value goes under its name, not beside it
+
+    def on_resize(self) -> None:
+        # (at 40x12 the keys had 12 columns: a value was off the screen, typed into unseen)
+        self.set_class(self.size.width < self.NARROW, "narrow")
+        self.set_class(self.size.width < self.SLIM, "slim")
+
     def on_mount(self) -> None:
         self.query_one("#presets").border_title = "Presets"
         self.query_one("#rules-keys").border_title = "Keys"
