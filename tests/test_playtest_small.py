@@ -241,3 +241,16 @@ async def test_house_rules_at_40x12_show_each_key_and_its_value_as_tab_reaches_i
             key = row.query_one(".rule-key").render()
             shown_now = shown(app)
             assert str(key).strip() in shown_now and field.region.right <= 39 and field.region.bottom <= 11, shown_now
+
+
+async def test_new_game_at_40x12_shows_who_plays_each_seat():
+    """A play-tester's find: at 40x12 New game cut who plays each seat to one letter ("H", "M")."""
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(40, 12)) as pilot:
+        app.menu_choice("new")
+        await pilot.pause()
+        assert isinstance(app.screen, NewGameScreen)
+        text = shown(app)
+        assert "Human" in text and text.count("Medium bot") == 3, text

@@ -75,6 +75,12 @@ class NewGameScreen(Screen):
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
+    NARROW = 60  # columns: fewer, and a seat's name and who plays it share what there is
+
+    def on_resize(self) -> None:
+        # (at 40x12 the name took 26 columns and who plays the seat was cut to one letter)
+        self.set_class(self.size.width < self.NARROW, "narrow")
+
     def __init__(self, player_name: str = "You", rules_spec: str = "standard", seed: int | None = None,
                  rules_given: bool = False):
         super().__init__()
