@@ -113,6 +113,22 @@ async def test_a_deck_too_small_is_invalid_as_a_whole(private_dirs):
         assert (private_dirs / "config" / "rules" / "tiny.toml").read_text() == before
 
 
+def test_a_preset_named_like_another_but_for_case_is_refused_and_a_case_rename_is_not(private_dirs):
+    """A play-tester's find: "Mine" was saved beside "mine". On a disk that ignores case (macOS,
+    Windows) they are one file: the second save overwrote the first."""
+    rules = rp.resolve("points")[0]
+    first = rp.save_preset("mine", rules, "the first")
+    for make in (lambda: rp.save_preset("Mine", rules), lambda: rp.save_preset("MINE", rules, overwrite=True)):
+        with pytest.raises(ValueError, match="a preset named 'mine' already exists; names that differ only in case"):
+            make()
+    rp.save_preset("other", rules)
+    with pytest.raises(ValueError, match="a preset named 'mine' already exists"):
+        rp.rename_preset("other", "MINE")
+    assert "the first" in first.read_text() and {p.name for p in rp.all_presets() if p.mine} == {"mine", "other"}
+    rp.rename_preset("mine", "Mine")  # its own name in other case: a rename, not a clash
+    assert {p.name for p in rp.all_presets() if p.mine} == {"Mine", "other"}
+
+
 def test_user_presets_are_listed_and_shipped_names_refused(private_dirs):
     rules = rp.resolve("points")[0]
     path = rp.save_preset("club", rules, "Our club rules")

@@ -77,6 +77,17 @@ def check_preset_name(name: str) -> str:
     return name
 
 
+def _named_alike(folder: Path, name: str, but: str | None = None) -> str | None:
+    """A preset of the user's whose name is ``name`` but for case ("Mine" beside "mine"), other
+    than ``but``: on a disk that ignores case (macOS, Windows) the two are one file, and saving
+    one would overwrite the other."""
+    try:
+        names = [p.stem for p in folder.glob("*.toml")]
+    except OSError:
+        return None
+    return next((n for n in names if n.casefold() == name.casefold() and n != name and n != but), None)
+
+
 def save_preset(name: str, rules: Rules, description: str = "", folder: Path | None = None,
                 overwrite: bool = False) -> Path:
     name = check_preset_name(name)
@@ -84,6 +95,9 @@ def save_preset(name: str, rules: Rules, description: str = "", folder: Path | N
     path = folder / f"{name}.toml"
     if path.exists() and not overwrite:
         raise ValueError(f"a preset named {name!r} already exists")
+    if (alike := _named_alike(folder, name)) is not None:
+        raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
+                         "file on some disks: choose another name")
     body = rules.to_toml(only_changed=True)
     head = f"# {description or 'House rules: ' + name}\n# ono99 rules preset; only the keys that differ from the standard rules.\n"
     write_atomic(path, head + ("\n" + body if body.strip() else "# (the standard rules)\n"))
@@ -112,8 +126,11 @@ def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
     _refuse_link(src)
     if not src.exists():
         raise ValueError(f"no preset of yours named {old!r}")
-    if dst.exists():
+    if dst.exists() and not (src.name != dst.name and src.samefile(dst)):  # (but "mine" to "Mine" where case is ignored)
         raise ValueError(f"a preset named {new!r} already exists")
+    if (alike := _named_alike(folder, check_preset_name(new), but=check_preset_name(old))) is not None:
+        raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
+                         "file on some disks: choose another name")
     os.replace(src, dst)
     _follow_name(dst, old, new)
 
