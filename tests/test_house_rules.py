@@ -589,3 +589,26 @@ async def test_saving_the_preset_settings_use_is_what_this_runs_quick_games_play
         await pilot.pause()
         assert isinstance(app.screen, GameScreen)
         assert app.screen.setup.rules_label == "mine" and app.screen.table.game.rules.target == 60
+
+
+async def test_settings_refuse_rules_that_cannot_be_read(private_dirs):
+    """A play-tester's find: Settings offered a preset that cannot be read, saved it as the rules
+    to play, and only then warned and played standard. Now it is not saved, and says why."""
+    from textual.widgets import Select
+
+    from ono99_tui.store.settings import load_settings
+
+    (private_dirs / "config" / "rules").mkdir(parents=True, exist_ok=True)
+    (private_dirs / "config" / "rules" / "broken.toml").write_text("target = [oops\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("settings")
+        await pilot.pause()
+        form = app.screen
+        form.query_one("#rules", Select).value = "broken"
+        form.action_save()
+        await pilot.pause()
+        assert app.screen is form  # not saved: still here
+        error = str(form.query_one("#form-error").render())
+        assert "Not saved: rules:" in error and "broken" in error and "choose other rules" in error, error
+    assert load_settings()[0].rules != "broken"

@@ -16,7 +16,8 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from textual.content import Content
 
-from ...store.rule_presets import all_presets
+from ...engine.rules import RulesError
+from ...store.rule_presets import all_presets, resolve as resolve_rules
 from ...text import visible
 from ...store.settings import HELP, Settings, _check, save_settings
 
@@ -102,6 +103,10 @@ class SettingsScreen(Screen):
                 values[key] = _check(key, value)  # normalised: the name stripped (issue 15 item 2)
             except ValueError as exc:
                 raise ValueError(f"{key}: {exc}") from None
+        try:  # (a preset that cannot be read was saved, then warned about, and standard played)
+            resolve_rules(values["rules"])
+        except (RulesError, OSError, ValueError) as exc:
+            raise ValueError(f"rules: {exc}; choose other rules, or mend the preset in House rules") from None
         return dataclasses.replace(self.start, **values)
 
     def action_save(self) -> None:
