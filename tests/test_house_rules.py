@@ -612,3 +612,19 @@ async def test_settings_refuse_rules_that_cannot_be_read(private_dirs):
         error = str(form.query_one("#form-error").render())
         assert "Not saved: rules:" in error and "broken" in error and "choose other rules" in error, error
     assert load_settings()[0].rules != "broken"
+
+
+def test_a_presets_backup_follows_its_rename_and_goes_with_its_delete(private_dirs):
+    """A play-tester's find: saving a preset twice, then renaming it, left 'NAME.toml.bak' under
+    the old name in rules/, a file nothing in ono99 shows."""
+    from ono99_tui.engine.rules import DEFAULT
+
+    folder = private_dirs / "config" / "rules"
+    rp.save_preset("Extreme 1", dataclasses_replace(DEFAULT, target=50))
+    rp.save_preset("Extreme 1", dataclasses_replace(DEFAULT, target=60), overwrite=True)
+    assert (folder / "Extreme 1.toml.bak").is_file()
+    rp.rename_preset("Extreme 1", "Extreme 2")
+    assert sorted(p.name for p in folder.iterdir()) == ["Extreme 2.toml", "Extreme 2.toml.bak"]
+    assert "target = 50" in (folder / "Extreme 2.toml.bak").read_text()
+    rp.delete_preset("Extreme 2")
+    assert list(folder.iterdir()) == []

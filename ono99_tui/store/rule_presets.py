@@ -118,6 +118,8 @@ def delete_preset(name: str, folder: Path | None = None) -> None:
     if not path.exists():
         raise ValueError(f"no preset of yours named {name!r}")
     path.unlink()
+    if (bak := _backup_of(path)) is not None:  # (the player asked for it gone, backup and all)
+        bak.unlink(missing_ok=True)
 
 
 def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
@@ -132,7 +134,25 @@ def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
         raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
                          "file on some disks: choose another name")
     os.replace(src, dst)
+    _carry_backup(src, dst)
     _follow_name(dst, old, new)
+
+
+def _backup_of(path: Path) -> Path | None:
+    """NAME.toml.bak, the version before the last save (store/atomic.py), if it is a plain file."""
+    bak = path.with_name(path.name + ".bak")
+    return bak if bak.is_file() and not bak.is_symlink() else None
+
+
+def _carry_backup(src: Path, dst: Path) -> None:
+    """A renamed preset's backup goes with it: left under the old name, it was a file nothing in
+    ono99 shows, and the old name's next save would have replaced it."""
+    bak, new = _backup_of(src), dst.with_name(dst.name + ".bak")
+    if bak is not None and not os.path.lexists(new):
+        try:
+            os.replace(bak, new)
+        except OSError:
+            pass
 
 
 def _follow_name(path: Path, old: str, new: str) -> None:
