@@ -326,3 +326,19 @@ async def test_letters_typed_after_tab_go_to_the_field_tab_moved_to():
         together(pilot, "A", "n", "n", "tab", "B", "o", "b")
         await settle(pilot)
         assert first.value == "Ann" and app.focused is not first
+
+
+async def test_menu_keys_typed_together_act_in_the_order_typed():
+    """Down, Enter and a letter in one read: Enter chooses the entry Down reached (Quick game)
+    before the letter acts on the screen that opened; the letter never overtakes the Enter."""
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        together(pilot, "down", "enter", "question_mark")
+        for _ in range(50):
+            await settle(pilot)
+            if len(app.screen_stack) > 2 and not getattr(app, "_held_keys", None):
+                break
+        from ono99_tui.tui.screens.modals import HelpScreen
+
+        assert [type(s) for s in app.screen_stack[1:]] == [GameScreen, HelpScreen], app.screen_stack

@@ -32,7 +32,13 @@ class MenuScreen(Screen):
                 Binding("g", "choose('quick')", "Quick game", priority=True),
                 Binding("c", "choose('continue')", "Continue", priority=True),
                 Binding("question_mark", "choose('help')", "Help", priority=True),
-                Binding("q", "choose('quit')", "Quit", priority=True)]
+                Binding("q", "choose('quit')", "Quit", priority=True),
+                # and the list's own keys too, so that every key of the menu acts as it is read,
+                # in order: a priority letter would otherwise act before an Enter typed before it
+                *(Binding(key, f"list('{action}')", show=False, priority=True) for key, action in (
+                    ("up", "cursor_up"), ("down", "cursor_down"), ("home", "first"), ("end", "last"),
+                    ("pageup", "page_up"), ("pagedown", "page_down"))),
+                Binding("enter", "choose_highlighted", show=False, priority=True)]
 
     def compose(self) -> ComposeResult:
         yield Header(icon=self.app.glyphs.icon)
@@ -121,6 +127,16 @@ class MenuScreen(Screen):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_choose(event.option.id)
+
+    async def action_list(self, action: str) -> None:
+        await self.query_one("#menu", OptionList).run_action(action)
+
+    def action_choose_highlighted(self) -> None:
+        """Enter: the entry highlighted, chosen at once (OptionList's own select is a message,
+        which a letter typed after the Enter would overtake)."""
+        menu = self.query_one("#menu", OptionList)
+        if menu.highlighted is not None and not (option := menu.get_option_at_index(menu.highlighted)).disabled:
+            self.action_choose(option.id)
 
     def action_choose(self, key: str) -> None:
         # the app's own method, not a message: a message would come after the keys read with this
