@@ -570,9 +570,15 @@ def cmd_resume(args) -> int:
         if info.damaged:
             raise UserError(f"damaged save {name!r}: {info.damaged}")
     else:
-        info = _save_errors(store.latest_unfinished)
+        from .net.manifest import kept_saves
+
+        kept = kept_saves()  # a network table's game goes on there: the latest one played here is resumed
+        info = _save_errors(lambda: store.latest_unfinished(passed_over=kept))
         if info is None:
-            raise UserError(f"no unfinished game to resume in {store.folder} (ono99 saves list shows them all)")
+            elsewhere = sorted(kept & set(_save_errors(store.names)))
+            also = (f"; {', '.join(map(repr, elsewhere))} {'goes' if len(elsewhere) == 1 else 'go'} on at "
+                    "a network table" if elsewhere else "")
+            raise UserError(f"no unfinished game to resume in {store.folder}{also} (ono99 saves list shows them all)")
         name = info.name
     from .net.manifest import kept_refusal
 
@@ -1188,7 +1194,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="ASCII characters only (the default on TERM=linux, vt100, dumb or a non-UTF-8 locale)")
     p.set_defaults(func=cmd_replay)
 
-    p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one)")
+    p = sub.add_parser("resume", help="open a saved game (default: the most recent unfinished one played here, not one a network server keeps)")
     p.add_argument("name", nargs="?", metavar="NAME", type=_named)
     _add_plain(p)
     p.set_defaults(func=cmd_resume)

@@ -100,6 +100,54 @@ async def test_continue_resumes_the_latest_unfinished_game(private_dirs):
         assert g.plays != g2.plays
 
 
+def _kept_by_a_stopped_server(name: str) -> None:
+    """The manifest `ono99 serve` leaves when it stops with ``name``'s table going on (it resumes it)."""
+    from ono99_tui.net.manifest import SeatEntry, TableEntry, manifest_path, write_manifest
+
+    seats = [SeatEntry("You", "human", "t" * 30), SeatEntry("Bo", "bot:easy", None), SeatEntry("Cy", "bot:medium", None)]
+    write_manifest(manifest_path(), [TableEntry(1, "Table 1", "standard", name, seats)], 2)
+
+
+async def test_continue_passes_over_a_game_a_network_server_keeps_and_opens_the_latest_local_one(private_dirs):
+    """A play-tester's find: once `ono99 serve` (same data folder) kept a save newer than the games
+    played here, Continue, plain's c and `ono99 resume` only said "'game 14-07-23' is being played at
+    a network table ... It is not opened here", even after the server stopped: no local game could
+    be continued that way. They now open the latest game played here; the server's save, named,
+    is still refused."""
+    import os
+
+    from tests.test_plain import plain
+
+    store = SaveStore()
+    local = save(store, "mine", plays=5)
+    save(store, "game 14-07-23", plays=12, seed=9)
+    os.utime(store.path("mine"), (1_000_000, 1_000_000))  # the server's save is the newest
+    _kept_by_a_stopped_server("game 14-07-23")
+    resumed = ono99("resume", "--plain", input="q\n")
+    assert resumed.returncode == 0 and "Resuming mine." in resumed.stdout, resumed.stderr
+    rc, menu = plain("--plain", lines="c\nq\n")
+    assert rc == 0 and any("c continue mine;" in line for line in menu) and "Resuming mine." in menu
+    assert not any("game 14-07-23" in line for line in menu)
+    named = ono99("resume", "game 14-07-23")
+    assert named.returncode == 2 and "'game 14-07-23' is being played at a network table that ono99 serve keeps" \
+        in named.stderr
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("c")
+        await pilot.pause()
+        assert isinstance(app.screen, GameScreen) and app.screen.table.save.name == "mine"
+        assert app.screen.table.game.plays == local.plays
+    store.delete("mine")  # only the server's game is left unfinished: nothing to continue here
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "continue" not in app.menu_available()
+    assert not any("c continue" in line for line in plain("--plain", lines="q\n")[1])
+    nothing = ono99("resume")
+    assert nothing.returncode == 2 and nothing.stderr == (
+        f"ono99: no unfinished game to resume in {store.folder}; 'game 14-07-23' goes on at a network table "
+        "(ono99 saves list shows them all)\n")
+
+
 async def test_load_lists_a_damaged_save_explains_it_and_deletes_it(private_dirs):
     store = SaveStore()
     save(store, "good")

@@ -169,17 +169,15 @@ def _entry(raw) -> TableEntry:
                       None if away is None else float(away), password)
 
 
-def kept_by(save: str, folder: Path | None = None) -> str | None:
-    """Which server keeps the save ``save`` as a live table (its manifest names it), in words
-    for a player ("ono99 host on port 7901", "ono99 serve"), or None. Such a game goes on at that
-    server, where its players come back to their own seats: opened locally it would show every
-    hand at one terminal and its plays would reach the network game. Never fatal: a manifest
-    that cannot be read keeps nothing (its server does not resume it either)."""
+def _kept_tables(folder: Path | None = None):
+    """(manifest path, its live tables) for each server manifest in ``folder`` (the data folder's
+    server/): `ono99 serve`'s tables.json and each `ono99 host`'s host-PORT.json. Never fatal: a
+    manifest that cannot be read keeps nothing (its server does not resume it either)."""
     folder = folder or data_dir() / "server"
     try:
         paths = sorted(folder.glob("*.json"))
     except OSError:
-        return None
+        return
     for path in paths:
         if path.name != "tables.json" and not (path.name.startswith("host-") and path.stem[5:].isdigit()):
             continue
@@ -189,9 +187,25 @@ def kept_by(save: str, folder: Path | None = None) -> str | None:
             tables, _ = read_manifest(path, set_aside=False)
         finally:
             log.disabled = previous
+        yield path, tables
+
+
+def kept_by(save: str, folder: Path | None = None) -> str | None:
+    """Which server keeps the save ``save`` as a live table (its manifest names it), in words
+    for a player ("ono99 host on port 7901", "ono99 serve"), or None. Such a game goes on at that
+    server, where its players come back to their own seats: opened locally it would show every
+    hand at one terminal and its plays would reach the network game."""
+    for path, tables in _kept_tables(folder):
         if any(t.save == save for t in tables):
             return "ono99 serve" if path.name == "tables.json" else f"ono99 host on port {path.stem[5:]}"
     return None
+
+
+def kept_saves(folder: Path | None = None) -> frozenset[str]:
+    """Every save a server keeps as a live table (kept_by's, all at once): what Continue and
+    `ono99 resume` without a name pass over when they look for the latest unfinished game, which
+    is then the latest one played here."""
+    return frozenset(t.save for _, tables in _kept_tables(folder) for t in tables)
 
 
 def kept_refusal(save: str) -> str | None:

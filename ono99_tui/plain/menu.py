@@ -142,13 +142,15 @@ class PlainApp:
                 self.con.say(f"Not a menu choice: type {allowed}.")
 
     def _saves_state(self) -> tuple[str | None, bool, str | None]:
+        from ..net.manifest import kept_saves
         from ..store.saves import SaveError, SaveStore
 
         try:
             infos = list(SaveStore().infos())
         except SaveError as exc:
             return None, False, str(exc)
-        latest = next((i.name for i in infos if not i.damaged and not i.finished), None)
+        kept = kept_saves()  # a network table's game goes on there: c continues the latest one played here
+        latest = next((i.name for i in infos if not i.damaged and not i.finished and i.name not in kept), None)
         return latest, bool(infos), None
 
     def edit_settings(self) -> None:

@@ -24,7 +24,7 @@ import unicodedata
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Container, Iterator
 
 from typing import TYPE_CHECKING
 
@@ -675,13 +675,14 @@ class SaveStore:
     def listing(self) -> list[SaveInfo]:
         return list(self.infos())
 
-    def latest_unfinished(self) -> SaveInfo | None:
-        """The most recently played save that is not finished and not known to be damaged.
+    def latest_unfinished(self, passed_over: Container[str] = ()) -> SaveInfo | None:
+        """The most recently played save that is not finished and not known to be damaged, nor
+        one of ``passed_over`` (the saves network servers keep: net.manifest.kept_saves).
 
         The listing's word (a summary) is checked against the plays before it is trusted: a save
         whose summary says "round 3" of a game its plays finish is finished (and listed so)."""
         for info in self.infos():
-            if info.damaged or (info.finished and info.checked):
+            if info.damaged or (info.finished and info.checked) or info.name in passed_over:
                 continue
             try:
                 _, game, _ = self._open(info.name, record_events=False)

@@ -444,16 +444,19 @@ MENU_READS = 4  # saves the index does not know that the menu reads on the UI th
 
 def _peek_saves(read_at_most: int | None) -> tuple[bool, str | None, str | None, bool]:
     """(any save, the latest unfinished one, why the folder cannot be read, more to read):
-    the saves newest first up to the first unfinished one, never replaying one."""
+    the saves newest first up to the first unfinished one, never replaying one. A save a network
+    server keeps is passed over: its game goes on there (Continue would only be refused)."""
+    from ..net.manifest import kept_saves
     from ..store.saves import SaveError, SaveStore
 
     any_save, unread = False, False
+    kept = kept_saves()
     try:
         for info in SaveStore().infos(replay=False, read_at_most=read_at_most):
             any_save = True
             if not info.known:
                 unread = True  # it may be the latest unfinished one: a worker reads it
-            elif not unread and not info.damaged and not info.finished:
+            elif not unread and not info.damaged and not info.finished and info.name not in kept:
                 return True, info.name, None, False
     except SaveError as exc:
         return any_save, None, str(exc), False
