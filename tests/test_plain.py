@@ -201,6 +201,19 @@ def test_continue_from_the_menu_opens_the_latest_unfinished_game():
     assert f"Resuming {name}." in menu
 
 
+def test_a_game_over_at_its_deal_is_counted_in_the_statistics(tmp_path):
+    """R5.2 with a deck of 99s: a game over before anyone played was missing from `ono99 stats`."""
+    from tests.test_table_session import ended_at_the_deal
+
+    rules = tmp_path / "nines.toml"
+    rules.write_text('hand_size = 1\n[deck]\nninety_nine = 6\n[scoring]\nmode = "points"\nlimit = 30\n')
+    table = f"n\ne\n2\n\n\n\nrandom\n{rules}\n\n{ended_at_the_deal()}\n\n"  # You and Bo, random
+    rc, lines = plain("--plain", lines=table + "\n" * 5 + "q\n")
+    assert rc == 0 and any(line.startswith("Game over after") for line in lines) and "Which card?" not in lines
+    stats = subprocess.run([sys.executable, "-m", "ono99_tui", "stats"], capture_output=True, text=True)
+    assert re.search(r"^You\s+1\s+0\s", stats.stdout, re.M), stats.stdout
+
+
 def test_bad_input_gets_one_line_and_changes_nothing():
     rc, lines = plain("--plain", lines="g\nxyz\n\n9\nu\n" + "9" * 5000 + "\nq\n")
     assert rc == 0

@@ -420,6 +420,24 @@ async def test_a_finished_game_counts_in_the_statistics(private_dirs, tmp_path):
     assert f"medium {int(game.winner == 0)}/1" in row
 
 
+async def test_a_game_over_at_its_deal_counts_in_the_statistics(private_dirs):
+    """R5.2 with a deck of 99s: a game whose every round was lost before anyone played (its record
+    has plays = 0) was never counted; it is, once, as the table screen shows its end."""
+    from ono99_tui.tui.setup import TableSetup
+    from tests.test_table_session import ALL_AT_THE_DEAL, ended_at_the_deal
+
+    app = Ono99App(bot_delay=0)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.start_game(TableSetup([SeatSpec("You"), SeatSpec("Bo", "bot:random")], ALL_AT_THE_DEAL, "tiny",
+                                  seed=ended_at_the_deal()))
+        await pilot.pause()
+        screen = next(s for s in app.screen_stack if isinstance(s, GameScreen))  # (its rounds' notices over it)
+        await play_on(pilot, screen)
+        assert isinstance(app.screen, GameOverScreen) and screen.table.game.plays == []
+    players, problem = load_stats()
+    assert problem is None and players["You"]["games"] == 1 and players["You"]["faced"]["random"]["games"] == 1
+
+
 async def test_save_as_offers_a_free_name_and_a_taken_one_keeps_the_dialog_open(private_dirs):
     """A play-tester pressed Enter on what Save as suggested, this game's own name: always taken,
     so it was refused and the dialog closed. Now it suggests a copy's name, and a taken name

@@ -346,6 +346,38 @@ def test_statistics_count_a_game_once_and_never_when_a_finished_game_is_opened(m
     assert len(counted) == 1
 
 
+# a deck of 99s dealt one card a hand, points to 30: whoever holds a 99 at the first turn loses the
+# round at once (R5.2), and two such rounds can end the game before anyone has played
+ALL_AT_THE_DEAL = rules_from_dict({"hand_size": 1, "deck": {"ninety_nine": 6},
+                                   "scoring": {"mode": "points", "limit": 30}})
+
+
+def ended_at_the_deal(names=("You", "Bo")) -> int:
+    """The first seed whose game (ALL_AT_THE_DEAL, ``names``) is over before its first play."""
+    return next(seed for seed in range(1000) if Game(list(names), ALL_AT_THE_DEAL, seed, record_events=False).over)
+
+
+def test_a_game_that_ends_at_its_deal_is_counted_once_and_a_finished_one_opened_is_not(private_dirs):
+    """A play-tester's find (R5.2): with hand_size 1 and six 99s, every game whose record has
+    plays = 0 was missing from stats.toml: it was already over when its table was built, and was
+    taken for a finished game being opened. A game that ends at this table is counted once,
+    played card or not."""
+    from ono99_tui.store.stats import load_stats
+
+    seats = [SeatSpec("You"), SeatSpec("Bo", "bot:random")]
+    table = TableSession(seats, ALL_AT_THE_DEAL, seed=ended_at_the_deal())
+    assert table.over and table.game.plays == []
+    table.record_stats = True  # (as a front end turns it on: the game is counted then)
+    table.record_stats = True
+    table._changed([])
+    players, problem = load_stats()
+    assert problem is None and players["You"]["games"] == 1 and players["You"]["points_games"] == 1
+    assert players["You"]["wins"] == int(table.game.winner == 0)
+    reopened = TableSession(seats, ALL_AT_THE_DEAL, seed=table.game.seed, game=table.game)  # its save opened
+    reopened.record_stats = True
+    assert load_stats()[0]["You"]["games"] == 1
+
+
 # -- privacy (R3, R4: hands and the draw pile are secret) ----------------------------------------
 VIEW_FIELDS = {"seat", "names", "rules", "round", "dealer", "hand", "hand_sizes", "in_round", "played_this_round",
                "discard", "draw_pile_size", "total", "direction", "current", "plays_owed", "ninety_nine_used",

@@ -128,8 +128,10 @@ class TableSession:
         self.save_later: Callable[[Callable[[], str | None]], None] | None = None
         self._save_due = False
         self._lock = threading.RLock()  # the game and its save, between a play and a save elsewhere
-        self.record_stats = False
-        self._finished_at_start = self.game.over  # opening a finished game counts nothing again
+        self._counts = False  # record_stats
+        # a finished game handed in (opening a finished save) counts nothing again; one that ends
+        # at its deal here (every round lost under R5.2 before anyone played) is this table's game
+        self._finished_at_start = game is not None and game.over
         self._stats_done = False
         self._subs: list[Subscription] = []
         self._change = 0  # SeatUpdate.change: counts the changes told to subscribers
@@ -347,6 +349,20 @@ class TableSession:
         self._changed([], undone=True)
 
     # -- saving and statistics ------------------------------------------------------------
+    @property
+    def record_stats(self) -> bool:
+        """Whether this table counts its game in the statistics when it ends (a front end with a
+        player at it turns it on; a simulation, a server leave it off)."""
+        return self._counts
+
+    @record_stats.setter
+    def record_stats(self, on: bool) -> None:
+        self._counts = on
+        if on and self.game.over:
+            # a game that ended at its deal (R5.2, a deck of 99s): no play ends it, so it is counted
+            # here, once (its notice, if the statistics cannot be written, goes to the subscribers)
+            self.tell([self._record_stats()])
+
     def autosave(self, rules_label: str, name: str | None = None, opened: bool = False, store=None) -> str | None:
         """Save this table after every play from now on: into the save ``name`` (the one the game
         was read from, with ``opened``), or a new save with a name of its own. The one place a
