@@ -230,6 +230,8 @@ def test_utf8_with_a_byte_order_mark_is_accepted(tmp_path, private_dirs):
     ("[players.Ana.faced.hard]\nwins = -1", "players.Ana.faced.hard.wins must be a whole number"),
     ("[players.Ana]\ngames = 2\nwins = 5", "players.Ana.wins (5) is more than players.Ana.games (2)"),
     ("[players.Ana.faced.hard]\ngames = 1\nwins = 3", "players.Ana.faced.hard.wins (3) is more than"),
+    ('counted_games = "x"', "counted_games must be a list of game ids (text), not 'x'"),
+    ("counted_games = [1]", "counted_games must be a list of game ids"),
 ])
 def test_a_malformed_stats_file_is_named_everywhere_and_never_overwritten(text, key, private_dirs):
     data = private_dirs / "data"

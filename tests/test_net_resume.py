@@ -46,6 +46,7 @@ def test_a_restarted_server_resumes_its_tables_with_the_same_hands_and_the_game_
             save_name = server.tables[table_id].save_name
             states = await play_some(clients, seats, random.Random(7), 12)
             before = server.tables[table_id].session.game
+            game_id = server.tables[table_id].session.game_id
             plays_before = list(before.plays)
             hands = [tuple(s["view"]["hand"]) for s in states]
             seq = states[0]["seq"]
@@ -59,6 +60,7 @@ def test_a_restarted_server_resumes_its_tables_with_the_same_hands_and_the_game_
 
         async with serving(save=True, resume=True, turn_timer=60) as server:
             assert list(server.tables) == [table_id]
+            assert server.tables[table_id].session.game_id == game_id  # the same game (counted once)
             back = [await connect(server, name, token=token) for name, token in zip(["Ann", "Bob"], tokens)]
             for client, seat, hand in zip(back, seats, hands):
                 assert client.welcome["resumed"]
@@ -79,7 +81,7 @@ def test_a_restarted_server_resumes_its_tables_with_the_same_hands_and_the_game_
         record = Record.loads(SaveStore().path(save_name).read_text())
         again = record.replay()
         assert again.plays == game.plays and again.winner == game.winner and again.standings() == game.standings()
-        assert record.meta["finished"] is True
+        assert record.meta["finished"] is True and record.game_id == game_id
         assert json.loads(manifest_path().read_text())["tables"] == []  # nothing left to resume
     run(main())
 

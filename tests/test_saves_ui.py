@@ -137,6 +137,7 @@ async def test_continue_passes_over_a_game_a_network_server_keeps_and_opens_the_
         await pilot.pause()
         assert isinstance(app.screen, GameScreen) and app.screen.table.save.name == "mine"
         assert app.screen.table.game.plays == local.plays
+        assert app.screen.table.game_id == store.load("mine").game_id  # the same game: counted once
     store.delete("mine")  # only the server's game is left unfinished: nothing to continue here
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -436,6 +437,42 @@ async def test_a_game_over_at_its_deal_counts_in_the_statistics(private_dirs):
         assert isinstance(app.screen, GameOverScreen) and screen.table.game.plays == []
     players, problem = load_stats()
     assert problem is None and players["You"]["games"] == 1 and players["You"]["faced"]["random"]["games"] == 1
+
+
+def test_a_game_is_counted_once_whatever_copies_of_it_are_finished(private_dirs):
+    """A play-tester's find: `ono99 saves restore NAME` of a finished game, finished again, counted
+    the same game twice in `ono99 stats`; importing one unfinished export twice and finishing each
+    copy did the same. The statistics remember which games (meta.game) they have counted."""
+    import re
+
+    from tests.test_plain import plain, saved_name
+
+    short = private_dirs / "short.toml"
+    short.write_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    to_the_end = "1\n1\n\n" * 400 + "\nq\n"  # (the play again question: Enter, then q at the menu)
+
+    def games() -> int:
+        row = re.search(r"^You\s+(\d+)\s", ono99("stats").stdout, re.M)
+        return int(row.group(1)) if row else 0
+
+    plain("--plain", "--rules", str(short), lines="g\n" + to_the_end)
+    (name,) = SaveStore().names()
+    assert SaveStore().load(name).replay().over and games() == 1
+    assert ono99("saves", "restore", name).returncode == 0
+    assert not SaveStore().load(name).replay().over  # the .bak: the game before its end
+    rc, lines = plain("resume", "--plain", name, lines=to_the_end)
+    assert rc == 0 and any(line.startswith("Game over after") for line in lines)
+    assert SaveStore().load(name).replay().over and games() == 1
+
+    _, lines = plain("--plain", "--rules", str(short), lines="g\n1\n")  # one play, then left
+    unfinished = saved_name(lines)
+    export = private_dirs / "export.toml"
+    assert ono99("saves", "export", unfinished, str(export)).returncode == 0
+    copies = [re.search(r"as '(.+?)'", ono99("saves", "import", str(export)).stdout).group(1) for _ in range(2)]
+    for copy in [unfinished, *copies]:
+        rc, lines = plain("resume", "--plain", copy, lines=to_the_end)
+        assert rc == 0 and any(line.startswith("Game over after") for line in lines)
+    assert games() == 2  # the first game, and this one once
 
 
 async def test_save_as_offers_a_free_name_and_a_taken_one_keeps_the_dialog_open(private_dirs):

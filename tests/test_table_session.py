@@ -334,7 +334,7 @@ def test_a_save_put_off_by_save_later_is_made_once_and_at_the_latest_on_close():
 # -- statistics -------------------------------------------------------------------------------
 def test_statistics_count_a_game_once_and_never_when_a_finished_game_is_opened(monkeypatch):
     counted = []
-    monkeypatch.setattr("ono99_tui.store.stats.record_game", lambda game, seats: counted.append(game))
+    monkeypatch.setattr("ono99_tui.store.stats.record_game", lambda game, seats, **_: counted.append(game))
     seats = humans_vs_bots(0, ("medium",) * 3)
     table = TableSession(seats, SHORT, seed=5)
     table.record_stats = True
@@ -376,6 +376,50 @@ def test_a_game_that_ends_at_its_deal_is_counted_once_and_a_finished_one_opened_
     reopened = TableSession(seats, ALL_AT_THE_DEAL, seed=table.game.seed, game=table.game)  # its save opened
     reopened.record_stats = True
     assert load_stats()[0]["You"]["games"] == 1
+
+
+def test_statistics_know_a_game_by_its_id_and_keep_only_the_newest_ids(private_dirs, monkeypatch):
+    """A game is counted once whatever copies of it are finished (its save's meta.game); two games
+    dealt from one seed (a seed typed twice in New game) are two games; an older stats.toml
+    (no counted_games) is read and counted on; the ids kept are bounded."""
+    import tomllib
+
+    from ono99_tui.store import stats
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.store.session import SaveSession
+
+    def finish(table):
+        table.record_stats = True
+        while not table.over:
+            table.submit(table.game.current, first_legal(table))
+
+    stats.stats_file().parent.mkdir(parents=True)
+    stats.stats_file().write_text("[players.H0]\ngames = 3\nwins = 1\n")  # an older ono99's
+    seats = humans_vs_bots(1, ("easy",))
+    first = TableSession(seats, SHORT, seed=5)
+    save = SaveSession(SaveStore(), "first", seats, "short")
+    first.attach_save(save)
+    first.submit(first.game.current, first_legal(first))
+    record = SaveStore().load("first")  # (an unfinished copy of it)
+    assert record.meta["game"] == first.game_id == record.game_id
+    finish(first)
+    first.close()
+    finish(TableSession(seats, SHORT, seed=5))  # the same deal, another game
+    for _ in range(2):  # the save opened twice (copies of it), each finished
+        finish(TableSession(seats, SHORT, seed=5, game=record.replay(), game_id=record.game_id))
+    assert stats.load_stats()[0]["H0"]["games"] == 5
+    # a record without meta.game (an older ono99's save, its .bak) is known by how it starts
+    record.meta.pop("game")
+    older, bak = record.game_id, dataclasses.replace(record, rounds=[])
+    assert older == bak.game_id and older != first.game_id
+    finish(TableSession(seats, SHORT, seed=5, game=record.replay(), game_id=older))
+    finish(TableSession(seats, SHORT, seed=5, game=bak.replay(), game_id=bak.game_id))
+    assert stats.load_stats()[0]["H0"]["games"] == 6
+    monkeypatch.setattr(stats, "COUNTED_KEEP", 3)
+    for _ in range(4):
+        finish(TableSession(seats, SHORT, seed=6))
+    doc = tomllib.loads(stats.stats_file().read_text())
+    assert len(doc["counted_games"]) == 3 and doc["players"]["H0"]["games"] == 10
 
 
 # -- privacy (R3, R4: hands and the draw pile are secret) ----------------------------------------

@@ -29,6 +29,7 @@ HEAD = "# O'NO 99 game record (docs/record-format.md); replay it with `ono99 rep
 DIGEST_KEY = "digest = "
 _PLAYER = re.compile(r"^(human|bot:[a-z][a-z0-9-]*)$")
 _DEALER_METHODS = ("high-card", "random", "named")
+GAME_ID = re.compile(r"^[0-9A-Za-z_-]{8,64}$")  # meta.game: ono99 writes 16 hex digits
 
 
 # The bot levels a seat may name ("bot:LEVEL"); bots/levels.py plays them. Here, in the engine,
@@ -94,6 +95,20 @@ class Record:
     @property
     def play_count(self) -> int:
         return sum(len(r) for r in self.rounds)
+
+    @property
+    def game_id(self) -> str:
+        """Which game this record is of, the same for every copy of it (Save as, export and import,
+        a save's .bak put back): its meta.game, which ono99 writes in every save. A record without
+        one (an older ono99's save, a simulation's, one written by hand) is known by what fixed
+        the game at its start (seed, seats, rules, first dealer, a stacked first deal), so its
+        copies agree, and that id is written into it the next time it is saved."""
+        given = self.meta.get("game")
+        if isinstance(given, str) and GAME_ID.match(given):
+            return given
+        start = [self.seed, [[s.name, s.player] for s in self.seats], self.rules.to_dict(), self.first_dealer,
+                 self.dealer_chosen_by, list(self.decks.get(1, ()))]
+        return hashlib.sha256(json.dumps(start, sort_keys=True, ensure_ascii=True).encode()).hexdigest()[:16]
 
     # -- from a game ------------------------------------------------------------
     @classmethod

@@ -710,7 +710,7 @@ class Server:
         if len(set(tokens)) != len(tokens) or any(t in self.tokens for t in tokens):
             raise ValueError("a seat token is used twice")
         session = TableSession(record.seats, record.rules, record.seed, game=game,
-                               undo_used=record.meta.get("undo_used") is True)
+                               undo_used=record.meta.get("undo_used") is True, game_id=record.game_id)
         notice = session.autosave(entry.rules, entry.save, store=store)
         save = session.save
         if save is None or save.read_only or save.lock is None:

@@ -59,12 +59,12 @@ class PlainApp:
             self.rules, self.rules_label = resolve(None)
 
     # -- tables ----------------------------------------------------------------------------
-    def play(self, setup, game=None, save_name=None, undo_used=False) -> None:
+    def play(self, setup, game=None, save_name=None, undo_used=False, game_id=None) -> None:
         from ..table import TableSession
 
         while True:
             table = TableSession(setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer,
-                                 decks=setup.decks, game=game, undo_used=undo_used)
+                                 decks=setup.decks, game=game, undo_used=undo_used, game_id=game_id)
             choice = PlainTable(self.con, table, setup, save_name=save_name, opened=game is not None,
                                 settings=self.settings, bot_delay=self.bot_delay).run()
             if choice != "again":
@@ -72,7 +72,7 @@ class PlainApp:
             from ..tui.setup import TableSetup
 
             setup = TableSetup(setup.seats, setup.rules, setup.rules_label, first_dealer=setup.first_dealer)
-            game, save_name, undo_used = None, None, False
+            game, save_name, undo_used, game_id = None, None, False, None  # a new game
 
     def quick_setup(self):
         from ..tui.setup import TableSetup
@@ -96,7 +96,8 @@ class PlainApp:
             return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
-        self.play(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
+        self.play(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True,
+                  game_id=record.game_id)
         return True
 
     # -- the main menu -------------------------------------------------------------------------

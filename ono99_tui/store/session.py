@@ -43,6 +43,7 @@ class SaveSession:
                  undo_used: bool = False):
         self.store, self.name, self.seats, self.rules_label = store, name, list(seats), rules_label
         self.undo_used = undo_used
+        self.game_id: str | None = None  # meta.game (the table's game_id): every copy of the save keeps it
         self.lock: Lock | None = None
         self.read_only = False
         self.failed: str | None = None  # why the last save failed (None once saving works again)
@@ -183,6 +184,8 @@ class SaveSession:
 
     def record(self, game: Game) -> Record:
         meta = {"rules": self.rules_label, "finished": game.over, "undo_used": self.undo_used}
+        if self.game_id is not None:
+            meta["game"] = self.game_id
         notes = [n for n in self.set_aside if _kept(self.store.folder, n)]
         if notes:
             meta["set_aside"] = notes

@@ -4,6 +4,13 @@ Only human seats are counted. For each name: games, wins, rounds lost, the sum
 of final points (points games) for the average, and per bot level faced: games
 and wins.
 
+A game is counted once, however many copies of it are finished (a save's .bak put back, an
+export imported twice, a Save as copy): each game's id (the record's meta.game, see
+engine.record.Record.game_id) is kept in ``counted_games`` when it is counted, and a game whose
+id is there is not counted again. Only the newest COUNTED_KEEP ids are kept, so the file stays
+small (a copy finished after that many other games would count again). A file without the key
+(an older ono99's) is read as one that counted no game yet; an older ono99 keeps the key as it is.
+
 Names are compared NFC-normalised ("Zoë" typed either way is one player; rows an
 older ono99 kept apart are merged when read). An update holds stats.toml.lock
 while it reads, adds and writes, so games ending at once in several processes
@@ -23,6 +30,7 @@ from .paths import data_dir
 from .readfile import ReadError, load_toml
 
 COUNTS = ("games", "wins", "rounds_lost", "points_games", "points_total")
+COUNTED_KEEP = 1000  # game ids kept in counted_games (~20 bytes each: the file stays under ~25 KB of them)
 
 
 def stats_file() -> Path:
@@ -91,6 +99,9 @@ def check_stats(doc: dict) -> str | None:
 
 
 def _stats_problems(doc: dict):
+    counted = doc.get("counted_games", [])
+    if not isinstance(counted, list) or not all(isinstance(g, str) for g in counted):
+        yield f"counted_games must be a list of game ids (text), not {shorten(repr(counted))}"
     players = doc.get("players", {})
     if not isinstance(players, dict):
         yield "players must be a table of player names"
@@ -126,22 +137,30 @@ def _more_wins(where: str, row: dict) -> str | None:
     return None
 
 
-def record_game(game, seats, path: Path | None = None) -> None:
+def record_game(game, seats, path: Path | None = None, game_id: str | None = None) -> bool:
+    """Count a finished ``game`` for the human ``seats``; False when the game ``game_id`` was
+    counted already (a copy of it finished again: nothing is added). OSError when the file
+    cannot be read or written."""
     path = path or stats_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     lock = Lock(path)
     if not lock.acquire(wait=True):  # serialised: read, add, write as one step (waits for another ono99's)
         raise OSError(f"{visible(path)} is being updated by another ono99 (its lock {visible(lock.path)} is held)")
     try:
-        _add_game(game, seats, path)
+        return _add_game(game, seats, path, game_id)
     finally:
         lock.release()
 
 
-def _add_game(game, seats, path: Path) -> None:
+def _add_game(game, seats, path: Path, game_id: str | None) -> bool:
     doc, problem = _load_doc(path)
     if problem:  # never write over a file we could not read
         raise OSError(problem)
+    counted = doc.get("counted_games", [])
+    if game_id is not None:
+        if game_id in counted:
+            return False
+        doc["counted_games"] = (counted + [game_id])[-COUNTED_KEEP:]  # newest last
     doc["players"] = _merged(doc.get("players", {}))
     players = doc.setdefault("players", {})
     levels = sorted({s.bot_level for s in seats if s.is_bot})
@@ -163,6 +182,7 @@ def _add_game(game, seats, path: Path) -> None:
             f["wins"] = f.get("wins", 0) + (game.winner == i)
     # every other key is written back as it was read: a newer ono99's counts are not dropped
     write_atomic(path, "# ono99 statistics, per player name\n" + tomli_w.dumps({**doc, "players": players}))
+    return True
 
 
 NAME_COLUMNS = 20  # so a row with "medium 1000/1000" still fits 80 columns; longer names are cut

@@ -9,6 +9,7 @@ subscribers, each told only what its seat may know (redact.py).
 
 from __future__ import annotations
 
+import secrets
 import threading
 from dataclasses import dataclass, field
 from typing import Callable
@@ -109,8 +110,12 @@ class TableSession:
     def __init__(self, seats: list[SeatSpec], rules: Rules = DEFAULT, seed: int = 0, *,
                  first_dealer: int | str | None = None, decks: dict | None = None, game: Game | None = None,
                  undo: bool = True, undo_used: bool = False, record_events: bool = True,
-                 allow_oracle: bool = False):
+                 allow_oracle: bool = False, game_id: str | None = None):
         self.seats = check_seats(list(seats), allow_oracle)
+        # which game this is, kept in its save (meta.game) and by every copy of it: the statistics
+        # count a game once, however many copies of it are finished (give the opened record's
+        # Record.game_id; a new game gets one of its own)
+        self.game_id = game_id or secrets.token_hex(8)
         self.game = game or Game([s.name for s in self.seats], rules, seed, first_dealer=first_dealer,
                                  decks=decks, record_events=record_events)
         # bots are seeded by the game's seed and their seat, whichever front end runs them
@@ -388,6 +393,7 @@ class TableSession:
         (nothing is rewritten until something changes)."""
         self.save = save
         save.undo_used = save.undo_used or self.undo_used
+        save.game_id = self.game_id
         notice = save.open(self.game)  # the game as read from that save, if any: its journal is checked
         if opened:
             save.opened(self.game)
@@ -473,7 +479,7 @@ class TableSession:
         from ..store.stats import record_game
 
         try:
-            record_game(self.game, self.seats)
+            record_game(self.game, self.seats, game_id=self.game_id)
         except OSError as exc:  # which file: "Is a directory" alone did not say it was stats.toml.lock
             where = f"{visible(exc.filename)}: " if exc.filename and exc.strerror else ""
             return f"Statistics not updated: {where}{exc.strerror or exc}"

@@ -315,7 +315,8 @@ class Ono99App(KeysInOrder, App):
             return False
         setup = TableSetup(record.seats, record.rules, str(record.meta.get("rules", "custom")), seed=record.seed,
                            first_dealer=record.first_dealer, decks=record.decks or None)
-        screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True)
+        screen = GameScreen(setup, game=game, save_name=name, undo_used=record.meta.get("undo_used") is True,
+                            game_id=record.game_id)
         if replace_screen:
             self.switch_screen(screen)
         else:

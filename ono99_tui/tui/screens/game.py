@@ -116,7 +116,7 @@ class GameScreen(Screen):
             self.setup, self.choice = setup, choice
 
     def __init__(self, setup: TableSetup, game: Game | None = None, save_name: str | None = None,
-                 undo_used: bool = False, table=None):
+                 undo_used: bool = False, table=None, game_id: str | None = None):
         super().__init__()
         self._early_notices: list[str] | None = []  # told while it mounts, before the log has the game so far
         self.setup = setup
@@ -124,7 +124,7 @@ class GameScreen(Screen):
         # way the screen reads it through the table contract (table/contract.py)
         self.table: Table = table if table is not None else TableSession(
             setup.seats, setup.rules, setup.seed, first_dealer=setup.first_dealer, decks=setup.decks, game=game,
-            undo_used=undo_used)
+            undo_used=undo_used, game_id=game_id)  # (game_id: the opened save's game, counted once)
         self.save_name = save_name
         self._opened = save_name is not None and game is not None  # read from that save: already saved
         self.kinds = [s.bot_level or "human" for s in setup.seats]
