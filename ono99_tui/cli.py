@@ -724,7 +724,7 @@ def cmd_join(args) -> int:
         from .plain.remote import join_plan, run_join
 
         return run_join(join_plan(args))
-    from .engine.game import GameSetupError, check_names
+    from .engine.game import NAME_RULE, GameSetupError, check_name
     from .net.client import split_address
     from .net.lobby import JoinPlan
 
@@ -733,9 +733,9 @@ def cmd_join(args) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     try:
-        check_names([args.name, args.name + "'"])
+        check_name(args.name)
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
+        raise UserError(f"--name must be {NAME_RULE}, not {args.name!r}") from None
     from .net.lobby import probe
 
     import os
@@ -763,7 +763,7 @@ def cmd_watch(args) -> int:
     """A spectator: a table's public state, live (never a hand)."""
     import os
 
-    from .engine.game import GameSetupError, check_names
+    from .engine.game import NAME_RULE, GameSetupError, check_name
     from .net.client import split_address
     from .net.lobby import JoinPlan, probe
 
@@ -772,9 +772,9 @@ def cmd_watch(args) -> int:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     try:
-        check_names([args.name, args.name + "'"])
+        check_name(args.name)
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
+        raise UserError(f"--name must be {NAME_RULE}, not {args.name!r}") from None
     from .net.child import ADDRESS_ENV, CHOOSE_ENV, SECRET_ENV
 
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None

@@ -154,3 +154,37 @@ def test_a_name_that_shows_nothing_is_refused_everywhere_a_name_is_given(name):
             assert refused.value.code == "bad_name"
     run(main())
     assert check_names(["Zoë", "A\u0301na", "李", "🎲"]) == ["Zoë", "A\u0301na", "李", "🎲"]  # (accents on letters are fine)
+
+
+def test_a_name_new_game_and_settings_take_is_taken_by_join_watch_the_server_and_the_web():
+    """A play-tester's find: Settings and New game took 24-character names, `ono99 join --name`,
+    `watch --name` and web names at most 23 ("--name must be 1 to 23 printable characters"). One
+    limit (MAX_NAME) everywhere, and the messages say it."""
+    from ono99_tui.engine.game import MAX_NAME, normalise_name
+    from ono99_tui.net.client import ServerError
+    from ono99_tui.net.web import check_name as web_name
+    from ono99_tui.store.settings import _check
+
+    from .cli import ono99
+    from .netplay import connect, run, serving
+
+    longest, too_long = LONG[0], LONG[0] + "x"
+    assert len(longest) == MAX_NAME == 24
+    assert normalise_name(longest) == _check("player_name", longest) == web_name(longest) == longest
+    assert web_name(too_long) is None
+    for command in (["join"], ["join", "--plain"], ["watch"]):
+        taken = ono99(*command, "127.0.0.1:1", "--name", longest)
+        assert taken.returncode == 2 and "cannot connect to 127.0.0.1:1" in taken.stderr, taken.stderr
+        refused = ono99(*command, "127.0.0.1:1", "--name", too_long)
+        assert refused.returncode == 2 and refused.stderr == (
+            f"ono99: --name must be 1 to 24 printable characters that show (not only accents), not {too_long!r}\n")
+
+    async def main():
+        async with serving() as server:
+            client = await connect(server, longest)
+            assert client.welcome["name"] == longest
+            await client.aclose()
+            with pytest.raises(ServerError, match="1 to 24 printable characters") as refused:
+                await connect(server, too_long)
+            assert refused.value.code == "bad_name"
+    run(main())

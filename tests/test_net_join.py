@@ -93,7 +93,7 @@ def test_join_says_in_one_line_why_it_cannot_sit_down():
     assert proc.returncode == 2 and "cannot connect to 127.0.0.1:1: connection refused" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
     for args, words in [(["127.0.0.1:x", "--name", "A"], "port must be a number"),
-                        (["127.0.0.1", "--name", "\x1b[2J"], "--name must be 1 to 23 printable")]:
+                        (["127.0.0.1", "--name", "\x1b[2J"], "--name must be 1 to 24 printable")]:
         proc = ono99("join", *args)
         assert proc.returncode == 2 and words in proc.stderr, proc.stderr
 

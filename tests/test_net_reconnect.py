@@ -150,5 +150,5 @@ async def test_watch_says_in_one_line_which_table_or_why_not():
         proc = await asyncio.to_thread(ono99, "watch", address, "--table", "9")
         assert proc.returncode == 2 and "9" in proc.stderr, proc.stderr
         proc = await asyncio.to_thread(ono99, "watch", address, "--name", "\x1b[2J")
-        assert proc.returncode == 2 and "--name must be 1 to 23 printable" in proc.stderr
+        assert proc.returncode == 2 and "--name must be 1 to 24 printable" in proc.stderr
         await a.aclose()

@@ -45,7 +45,8 @@ class GameSetupError(ValueError):
     """Seats, dealer or decks that cannot start a game."""
 
 
-MAX_NAME = 24
+MAX_NAME = 24  # the one limit on a player's name: New game, Settings, records, join --name, web, SSH
+NAME_RULE = f"1 to {MAX_NAME} printable characters that show (not only accents)"  # what messages say
 
 
 def normalise_name(name) -> str:
@@ -91,14 +92,21 @@ def name_taken(name: str, names) -> int | None:
     return next((i for i, n in enumerate(names) if _name_key(n) == key), None)
 
 
+def check_name(name) -> str:
+    """One player's name as check_names checks each (a network player's, before any table), or
+    GameSetupError. It must already be normalised (normalise_name): a game that quietly stripped
+    " Ana" would record plays by a seat its record does not have."""
+    norm = normalise_name(name)
+    if norm != name:
+        raise GameSetupError(f"player name {name!r} has spaces around it; use {norm!r}")
+    return name
+
+
 def check_names(names) -> list[str]:
-    """The seats' names, or GameSetupError. A name must already be normalised (normalise_name):
-    a game that quietly stripped " Ana" would record plays by a seat its record does not have."""
+    """The seats' names, or GameSetupError: each a name (check_name), all different."""
     names = list(names)
     for name in names:
-        norm = normalise_name(name)
-        if norm != name:
-            raise GameSetupError(f"player name {name!r} has spaces around it; use {norm!r}")
+        check_name(name)
     if not MIN_SEATS <= len(names) <= MAX_SEATS:
         raise GameSetupError(f"a game needs {MIN_SEATS} to {MAX_SEATS} players, not {len(names)}")
     dupes = sorted(n for n, k in Counter(names).items() if k > 1)

@@ -23,6 +23,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.game import MAX_NAME
 from ..store.atomic import write_atomic
 from ..store.paths import data_dir
 from ..store.readfile import ReadError, read_text
@@ -149,7 +150,7 @@ def _entry(raw) -> TableEntry:
     for s in seats_raw:
         if not isinstance(s, dict):
             raise ValueError("a seat is not a table")
-        name, player, token = _text(s, "name", 23), _text(s, "player", 20), s.get("token")
+        name, player, token = _text(s, "name", MAX_NAME), _text(s, "player", 20), s.get("token")
         if player != "human" and not player.startswith("bot:"):
             raise ValueError(f"seat {name!r}: 'player' must be 'human' or 'bot:LEVEL'")
         if player == "human":

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..bots.levels import Bot
-from ..engine.game import GameSetupError, check_names
+from ..engine.game import NAME_RULE, GameSetupError, check_name
 from ..engine.rules import RulesError, rules_from_dict
 from ..table import BotTurn, IllegalMove, NotYourTurn, SeatError, StalePlay, TableError, TableOver
 from ..table.seats import bot_seed
@@ -392,9 +392,9 @@ class Server:
                 conn.close()
                 return None
         try:
-            check_names([msg["name"], msg["name"] + "'"])
+            check_name(msg["name"])
         except GameSetupError:
-            raise Refused("bad_name", "a name is 1 to 23 printable characters that show (not only accents)") from None
+            raise Refused("bad_name", f"a name is {NAME_RULE}") from None
         gateway = self._player_address(conn, msg)
         # on a gateway's inner server, counted from now on under the player's address, or its own
         # (a gateway without a secret cannot tell its players apart: its own caps apply, not these)

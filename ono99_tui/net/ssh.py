@@ -41,6 +41,7 @@ import asyncssh  # noqa: E402 - after the filter, which must see the import
 
 from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
                     seat_key, start)
+from ..engine.game import MAX_NAME
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
 
@@ -315,10 +316,10 @@ class SSHGate:
         env = self._child_env(box, process, owner, _clean(term, "xterm"))
         if watch is not None:
             env[CHOOSE_ENV] = "connect with the command watch N to choose one"
-            argv = watch_argv(self.table, name[:23], int(watch) if watch else None)
+            argv = watch_argv(self.table, name[:MAX_NAME], int(watch) if watch else None)
         else:
             env[NAME_ENV] = "log in as another user (ssh OTHER@HOST) to take another name"
-            argv = join_argv(self.table, name[:23], cfg.child_args)
+            argv = join_argv(self.table, name[:MAX_NAME], cfg.child_args)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -427,7 +428,7 @@ class SSHGate:
         env = self._child_env(box, process, owner, "dumb")  # (no terminal: it writes lines, never escapes)
         out = LineOutput(crlf=term is not None)  # a PTY's terminal needs CR LF to start a line
         try:
-            proc = await start(self.zygote, join_argv(self.table, name[:23], (*cfg.child_args, "--plain")), env,
+            proc = await start(self.zygote, join_argv(self.table, name[:MAX_NAME], (*cfg.child_args, "--plain")), env,
                                box.home, pipes=True, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                stderr=asyncio.subprocess.STDOUT)
         except BaseException:

@@ -178,10 +178,10 @@ WATCH_TABLE = re.compile(r"|[1-9][0-9]{0,5}")  # /?watch (the table being played
 
 def check_name(name: str) -> str | None:
     """The name if a table would take it, else None."""
-    from ..engine.game import GameSetupError, check_names
+    from ..engine.game import GameSetupError, check_name
 
     try:
-        check_names([name, name + "'"])
+        check_name(name)
     except GameSetupError:
         return None
     return name
@@ -399,7 +399,9 @@ class WebGate(Server):
         if wanted:
             name = check_name(wanted)
             if name is None:
-                raise web.HTTPBadRequest(text=f"ono99: a name must be 1 to 23 printable characters that show (not only accents), not {wanted!r}")
+                from ..engine.game import NAME_RULE
+
+                raise web.HTTPBadRequest(text=f"ono99: a name must be {NAME_RULE}, not {wanted!r}")
         else:
             self.guests += 1
             name = f"Guest {self.guests}"

@@ -392,7 +392,7 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
 
 def join_plan(args) -> Plan:
     """`ono99 join ... --plain`: the address, name and seat as `ono99 join` reads them."""
-    from ..engine.game import GameSetupError, check_names
+    from ..engine.game import NAME_RULE, GameSetupError, check_name
     from ..net.child import ADDRESS_ENV, COMEBACK_ENV, GATEWAY_ENV, NAME_ENV, SECRET_ENV
     from ..net.client import split_address
     from ..net.kept_seats import kept_tokens, seat_token_from_env
@@ -402,9 +402,9 @@ def join_plan(args) -> Plan:
     except ValueError as exc:
         raise UserError(str(exc)) from None
     try:
-        check_names([args.name, args.name + "'"])
+        check_name(args.name)
     except GameSetupError:
-        raise UserError(f"--name must be 1 to 23 printable characters that show (not only accents), not {args.name!r}") from None
+        raise UserError(f"--name must be {NAME_RULE}, not {args.name!r}") from None
     token = seat_token_from_env()
     # a gateway's child (serve-ssh) keeps no seat token: its data folder is thrown away
     keep = token is None and not os.environ.get(GATEWAY_ENV)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import tomli_w
 
-from ..engine.game import GameSetupError, normalise_name
+from ..engine.game import NAME_RULE, GameSetupError, normalise_name
 from ..text import shorten, visible
 from .atomic import write_atomic
 from .paths import settings_file
@@ -39,7 +39,7 @@ HELP = {
     "theme": "colour theme name (ono99 themes or your own in the themes folder)",
     "ascii": "true to draw with ASCII characters only",
     "bot_delay": "seconds a bot waits before its play, 0 to 5",
-    "player_name": "your name at the table, 1 to 24 printable characters",
+    "player_name": f"your name at the table, {NAME_RULE}",
     "rules": "house rules for a new game: a preset name or a rules file",
     "undo": "allow taking back a play when every other seat is a bot",
     "confirm_bust": "true: a card that would lose the round asks for a second press while a safe card exists",
@@ -62,7 +62,7 @@ def _check(key: str, value):
             # the one place names are normalised; NFC, so "Zoë" typed either way is one name
             value = unicodedata.normalize("NFC", normalise_name(value))
         except GameSetupError as exc:
-            raise ValueError(f"{exc} (1 to 24 printable characters)") from None
+            raise ValueError(f"{exc} ({NAME_RULE})") from None
     elif not isinstance(value, str) or not value.strip():
         raise ValueError(f"must be a non-empty string, got {shorten(repr(value))}")
     return value

@@ -26,7 +26,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from ...bots import LEVELS
 from ...engine import Game
-from ...engine.game import MAX_SEATS, MIN_SEATS, GameSetupError
+from ...engine.game import MAX_NAME, MAX_SEATS, MIN_SEATS, GameSetupError
 from ...table.seats import SeatError, check_seats, free_bot_name, free_bot_names
 from ...store.last_setup import LastSetup, load_last_setup, save_last_setup
 from ...store.rule_presets import all_presets
@@ -53,7 +53,7 @@ class SeatRow(Horizontal):
 
     def compose(self) -> ComposeResult:
         yield Label(f"{self.index + 1}", classes="seat-no")
-        yield OrderedInput(self.seat_name, max_length=24, compact=True, classes="seat-name",
+        yield OrderedInput(self.seat_name, max_length=MAX_NAME, compact=True, classes="seat-name",
                     placeholder="name")
         yield Choice(KINDS, value=self.kind, allow_blank=False, compact=True, classes="seat-kind")
 

@@ -16,6 +16,7 @@ from textual.widgets import Button, Footer, Header, Input, Label, Select, Static
 
 from textual.content import Content
 
+from ...engine.game import MAX_NAME
 from ...engine.rules import RulesError
 from ...store.rule_presets import all_presets, resolve as resolve_rules
 from ...text import visible
@@ -57,7 +58,7 @@ class SettingsScreen(Screen):
                                  allow_blank=False, compact=True, id="theme")),
                 ("ASCII only", _yes_no(s.ascii, "ascii")),
                 ("Bot delay (s)", OrderedInput(str(s.bot_delay), compact=True, id="bot_delay", type="number")),
-                ("Your name", OrderedInput(s.player_name, max_length=24, compact=True, id="player_name")),
+                ("Your name", OrderedInput(s.player_name, max_length=MAX_NAME, compact=True, id="player_name")),
                 ("Rules", Choice([(Text(visible(p)), p) for p in presets]
                                  + ([(Text(visible(s.rules)), s.rules)] if s.rules not in presets else []),
                                  value=s.rules, allow_blank=False, compact=True, id="rules")),
