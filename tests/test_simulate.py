@@ -32,6 +32,27 @@ def test_simulate_json_adds_up():
     assert sum(doc["round_ends"].values()) == round(doc["rounds_per_game"] * 30)
 
 
+def test_simulate_json_gives_intervals_to_four_decimals_holding_the_computed_ones():
+    """A play-tester's find: `simulate --json` printed ci95 ends like 0.9999999999999999 (a level
+    that won every game) and 0.15003898774401986."""
+    from ono99_tui.lab.stats import wilson
+
+    out = ono99("simulate", "--bots", "medium,random", "--games", "4", "--json", "--jobs", "1")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert any(row["wins"] == doc["games"] for row in doc["levels"])  # (a level that won them all)
+    for row in doc["levels"] + doc["by_seat"]:
+        intervals = [(row["ci95"], row["wins"], doc["games"])]
+        if "round_loss_ci95" in row:
+            intervals.append((row["round_loss_ci95"], row["rounds_lost"], row["rounds_played"]))
+        for (lo, hi), k, n in intervals:
+            assert round(lo, 4) == lo and round(hi, 4) == hi, (lo, hi)
+            exact = wilson(k, n)
+            assert lo <= exact[0] and exact[1] <= hi and hi - lo < exact[1] - exact[0] + 0.0002
+            assert hi == 1.0 if k == n else hi < 1.0
+    assert '0.9999' not in out.stdout and '0.0000' not in out.stdout
+
+
 def test_simulate_text_report_and_rounding_up_to_whole_seatings():
     out = ono99("simulate", "--bots", "easy,random", "--games", "5", "--jobs", "1")
     assert out.returncode == 0

@@ -261,25 +261,23 @@ class Tally:
         self.rounds_fair.update(r.rounds_fair)
 
     def summary(self) -> dict:
-        from .stats import wilson
+        from .stats import ci95
 
         n = self.games
         count = Counter(self.levels)
         levels = []
         for level in dict.fromkeys(self.levels):
             wins = self.level_wins[level]
-            lo, hi = wilson(wins, n)
             levels.append({
                 "level": level, "seats": count[level], "wins": wins,
-                "win_rate": wins / n if n else 0.0, "ci95": [lo, hi],
+                "win_rate": wins / n if n else 0.0, "ci95": ci95(wins, n),
                 "fair_share": count[level] / len(self.levels),
                 **round_rates(self.rounds_in[level], self.rounds_lost[level], self.rounds_fair[level]),
             })
         seats = []
         for s in range(len(self.levels)):
             wins = self.seat_wins[s]
-            lo, hi = wilson(wins, n)
-            seats.append({"seat": s + 1, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": [lo, hi]})
+            seats.append({"seat": s + 1, "wins": wins, "win_rate": wins / n if n else 0.0, "ci95": ci95(wins, n)})
         summary = {
             "games": n,
             "seats": len(self.levels),
@@ -301,11 +299,10 @@ def round_rates(played: int, lost: int, fair: float) -> dict:
     """Round-level figures for one level: rounds its seats played and lost, the share lost
     (95% Wilson interval; rounds of one game are not independent, so it is a little narrow),
     and the share an equal player would lose (1/players in each of those rounds)."""
-    from .stats import wilson
+    from .stats import ci95
 
-    lo, hi = wilson(lost, played)
     return {"rounds_played": played, "rounds_lost": lost,
-            "round_loss_rate": lost / played if played else 0.0, "round_loss_ci95": [lo, hi],
+            "round_loss_rate": lost / played if played else 0.0, "round_loss_ci95": ci95(lost, played),
             "round_loss_fair": fair / played if played else 0.0, "rounds_fair_sum": fair}
 
 
