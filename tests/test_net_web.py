@@ -76,9 +76,22 @@ class Web:
         found = set()
         for entry in os.listdir("/proc"):
             if entry.isdigit() and _stat(int(entry))[1:2] and _stat(int(entry))[1] in parents \
-                    and _stat(int(entry))[0] != "Z" and int(entry) not in self.zygotes():
+                    and _stat(int(entry))[0] != "Z" and int(entry) not in self.zygotes() \
+                    and not self._not_yet_exec(int(entry)):
                 found.add(int(entry))
         return found
+
+    def _not_yet_exec(self, pid: int) -> bool:
+        """A child of ono99 web still running its parent's program: forked, not yet exec'd (every
+        child it starts execs: the zygote, or a tab's process without one). A check just after
+        the start once met the zygote so, before its command line named it, and counted it a tab."""
+        def cmdline(p):
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f:
+                    return f.read()
+            except OSError:
+                return None
+        return _stat(pid)[1:2] == [str(self.proc.pid)] and cmdline(pid) == cmdline(self.proc.pid)
 
     def zygotes(self) -> set[int]:
         found = set()
