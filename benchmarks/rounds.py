@@ -39,7 +39,10 @@ from ono99_tui.store.rule_presets import resolve  # noqa: E402
 
 #: variants of a level, to pair a change against it (--bot or --against): the search constants
 #: they set. "hard-own-tuned": its own turns and play-outs by heuristics.TUNED (off in hard).
-VARIANTS = {"hard-own-tuned": {"OWN": TUNED}}
+VARIANTS = {"hard-own-tuned": {"OWN": TUNED},
+            # its next turn in the play-outs chosen from what it would know then (bots/lookahead.py)
+            "hard-look": {"LOOKAHEAD": True}, "hard-look-k1": {"LOOKAHEAD": True, "LOOK_K": 1.0},
+            "hard-look-256": {"LOOKAHEAD": True, "LOOK_DEALS": 256}}
 
 
 def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules,

@@ -414,6 +414,8 @@ def test_hard_that_watched_the_whole_round_decides_from_public_information_only(
     for reading in (True, False):
         with mock.patch.object(search, "INFERENCE", reading):
             _check_whole_round(load_preset(rules), seed, shuffle_seed, players, keeps_memo=reading)
+    with mock.patch.object(search, "LOOKAHEAD", True):  # its next turn chosen per group of deals (off)
+        _check_whole_round(load_preset(rules), seed, shuffle_seed, players, keeps_memo=False)
 
 
 def _check_whole_round(rules, seed, shuffle_seed, players, keeps_memo):
@@ -598,3 +600,30 @@ def test_tokens_play_outs_at_three_or_more_value_the_game_the_round_leaves():
     undecided = round_value(view, sim)
     assert leader > short > mine and leader > undecided > mine
     assert leader == pytest.approx(0.3877, abs=1e-4) and short == pytest.approx(0.2847, abs=1e-4)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10_000), plays=st.integers(0, 30), players=st.sampled_from([2, 3, 4]))
+def test_a_cloned_play_out_plays_on_exactly_as_the_round_it_was_copied_from(seed, plays, players):
+    """bots/lookahead.py plays each card of the bot's next turn on a copy of the round so far:
+    the copy must play on exactly as the original would (same loser, same hands, same pile),
+    and playing the copy must leave the original untouched."""
+    from ono99_tui.bots import belief, lookahead
+    from ono99_tui.bots.rollout import RoundSim
+
+    g = Game([f"P{i}" for i in range(players)], DEFAULT, seed, record_events=False)
+    view = g.view(g.current)
+    rng = random.Random(seed)
+    hands, draw = belief.deal_hidden(view, rng, None)
+    sim = RoundSim(view, hands, draw, seed)
+    r = random.Random(seed)
+    for _ in range(plays):
+        if sim.loser is not None:
+            break
+        sim.play(sim.medium_choice(r))
+    before = (sim.loser, {s: list(h) for s, h in sim.hands.items()}, list(sim.draw), sim.total)
+    copy_ = lookahead._finish(lookahead._clone(sim), lookahead._fork(r), 400)
+    assert (sim.loser, sim.hands, sim.draw, sim.total) == before  # the original untouched
+    original = lookahead._finish(sim, r, 400)
+    assert (copy_.loser, copy_.hands, copy_.draw, copy_.total) == (
+        original.loser, original.hands, original.draw, original.total)

@@ -190,6 +190,31 @@ def _deals(view: PlayerView, rng: random.Random, reader: Reader | None, piles: i
     return deal
 
 
+LOOKAHEAD = False  # its next turn in the play-outs chosen from what it will know then (lookahead.py)
+LOOK_DEALS = 128
+LOOK_K = 0.0
+
+
+def _choose_looking_ahead(view, rng, deal, legal, default, own, k, iterations):
+    from . import lookahead
+    deals = []
+    for _ in range(min(LOOK_DEALS, iterations)):
+        hands, draw, *models = deal()
+        deals.append((hands, draw, models[0] if models else None, rng.getrandbits(32)))
+    cards = [default] + [c for c in dict.fromkeys(legal) if c != default]
+    got = lookahead.values(view, deals, cards, round_value, own, LOOK_K, MAX_ROLLOUT_PLAYS)
+    best, gain = default, 0.0
+    for card in cards[1:]:
+        d = [x - y for x, y in zip(got[card], got[default])]
+        n = len(d)
+        mean = sum(d) / n
+        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
+        se = math.sqrt(max(var, 0.25 / n) / n)
+        if mean > k * se and mean > gain:
+            best, gain = card, mean
+    return best
+
+
 def worth_searching(view: PlayerView) -> bool:
     return view.rules.target - view.total <= SEARCH_ROOM or view.plays_owed == 2
 
@@ -223,6 +248,8 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     # at a bigger table weighing more: ``_outcome``). A
     # standard round played out from within 40 of the target takes 6-7 plays on average, at
     # most 19 a decision on the positions measured (docs/bots.md): the cap never binds there.
+    if LOOKAHEAD:
+        return _choose_looking_ahead(view, rng, deal, legal, default, own, k, iterations)
     budget = iterations * FULL_HAND * LONG_ROUND * 4
     iterations = min(iterations, iterations * FULL_HAND // (len(diffs) + 1))
     stop = None if deadline is None else time.perf_counter() + deadline
