@@ -342,3 +342,42 @@ async def test_menu_keys_typed_together_act_in_the_order_typed():
         from ono99_tui.tui.screens.modals import HelpScreen
 
         assert [type(s) for s in app.screen_stack[1:]] == [GameScreen, HelpScreen], app.screen_stack
+
+
+async def _palette_showing_save_as(pilot):
+    from textual.command import CommandPalette
+
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, CommandPalette)
+    await pilot.press(*"save as")
+    for _ in range(50):  # (the palette gathers its commands in a worker)
+        await settle(pilot)
+        if "Save as" in str(pilot.app.screen.query_one("CommandList").get_option_at_index(0).prompt) \
+                if pilot.app.screen.query_one("CommandList").option_count else False:
+            return
+    raise AssertionError("the palette never offered Save as")
+
+
+@pytest.mark.parametrize("keys, typed", [(("enter", "x", "2"), "x2"), (("enter", "enter"), None)])
+async def test_keys_typed_with_the_palettes_enter_go_to_the_command_it_runs(keys, typed):
+    """A play-tester's find: Ctrl+P, "save", then Enter, "x2", Enter in one read: "x2" was lost,
+    and the second Enter closed the palette a second time, which closed the table under it (the
+    game left, Save as opened over the menu). The keys now wait for the command and go to it."""
+    from textual.widgets import Input
+
+    from ono99_tui.tui.screens.save_as import SaveAsScreen
+
+    async with _a_plain_table() as (pilot, game):
+        await _palette_showing_save_as(pilot)
+        together(pilot, *keys)
+        for _ in range(50):
+            await settle(pilot)
+            if not getattr(pilot.app, "_held_keys", None) and not getattr(pilot.app, "_holding", False) \
+                    and not any(type(s).__name__ == "CommandPalette" for s in pilot.app.screen_stack):
+                break
+        stack = [type(s) for s in pilot.app.screen_stack]
+        assert GameScreen in stack and plays_of(game) == [], stack
+        if typed:
+            assert isinstance(pilot.app.screen, SaveAsScreen)
+            assert pilot.app.screen.query_one(Input).value.endswith(typed)

@@ -17,7 +17,9 @@ letters after a Tab go to the field it moved to, not the one it left.
 from __future__ import annotations
 
 from textual import events
+from textual.actions import SkipAction
 from textual.binding import Binding
+from textual.command import CommandPalette
 
 READY_PASSES = 20  # idle passes a screen may take to resume before its keys are handled anyway
 
@@ -26,10 +28,36 @@ class KeysInOrder:
     """A mixin for the App: keys wait for a new screen to be ready (see the module's docstring)."""
 
     KEY_BINDINGS = [Binding("tab", "focus_next", "Focus next", show=False, priority=True),
-                    Binding("shift+tab", "focus_previous", "Focus previous", show=False, priority=True)]
+                    Binding("shift+tab", "focus_previous", "Focus previous", show=False, priority=True),
+                    Binding("enter", "palette_enter", show=False, priority=True)]
 
     _held_keys: list[events.Key] | None = None
     _held_passes = 0
+    _holding = False  # a command chosen in the palette has not run yet: every key waits for it
+
+    def action_palette_enter(self) -> None:
+        """Enter in the command palette (Ctrl+P), as it is read. The palette runs its command after
+        it closes, by a message; the keys typed with the Enter went on to the palette meanwhile:
+        "Enter x2 Enter" at Save as lost "x2", and the second Enter closed the palette a second
+        time, which closed the table under it. Now they wait until the command has run, and go to
+        what it opened."""
+        palette = self.screen
+        if not isinstance(palette, CommandPalette):
+            raise SkipAction()
+        self._holding = True
+        self._held_passes = 0
+        palette._select_or_command()  # (Textual's own Enter; tests/test_keys_in_order.py fails if it moves)
+        self.call_after_refresh(self._palette_done, palette)
+
+    def _palette_done(self, palette) -> None:
+        if palette in self.screen_stack and self._held_passes < READY_PASSES:  # (still choosing)
+            self._held_passes += 1
+            self.call_after_refresh(self._palette_done, palette)
+            return
+        self._holding = False  # (closed: its command was called after the close, before this)
+        self._held_passes = 0
+        if self._held_keys:
+            self.call_after_refresh(self._handle_held_keys)
 
     def _screen_ready(self) -> bool:
         screen = self.screen
@@ -37,18 +65,18 @@ class KeysInOrder:
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
-            if self._held_keys or not self._screen_ready():
+            if self._holding or self._held_keys or not self._screen_ready():
                 if self._held_keys is None:
                     self._held_keys = []
                 self._held_keys.append(event)
-                if len(self._held_keys) == 1:
+                if len(self._held_keys) == 1 and not self._holding:
                     self._held_passes = 0
                     self.call_after_refresh(self._handle_held_keys)
                 return
         await super().on_event(event)
 
     async def _handle_held_keys(self) -> None:
-        while self._held_keys:
+        while self._held_keys and not self._holding:
             if not self._screen_ready() and self._held_passes < READY_PASSES:
                 self._held_passes += 1
                 self.call_after_refresh(self._handle_held_keys)
