@@ -241,6 +241,10 @@ async def test_house_rules_at_40x12_show_each_key_and_its_value_as_tab_reaches_i
             key = row.query_one(".rule-key").render()
             shown_now = shown(app)
             assert str(key).strip() in shown_now and field.region.right <= 39 and field.region.bottom <= 11, shown_now
+        app.screen.query_one("#rules-keys").scroll_end(animate=False)
+        await pilot.pause()
+        for button in app.screen.query("#rules-buttons Button"):  # (one a line: "Save (" was cut)
+            assert str(button.label) in shown(app), shown(app)
 
 
 async def test_new_game_at_40x12_shows_who_plays_each_seat():
