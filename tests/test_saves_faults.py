@@ -1072,3 +1072,17 @@ def test_import_of_a_file_that_is_not_utf8_calls_it_the_file_to_import(store, tm
     assert out.returncode == 2 and out.stdout == ""
     assert "the file to import is not a UTF-8 text file (bad byte at offset 18)" in out.stderr
     assert "the save is" not in out.stderr and store.names() == []
+
+
+def test_continue_after_save_as_opens_the_game_going_on_not_the_copy(store):
+    """A play-tester's find: Ctrl+S made a copy ("this game goes on saving as 'game ...'"), Esc
+    left, and Continue opened the copy, the newest file, though the game going on was the other."""
+    save(store, "friday", plays=10)
+    session = SaveSession(store, "friday", SEATS, "standard")
+    assert session.open() is None
+    os.utime(store.path("friday"), (1_000_000, 1_000_000))  # (played a while ago; journals too)
+    for path in store.folder.glob("friday*.journal"):
+        os.utime(path, (1_000_000, 1_000_000))
+    assert session.save_as(played(10), "copy") == "copy"
+    session.close()
+    assert store.latest_unfinished().name == "friday"

@@ -364,6 +364,10 @@ class SaveSession:
                 raise SaveError(f"cannot save to {self.store.folder}: {exc.strerror or exc}") from None
             finally:
                 lock.release()
+            try:  # this game, not the copy, is the one going on: Continue opened the copy after Esc
+                os.utime(self.store.path(self.name), follow_symlinks=False)
+            except (OSError, NotImplementedError):
+                pass
             return self.store.check_name(name)
         self._writer.wait()
         self._drop_journal()
