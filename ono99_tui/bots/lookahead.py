@@ -16,12 +16,12 @@ few deals, which ``inner_k`` guards against). Beyond that turn everyone plays me
 
 from __future__ import annotations
 
-import math
 import random
 from collections import defaultdict
 
 from .heuristics import MEDIUM, score_cards
 from .rollout import RoundSim
+from .search import best_by_gain
 
 
 def _clone(sim: RoundSim) -> RoundSim:
@@ -89,17 +89,8 @@ def values(view, deals: list, candidates: list[str], value, own=MEDIUM, inner_k:
             default = _medium_card(members[0][1], legal)
             got = {a: [value(view, _finish(_play(_clone(sim), a), _fork(rng), max_plays))
                        for _, sim, rng in members] for a in legal}
-            best, gain = default, 0.0
-            n = len(members)
-            for a in legal:
-                if a == default:
-                    continue
-                d = [x - y for x, y in zip(got[a], got[default])]
-                mean = sum(d) / n
-                var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-                se = math.sqrt(max(var, 0.25 / n) / n)
-                if mean > inner_k * se and mean > gain:
-                    best, gain = a, mean
+            best = best_by_gain(default, {a: [x - y for x, y in zip(got[a], got[default])]
+                                          for a in legal if a != default}, inner_k)
             for j, (i, _, _) in enumerate(members):
                 out[card][i] = got[best][j]
     return out

@@ -203,13 +203,18 @@ def _choose_looking_ahead(view, rng, deal, legal, default, own, k, iterations):
         deals.append((hands, draw, models[0] if models else None, rng.getrandbits(32)))
     cards = [default] + [c for c in dict.fromkeys(legal) if c != default]
     got = lookahead.values(view, deals, cards, round_value, own, LOOK_K, MAX_ROLLOUT_PLAYS)
+    return best_by_gain(default, {c: [x - y for x, y in zip(got[c], got[default])] for c in cards[1:]}, k)
+
+
+def best_by_gain(default: str, diffs: dict[str, list[float]], k: float) -> str:
+    """The card whose mean paired gain over ``default`` is largest, when it clears ``k``
+    standard errors; else ``default``."""
     best, gain = default, 0.0
-    for card in cards[1:]:
-        d = [x - y for x, y in zip(got[card], got[default])]
+    for card, d in diffs.items():
         n = len(d)
         mean = sum(d) / n
         var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-        se = math.sqrt(max(var, 0.25 / n) / n)
+        se = math.sqrt(max(var, 0.25 / n) / n)  # floor: a few identical outcomes prove little
         if mean > k * se and mean > gain:
             best, gain = card, mean
     return best
@@ -265,12 +270,4 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
             break
         if spent[0] >= budget:
             break
-    best, gain = default, 0.0
-    for card, d in diffs.items():
-        n = len(d)
-        mean = sum(d) / n
-        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-        se = math.sqrt(max(var, 0.25 / n) / n)  # floor: a few identical outcomes prove little
-        if mean > k * se and mean > gain:
-            best, gain = card, mean
-    return best
+    return best_by_gain(default, diffs, k)
