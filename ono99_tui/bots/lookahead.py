@@ -21,7 +21,7 @@ from collections import defaultdict
 
 from .heuristics import MEDIUM, score_cards
 from .rollout import RoundSim
-from .search import best_by_gain
+from .paired import best_by_gain
 
 
 def _clone(sim: RoundSim) -> RoundSim:

@@ -38,7 +38,6 @@ into hands made them a small net gain; odds fitted per card type, smaller still.
 
 from __future__ import annotations
 
-import math
 import random
 import time
 
@@ -47,6 +46,7 @@ from .heuristics import HELPERS, MEDIUM, Weights, choose_medium, medium_scores
 from .belief import Reader, deal_hidden
 from . import race
 from .stakes import lives, win_chance
+from .paired import best_by_gain
 from .rollout import play_out_sim, round_points
 
 DEFAULT_ITERATIONS = 384  # play-outs per candidate per decision (regret.py: 256 measured weaker, 768 no better)
@@ -204,20 +204,6 @@ def _choose_looking_ahead(view, rng, deal, legal, default, own, k, iterations):
     cards = [default] + [c for c in dict.fromkeys(legal) if c != default]
     got = lookahead.values(view, deals, cards, round_value, own, LOOK_K, MAX_ROLLOUT_PLAYS)
     return best_by_gain(default, {c: [x - y for x, y in zip(got[c], got[default])] for c in cards[1:]}, k)
-
-
-def best_by_gain(default: str, diffs: dict[str, list[float]], k: float) -> str:
-    """The card whose mean paired gain over ``default`` is largest, when it clears ``k``
-    standard errors; else ``default``."""
-    best, gain = default, 0.0
-    for card, d in diffs.items():
-        n = len(d)
-        mean = sum(d) / n
-        var = sum((x - mean) ** 2 for x in d) / max(1, n - 1)
-        se = math.sqrt(max(var, 0.25 / n) / n)  # floor: a few identical outcomes prove little
-        if mean > k * se and mean > gain:
-            best, gain = card, mean
-    return best
 
 
 def worth_searching(view: PlayerView) -> bool:
