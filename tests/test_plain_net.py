@@ -11,6 +11,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from tests.test_plain import GAME, assert_plain_bytes
 
 
@@ -697,3 +699,47 @@ def test_a_plain_join_back_before_anyone_made_a_table_waits_for_one_to_open():
         cid.wait_for(r"seat 2, Bob;")
     finally:
         stop(server, again, ann, bob, cid)
+
+
+def test_a_play_made_before_the_plain_table_opens_is_said_once():
+    """A play-tester's find: `ono99 host --plain` with bots said the bot's first play twice
+    ("Medium: Ten, total 10." before "Your turn." and again after "Which card?"). The network
+    thread adds each play to the table's events as it comes and queues it for this thread; the
+    opening said every event the table held by then, and the queued update said the play again."""
+    import io
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.plain.console import Console, EndOfInput
+    from ono99_tui.plain.network import Inbox, InboxConsole, Network
+    from ono99_tui.plain.remote import RemotePlain
+    from ono99_tui.table import TableSession
+    from ono99_tui.tui.setup import TableSetup
+
+    seed = 3
+    while (session := TableSession([SeatSpec("Ann"), SeatSpec("Bot", "bot:medium")], seed=seed)).current != 1:
+        seed += 1  # (a deal where the bot plays first)
+    first = {"view": view_to_dict(session.view_for(0)), "seq": session.seq,
+             "events": session.events_for(0), "full": True}
+    inbox = Inbox()
+    remote = RemoteTable(client=None, table_id=1, seat=0, first_state=first)
+    remote.subscribe(lambda update: inbox.put(("update", update)), 0)  # (as the network thread does)
+    before = session.event_count
+    session.play_bot()  # the bot plays, and the server sends it, before this thread opens the table
+    remote.handle({"type": "state", "table": 1, "view": view_to_dict(session.view_for(0)), "seq": session.seq,
+                   "events": session.events_for(0, before), "full": False})
+    out = io.BytesIO()
+    net = Network()
+    try:
+        plain = RemotePlain(InboxConsole(Console(io.BytesIO(), out), inbox), remote,
+                            TableSetup(remote.seats, remote.view.rules, "standard"), net)
+        inbox.put(("line", None))  # (the end of input, once the turn is asked)
+        with pytest.raises(EndOfInput):
+            plain.run()
+    finally:
+        net.stop()
+    lines = out.getvalue().decode().splitlines()
+    played = [i for i, line in enumerate(lines) if line.startswith("Bot: ")]
+    assert len(played) == 1, lines
+    assert played[0] < lines.index("Your turn."), lines  # (and before the turn it leads to)

@@ -42,6 +42,9 @@ class RemoteTable:
         self.view = client.view(first_state) if client is not None else view_from_dict(first_state["view"])
         self.seq = first_state["seq"]
         self.events: list[dict] = list(first_state["events"])
+        # the table as its first state gave it, for a front end that opens after the network thread
+        # has moved on: what it says first; every change since reaches subscribers as updates
+        self.opening = (self.view, len(self.events))
         self.lobby: dict | None = None  # the latest "table" message's table
         self.undo_allowed = False
         self.undo_used = False

@@ -62,6 +62,11 @@ class RemotePlain(PlainTable):
             self._gone("End of input.")
             raise
 
+    def _so_far(self) -> list[dict]:
+        # (only those the table opened with: the network thread may have added plays since, and
+        # queued them here as updates, to be said in their turn)
+        return self.table.events_for(self.viewer)[:self.table.opening[1]]
+
     def _command(self, key: str, view) -> list[str] | None:
         """The table's commands, as a network seat has them: its own help, and the host's x."""
         hosting = self.net.server is not None
@@ -140,7 +145,7 @@ class RemotePlain(PlainTable):
     def _loop(self) -> str:
         # Whose turn it is comes from the last update said, not from the RemoteTable: the
         # network thread moves that on while the updates before wait to be said.
-        self._seen = self.table.view
+        self._seen = self.table.opening[0]  # (what was said on opening: the updates since come in turn)
         while True:
             self._take_updates()
             self._flush()
@@ -274,7 +279,7 @@ class RemoteWatch(RemotePlain):
     def _introduce(self) -> None:
         self.con.say(f"You are watching table {self.table.table_id}; you hold no cards. "
                      "Type t, s, l, r or ? for the table, or q to stop watching.")
-        view = self.table.view
+        view = self.table.opening[0]  # (the plays since are queued as updates)
         if view.round <= 1:
             super()._introduce()  # (the game so far is short: all of it)
             return
@@ -294,7 +299,7 @@ class RemoteWatch(RemotePlain):
             self.con.say(line)
 
     def _loop(self) -> str:
-        self._seen = self.table.view
+        self._seen = self.table.opening[0]  # (what was said on opening: the updates since come in turn)
         while True:
             self._take_updates()
             self._flush()

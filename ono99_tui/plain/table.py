@@ -120,8 +120,11 @@ class PlainTable:
                 for line in W.last_plays_lines(view):
                     self.con.say(line)
         else:
-            events = self.table.events_for(self.viewer)
-            self._say_events(events)
+            self._say_events(self._so_far())
+
+    def _so_far(self) -> list[dict]:
+        """The game's events to say on opening it."""
+        return self.table.events_for(self.viewer)
 
     def _loop(self) -> str:
         while True:
