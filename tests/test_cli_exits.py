@@ -132,8 +132,9 @@ def test_simulate_says_when_levels_cannot_be_told_apart():
     proc = ono99("simulate", "--bots", "easy,medium", "--games", "20")
     assert proc.returncode == 0, proc.stderr
     assert "Cannot be told apart at 20 games: easy and medium" in proc.stdout
-    proc = ono99("simulate", "--bots", "random,hard", "--games", "40", "--json", timeout=600)  # (hard bots: ~30 s of CPU)
-    assert json.loads(proc.stdout)["cannot_tell_apart"] == []  # hard beats random plainly
+    # (easy, not hard, against random: as plain a difference, in a second rather than minutes of CPU)
+    proc = ono99("simulate", "--bots", "random,easy", "--games", "40", "--json")
+    assert json.loads(proc.stdout)["cannot_tell_apart"] == []  # easy beats random plainly (38 of 40)
 
 
 def _like_a_shell() -> None:
