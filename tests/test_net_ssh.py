@@ -498,6 +498,25 @@ async def test_a_name_that_starts_with_a_dash_reaches_the_table_as_it_is(tmp_pat
             assert table.seats[0].name == "-bob"
 
 
+@pytest.mark.parametrize("command", [None, "plain", "watch"])
+async def test_a_user_name_no_table_takes_is_refused_in_the_players_words_with_no_process(tmp_path, keys, command):
+    """`ssh -l ' ' HOST` (or a name of accents only): the player never gave --name, and is told
+    which user name cannot sit and how to take another, before any process is started for it."""
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        for username in (" ", "\u0301\u0301"):
+            async with asyncssh.connect(HOST, g.port, username=username, client_keys=[client_key], known_hosts=None,
+                                        agent_path=None) as conn:
+                process = await conn.create_process(command, term_type=None if command == "plain" else "xterm")
+                result = await process.wait(timeout=HANG)  # (its input left open: it ends by itself)
+            assert result.exit_status == 2, result
+            assert result.stderr == (f"ono99: the SSH user name {username!r} cannot be a name at the table: a name "
+                                     "is 1 to 24 printable characters that show (not only accents); log in as "
+                                     "another user (ssh OTHER@HOST) to take another name\r\n"), result.stderr
+            assert "--name" not in result.stdout + result.stderr
+        assert g.gate.zygote.forked == 0 and not g.gate.children and not g.server.tables
+
+
 @pytest.mark.parametrize("zygote", [True, False], ids=["zygote", "fresh"])
 async def test_the_inner_table_server_refuses_a_client_without_the_childrens_secret(tmp_path, keys, zygote):
     from ono99_tui.net.client import Client, ServerError

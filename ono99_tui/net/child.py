@@ -48,6 +48,18 @@ class InnerTable:
         return secrets.token_urlsafe(24)
 
 
+def check_name(name: str) -> str | None:
+    """The name if a table would take it, else None: a gateway refuses a name (an SSH user name, a
+    page's ?name=) in its player's words before it starts a child, which would speak of --name."""
+    from ..engine.game import GameSetupError, check_name
+
+    try:
+        check_name(name)
+    except GameSetupError:
+        return None
+    return name
+
+
 def join_argv(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:
     """The arguments of a session's `ono99 join` (no secret in them: `ps` shows them to everyone)."""
     return ["join", f"127.0.0.1:{table.port}", f"--name={name}", "--or-create", *extra]

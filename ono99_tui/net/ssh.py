@@ -39,9 +39,9 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="DSA is deprecated", module="asyncssh")
 import asyncssh  # noqa: E402 - after the filter, which must see the import
 
-from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, end_group, join_argv, kill_group, watch_argv,
-                    seat_key, start)
-from ..engine.game import MAX_NAME
+from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, check_name, end_group, join_argv, kill_group,
+                    watch_argv, seat_key, start)
+from ..engine.game import MAX_NAME, NAME_RULE
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
 
@@ -266,6 +266,13 @@ class SSHGate:
                                  b"(or with the command plain, for the game in lines of text, or watch or "
                                  b"watch N, to watch a table)\r\n")
             process.exit(1)
+            return
+        name = (process.get_extra_info("username") or "guest")[:MAX_NAME]
+        if check_name(name) is None:  # (the child would say "--name must be...": an option never given)
+            process.stderr.write(f"ono99: the SSH user name {name!r} cannot be a name at the table: a name is "
+                                 f"{NAME_RULE}; log in as another user (ssh OTHER@HOST) to take another "
+                                 f"name\r\n".encode())
+            process.exit(2)
             return
         owner = process.get_extra_info("ono99_server")
         if owner is not None and owner.sessions:

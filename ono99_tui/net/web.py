@@ -40,7 +40,7 @@ from textual_serve.server import Server, to_int
 from yarl import URL
 
 from ..text import visible
-from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, end_group, join_argv, seat_key, start, watch_argv
+from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, check_name, end_group, join_argv, seat_key, start, watch_argv
 from .guesses import Guesses
 from .server import FILES_PER_TABLE, FILES_SPARE, _address
 from .zygote import Zygote, ZygoteSpec
@@ -174,17 +174,6 @@ class WebConfig:
 
 
 WATCH_TABLE = re.compile(r"|[1-9][0-9]{0,5}")  # /?watch (the table being played) or /?watch=N
-
-
-def check_name(name: str) -> str | None:
-    """The name if a table would take it, else None."""
-    from ..engine.game import GameSetupError, check_name
-
-    try:
-        check_name(name)
-    except GameSetupError:
-        return None
-    return name
 
 
 class Tab(AppService):
