@@ -13,7 +13,7 @@ import time
 
 from ono99_tui.net.client import Client
 
-from .netplay import HOST
+from .netplay import HOST, until
 from .test_net_e2e import Term, hand_cards, play
 from .test_net_play import SHORT
 
@@ -152,3 +152,40 @@ async def test_watch_says_in_one_line_which_table_or_why_not():
         proc = await asyncio.to_thread(ono99, "watch", address, "--name", "\x1b[2J")
         assert proc.returncode == 2 and "--name must be 1 to 24 printable" in proc.stderr
         await a.aclose()
+
+
+async def test_watch_alone_watches_the_one_game_people_are_at_not_the_tables_they_left():
+    """`ssh -t HOST watch` (or `ono99 watch HOST`) with one game being played and others everyone
+    dropped out of (their bots wait, `away` in the lobby): the game being played is watched; with
+    several, the choice lists the ones people are at and says which the others are."""
+    from ono99_tui.net.lobby import JoinPlan, ServerError, choose_watched
+
+    from .netplay import serving, started_table
+
+    async with serving(abandoned_after=600) as server:
+        left = []
+        for name in ("Gone", "Went"):  # started, then everyone dropped: away, not being played
+            client, table = await started_table(server, name)
+            await client.aclose()
+            left.append(table)
+        await until(lambda: all(server.tables[t].state == "away" for t in left), "the left tables are away")
+        ann, playing = await started_table(server, "Ann")
+        plan = JoinPlan(HOST, server.port, "W", None, None, watch=True)
+        watcher = await Client.connect(HOST, server.port, "W")
+        assert await choose_watched(watcher, plan) == playing
+        bob, also = await started_table(server, "Bob")
+        try:
+            await choose_watched(watcher, plan)
+        except ServerError as exc:
+            said = str(exc)
+        assert f"{playing}: Table {playing} (playing, Ann" in said and f"{also}: Table {also} (playing, Bob" in said
+        assert "Gone" not in said and "Went" not in said, said
+        await ann.aclose()
+        await bob.aclose()
+        await until(lambda: not any(t.state == "playing" for t in server.tables.values()), "all are away")
+        try:  # nobody plays anywhere: the choice is among the tables left, each said as it is
+            await choose_watched(watcher, plan)
+        except ServerError as exc:
+            said = str(exc)
+        assert "(away, Gone" in said and "(playing" not in said, said
+        await watcher.aclose()

@@ -55,17 +55,27 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
     """The table to watch: the one being played (else the one waiting); ServerError ("choose")
     naming them when there are several, or saying there is none."""
     tables = (await client.request({"type": "tables"}))["tables"]
-    playing = [t for t in tables if t["started"] and not t["over"]]
-    candidates = playing or [t for t in tables if not t["over"]]
+    # a game people are at, before one everyone left (away: its bots wait for them), before one waiting
+    started = [t for t in tables if t["started"] and not t["over"]]
+    playing = [t for t in started if _state(t) == "playing"]
+    candidates = playing or started or [t for t in tables if not t["over"]]
     if len(candidates) == 1:
         return candidates[0]["id"]
     if not candidates:
         raise ServerError("choose", f"no table on {plan.host}:{plan.port} to watch")
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({'playing' if t['started'] else 'waiting'}, "
+    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({_state(t)}, "
                        f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
                        for t in candidates[:20])
     more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
     raise ServerError("choose", f"several tables to watch ({listed}{more}): {plan.choose_hint}")
+
+
+def _state(table: dict) -> str:
+    """A listed table's state (a server before `state` was sent: from `started`)."""
+    state = table.get("state")
+    if state in ("waiting", "playing", "away", "over"):
+        return state
+    return "playing" if table["started"] else "waiting"
 
 
 def one_table(client: Client) -> bool:
