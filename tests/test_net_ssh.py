@@ -498,6 +498,41 @@ async def test_a_name_that_starts_with_a_dash_reaches_the_table_as_it_is(tmp_pat
             assert table.seats[0].name == "-bob"
 
 
+def _waiting(g) -> int:
+    """Bytes the gate's SSH channels hold for their clients (asyncssh's send buffers)."""
+    return sum(chan.get_write_buffer_size() for conn in g.gate.connections for chan in conn._channels.values())
+
+
+async def test_a_client_that_reads_nothing_and_spams_window_changes_cannot_grow_the_gateways_memory(tmp_path, keys):
+    """Each window change redraws the whole screen (200x60: tens of KB); a client that shuts its
+    SSH window and sends them nonstop had every redraw kept in the gateway (~0.5 MB/s, without
+    end). Its session's output is held back instead, and reaches it once it reads again."""
+    from ono99_tui.net.ssh import OUTPUT_HELD
+
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key, start=False)
+        async with conn:
+            (pgid,) = g.gate.children
+            process.channel.pause_reading()  # it takes nothing more: its SSH window shuts
+            flip = 0
+
+            def spam() -> bool:
+                nonlocal flip
+                for _ in range(20):
+                    flip ^= 1
+                    process.process.change_terminal_size(200 - flip, 60)
+                return pgid in g.gate.held or _waiting(g) > 8 * OUTPUT_HELD
+
+            await until(spam, "the session's output is held back, or piles up in the gateway")
+            assert pgid in g.gate.held and _waiting(g) <= OUTPUT_HELD + 65536, _waiting(g)
+            process.process.change_terminal_size(80, 24)
+            process.channel.resume_reading()  # it reads again: the session goes on, at its size
+            screen = pyte.Screen(80, 24)
+            await read_screen(process, screen, pyte.Stream(screen), lambda t: "<- you" in t and "Table" in t)
+            await until(lambda: pgid not in g.gate.held, "once the client has read, the output flows again")
+
+
 @pytest.mark.parametrize("command", [None, "plain", "watch"])
 async def test_a_user_name_no_table_takes_is_refused_in_the_players_words_with_no_process(tmp_path, keys, command):
     """`ssh -l ' ' HOST` (or a name of accents only): the player never gave --name, and is told

@@ -51,6 +51,10 @@ PLAIN_COMMAND = "plain"  # `ssh -p 2222 HOST plain`: the game in lines of text (
 WATCH_COMMAND = re.compile(r"watch(?: ([1-9][0-9]{0,5}))?")
 FULL = "ono99: server full, try again later"
 SHUTDOWN_GRACE = 5.0  # seconds the sessions have to end by themselves when the server stops
+# bytes of a session's screen that may wait for a client that reads nothing (its SSH window shut);
+# past it the gate stops reading the session's PTY until they are taken: the app waits, not the
+# gateway's memory (a client spamming window changes made ~1 MB/s of redraws, all kept)
+OUTPUT_HELD = 256 * 1024
 
 
 @dataclass
@@ -193,6 +197,7 @@ class SSHGate:
         self.total = 0
         self.sessions = 0
         self.children: set[int] = set()  # process group ids, for the tests and for shutdown
+        self.held: set[int] = set()  # of those, the ones whose output waits for their client to read (tests)
         self.connections: set = set()  # every SSH connection, logged in or not
         self._running: set[asyncio.Task] = set()  # the sessions' tasks
         self._stop = asyncio.Event()  # set by close(): sessions still running end, told why
@@ -349,6 +354,8 @@ class SSHGate:
         out_done = asyncio.Event()
         modes = TerminalModes()
 
+        held: list[asyncio.Task] = []
+
         def readable() -> None:
             try:
                 data = os.read(master, 65536)
@@ -360,6 +367,20 @@ class SSHGate:
                 return
             modes.feed(data)
             _send(process, data)
+            if process.channel.get_write_buffer_size() > OUTPUT_HELD:
+                # the client takes nothing: read no more of the PTY (the app blocks writing) until it does
+                loop.remove_reader(master)
+                self.held.add(pgid)
+                held[:] = [loop.create_task(resume())]  # (one at a time: it is paused)
+
+        async def resume() -> None:
+            try:
+                await process.stdout.drain()
+            except (OSError, asyncssh.Error):
+                return  # the connection is gone: the session ends
+            self.held.discard(pgid)
+            if not out_done.is_set():
+                loop.add_reader(master, readable)
 
         loop.add_reader(master, readable)
         pump = loop.create_task(self._pump_input(process, master))
@@ -375,6 +396,11 @@ class SSHGate:
         finally:
             pump.cancel()
             stopping.cancel()
+            for task in held:
+                task.cancel()
+            if pgid in self.held:  # (a client that took nothing: the rest of the output is not waited for)
+                self.held.discard(pgid)
+                out_done.set()
             # the output is read all along: what the app writes as it goes reaches the player
             await end_group(proc)
             try:
