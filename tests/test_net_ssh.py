@@ -171,6 +171,16 @@ def test_serve_ssh_wants_keys_or_open_and_says_so_in_one_line(tmp_path):
     proc = ono99("serve-ssh", "--authorized-keys", str(tmp_path / "keys"))
     assert proc.returncode == 2 and "--authorized-keys" in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1
+    # a FIFO (or /dev/zero) was read to its end, which never comes: serve-ssh hung, saying nothing
+    # (with /dev/zero, its memory growing); a key file is a regular file of at most 1 MiB
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "huge").write_bytes(b"# " + b"x" * (1 << 20) + b"\n")
+    for path, why in ((tmp_path / "fifo", "it is a named pipe (FIFO), not a regular file"),
+                      (tmp_path / "huge", "the authorized keys file is too large")):
+        proc = ono99("serve-ssh", "--authorized-keys", str(path), timeout=60)
+        assert proc.returncode == 2 and proc.stderr.startswith("ono99: --authorized-keys: ") and why in proc.stderr, \
+            proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
 
 
 async def test_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys):

@@ -80,6 +80,20 @@ class SSHConfig:
     zygote: ZygoteSpec | None = None  # fork each session from a warm process (net/zygote.py; cli.py names it)
 
 
+def authorized_keys(path) -> asyncssh.SSHAuthorizedKeys:
+    """The keys let in, from an OpenSSH authorized_keys file: a regular file of at most 1 MiB (a
+    FIFO or /dev/zero named by mistake was read forever), or ValueError saying what is wrong."""
+    from ..store.readfile import read_text
+
+    text = read_text(path, "authorized keys file")  # (ReadError: a ValueError, "PATH: REASON")
+    keys = asyncssh.SSHAuthorizedKeys()
+    try:
+        keys.load(text)  # (asyncssh's import_authorized_keys lets an empty file through: nobody gets in)
+    except (asyncssh.KeyImportError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    return keys
+
+
 def host_key(path: Path) -> asyncssh.SSHKey:
     """The server's key, made once and kept (readable by its owner only)."""
     if path.exists():
@@ -204,8 +218,7 @@ class SSHGate:
         self._stop_reason = ""
         self._accepting = True
         self._acceptor = None
-        self.authorized = (asyncssh.read_authorized_keys(str(config.authorized_keys))
-                           if config.authorized_keys else None)
+        self.authorized = authorized_keys(config.authorized_keys) if config.authorized_keys else None
         self._secret = seat_key(config.seat_key)  # without a kept key: seat tokens hold for this run only
         self.zygote = Zygote(config.zygote) if config.zygote is not None else None
 
