@@ -958,12 +958,15 @@ def cmd_web(args) -> int:
 
     config = _server_config(args)
     _server_log(args.verbose)
-    if args.public_url is not None and not args.public_url.startswith(("http://", "https://")):
-        raise UserError(f"--public-url must start with http:// or https://, not {args.public_url!r}")
+    if args.public_url is not None:
+        try:
+            args.public_url = web.public_url(args.public_url)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
     from .store.paths import data_dir
 
     web_config = web.WebConfig(host=args.bind, port=config.port, password=config.password,
-                               public_url=args.public_url.rstrip("/") if args.public_url else None,
+                               public_url=args.public_url,
                                seat_key=data_dir() / "web_seat_key", max_tabs=args.max_sessions,
                                # every tab is a connection (its websocket); as many more may load pages
                                max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,

@@ -24,7 +24,12 @@ def test_a_bad_port_or_address_is_one_line_and_exit_2():
     for args in (["--port", "70000"], ["--port", "-1"], ["--public-url", "example.org"],
                  ["--password", "a", "--password-file", "f"], ["--web-per-address", "0"],
                  ["--web-per-address", "-3"], ["--header-timeout", "0"], ["--header-timeout", "-1"],
-                 ["--header-timeout", "nan"]):
+                 ["--header-timeout", "nan"],
+                 # a public URL with no host, or a query, fragment, user or space in it, made every
+                 # page's websocket address wrong ("open http:/ in a browser"): refused
+                 ["--public-url", "http://"], ["--public-url", "https://x.org/?a=1"], ["--public-url", "https://x.org/#f"],
+                 ["--public-url", "http://u:p@x.org"], ["--public-url", "http://exa mple.org"],
+                 ["--public-url", "http://x.org:99999"], ["--public-url", "http:///x"]):
         proc = ono99("web", *args, timeout=30)
         assert proc.returncode == 2, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ono99: "), proc.stderr

@@ -719,6 +719,23 @@ def served_names(bind: str, public_url: str | None) -> ServedNames:
     return ServedNames(names, wildcard)
 
 
+PUBLIC_URL_RULE = "http:// or https://, a host, and at most a port and a path (no user, query or fragment)"
+
+
+def public_url(text: str) -> str:
+    """--public-url as the pages build their websocket address on it (no final /), or ValueError
+    saying what is allowed: `http://` alone was taken, and every tab's websocket went to `ws:/ws/...`."""
+    try:
+        url = URL(text.strip())
+    except ValueError:
+        url = None
+    if (url is None or url.scheme not in ("http", "https") or not url.raw_host or url.user is not None
+            or url.password is not None or url.raw_query_string or url.raw_fragment or "?" in text or "#" in text
+            or any(c.isspace() or not c.isprintable() for c in text.strip()) or not HOST_PORT.fullmatch(url.raw_authority)):
+        raise ValueError(f"--public-url must be {PUBLIC_URL_RULE}, not {text!r}")
+    return str(url).rstrip("/")
+
+
 def host_name(value: str | None) -> str:
     """The name in a Host header (or a bind address): lower case, no port, no brackets, no final dot."""
     found = HOST_PORT.fullmatch((value or "").strip().lower())
