@@ -971,6 +971,7 @@ def cmd_web(args) -> int:
                                # every tab is a connection (its websocket); as many more may load pages
                                max_connections=max(2 * args.max_sessions, 16), per_address=args.web_per_address,
                                header_timeout=args.header_timeout, write_timeout=args.write_timeout,
+                               idle_timeout=args.idle_timeout,
                                zygote=None if args.no_zygote else session_zygote())
     page_password = config.password
     config.door_closed = page_password is not None  # (its tables are kept private over a restart)
@@ -1313,6 +1314,8 @@ def build_parser() -> argparse.ArgumentParser:
     gate.add_argument("--write-timeout", action=_Number, whole=False, least=1, most=3600, default=30.0, metavar="S",
                       help="drop a connection that takes nothing of what it is sent for S seconds (it stopped "
                       "reading); a slow one that still reads is never dropped by it (default 30)")
+    gate.add_argument("--idle-timeout", action=_Number, whole=False, least=1, most=WEEK, default=1800.0, metavar="S",
+                      help="end a tab with no key pressed for S seconds (default 1800)")
     p.set_defaults(func=cmd_web)
 
     p = sub.add_parser("host", help="serve a table and sit at it; others join with ono99 join",

@@ -570,6 +570,40 @@ async def test_a_refused_tab_is_told_why_before_it_closes(tmp_path):
         web.stop()
 
 
+async def test_a_tab_with_no_key_pressed_is_ended_as_an_idle_ssh_session_is_and_told_why(tmp_path):
+    """A page left open, or a script holding 8 tabs per address open without a key (pings and
+    resizes only), kept a process and a seat for ever: serve-ssh ends such a session after
+    --idle-timeout, and ono99 web now does too, saying why where the page says "Session ended"."""
+    import aiohttp
+
+    web = Web(tmp_path, "--idle-timeout", "3")
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url + "?name=Ida") as response:
+                page = await response.text()
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+            texts = []
+            async with session.ws_connect(ws_url + "?width=80&height=24") as ws:
+                await ws.send_str(json.dumps(["ping", "1"]))  # (what a page sends that is no key)
+                await ws.send_str(json.dumps(["resize", {"width": 100, "height": 30}]))
+                while True:
+                    message = await asyncio.wait_for(ws.receive(), 60)
+                    if message.type == aiohttp.WSMsgType.TEXT:
+                        texts.append(json.loads(message.data))
+                    elif message.type != aiohttp.WSMsgType.BINARY:
+                        break
+            assert message.type == aiohttp.WSMsgType.CLOSE and message.data == 1000, message
+            assert ["ono99_ended", "no key for 3 seconds: the session has ended"] in texts, texts
+        deadline = time.monotonic() + 30
+        while web.children() and time.monotonic() < deadline:
+            await asyncio.sleep(0.1)
+        assert not web.children()  # its process is gone
+    finally:
+        web.stop()
+    proc = ono99("web", "--idle-timeout", "0", timeout=30)
+    assert proc.returncode == 2 and proc.stderr.startswith("ono99: --idle-timeout must be "), proc.stderr
+
+
 def _browser(tmp_path):
     """A headless chromium, or the test skips (fails on CI, which installs it: .ci/run). The
     Debian chromedriver is named: Selenium Manager never looks for (or downloads) one."""

@@ -60,6 +60,14 @@ def check_name(name: str) -> str | None:
     return name
 
 
+def duration(seconds: float) -> str:
+    """"30 minutes", "3 seconds": how long a gateway waited, in the line that says why it ended a session."""
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds:g} second{'s' if seconds != 1 else ''}"
+
+
 def join_argv(table: InnerTable, name: str, extra: tuple[str, ...] = ()) -> list[str]:
     """The arguments of a session's `ono99 join` (no secret in them: `ps` shows them to everyone)."""
     return ["join", f"127.0.0.1:{table.port}", f"--name={name}", "--or-create", *extra]

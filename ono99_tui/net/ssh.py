@@ -39,7 +39,7 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="DSA is deprecated", module="asyncssh")
 import asyncssh  # noqa: E402 - after the filter, which must see the import
 
-from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, check_name, end_group, join_argv, kill_group,
+from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, check_name, duration, end_group, join_argv, kill_group,
                     watch_argv, seat_key, start)
 from ..engine.game import MAX_NAME, NAME_RULE
 from .lines import LineInput, LineOutput
@@ -448,7 +448,7 @@ class SSHGate:
                 _set_size(master, change.width or 80, change.height or 24)
                 continue
             except TimeoutError:
-                return f"no key for {_duration(cfg.idle_timeout)}: the session has ended"
+                return f"no key for {duration(cfg.idle_timeout)}: the session has ended"
             except (asyncssh.BreakReceived, asyncssh.SignalReceived):
                 return "your terminal sent a break: the session has ended"
             except (OSError, asyncssh.Error):
@@ -528,7 +528,7 @@ class SSHGate:
         line before it, then leaves by itself (saying so)."""
         cfg = self.config
         lines = LineInput(cfg.plain_max_line, cfg.input_rate, cfg.input_burst, echo)
-        idle = f"nothing typed for {_duration(cfg.idle_timeout)}: the session has ended"
+        idle = f"nothing typed for {duration(cfg.idle_timeout)}: the session has ended"
         while True:
             try:
                 data = await asyncio.wait_for(process.stdin.read(4096), cfg.idle_timeout)
@@ -568,13 +568,6 @@ def _send(process, data: bytes) -> None:
         process.stdout.write(data)
     except (OSError, asyncssh.Error):
         pass  # the connection is gone
-
-
-def _duration(seconds: float) -> str:
-    if seconds >= 60 and seconds % 60 == 0:
-        minutes = int(seconds // 60)
-        return f"{minutes} minute{'s' if minutes != 1 else ''}"
-    return f"{seconds:g} second{'s' if seconds != 1 else ''}"
 
 
 def _clean(value, default: str) -> str:

@@ -40,7 +40,7 @@ from textual_serve.server import Server, to_int
 from yarl import URL
 
 from ..text import visible
-from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, check_name, end_group, join_argv, seat_key, start, watch_argv
+from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, check_name, duration, end_group, join_argv, seat_key, start, watch_argv
 from .guesses import Guesses
 from .server import FILES_PER_TABLE, FILES_SPARE, _address
 from .zygote import Zygote, ZygoteSpec
@@ -167,6 +167,8 @@ class WebConfig:
     write_timeout: float = 30.0  # what is sent to a connection must be taken (acknowledged, its window
     # open) within this, else it is dropped: a client that stops reading holds no slot and no buffers.
     # A slow reader is never cut by it: each byte it takes starts the time again
+    idle_timeout: float = 30 * 60.0  # a tab with no key pressed this long is ended (as serve-ssh's sessions):
+    # a page left open, or a script holding tabs open, keeps no process (nor a seat) for ever
     input_rate: float = 4096.0  # keystroke bytes a second a tab may send, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     child_args: tuple[str, ...] = ()  # extra arguments for each `ono99 join` (tests)
@@ -449,7 +451,22 @@ class WebGate(Server):
 
     async def _process_messages(self, websocket: web.WebSocketResponse, tab: Tab) -> None:
         bucket = InputBucket(self.config.input_rate, self.config.input_burst)
-        async for message in websocket:
+        loop = asyncio.get_running_loop()
+        idle_until = loop.time() + self.config.idle_timeout  # (a key starts it again; pings and resizes do not)
+        while True:
+            try:
+                message = await websocket.receive(timeout=max(0.001, idle_until - loop.time()))
+            except TimeoutError:  # no key for so long: the tab is ended, and told why
+                why = f"no key for {duration(self.config.idle_timeout)}: the session has ended"
+                log.info("ono99 web: a tab from %s ended: %s", tab.address or "?", why)
+                try:
+                    await websocket.send_str(json.dumps(["ono99_ended", why]))
+                except (ConnectionError, RuntimeError):
+                    pass
+                return
+            if message.type in (web.WSMsgType.CLOSE, web.WSMsgType.CLOSING, web.WSMsgType.CLOSED,
+                                web.WSMsgType.ERROR):
+                return
             if message.type != web.WSMsgType.TEXT:
                 continue
             try:
@@ -460,6 +477,7 @@ class WebGate(Server):
                 continue
             kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None  # (["focus"] has no data)
             if kind == "stdin" and isinstance(data, str):
+                idle_until = loop.time() + self.config.idle_timeout
                 data = bucket.take(data)  # typing faster than any person: the rest is dropped
                 if data:
                     await tab.send_bytes(data.encode("utf-8"))
