@@ -145,3 +145,58 @@ async def test_a_burst_of_sessions_larger_than_the_zygotes_socket_holds_is_forke
             child.close()
     finally:
         await zygote.close()
+
+
+def test_the_sessions_run_the_same_ono99_as_the_gateway_not_another_installed_one(tmp_path):
+    """`python -m ono99_tui serve-ssh` from a checkout (or with PYTHONPATH naming one) while another
+    ono99 is installed: the zygote, started with only PATH from the gateway's environment, imported
+    the installed one, so every player ran other code than the server (a play-tester's fixes on the
+    server were not in any session); with none installed, no session could start at all. The
+    zygote and a fresh process both run the gateway's own ono99_tui."""
+    import shutil
+    import subprocess
+    import sys
+
+    import ono99_tui
+
+    copy = tmp_path / "checkout"
+    shutil.copytree(Path(ono99_tui.__file__).parent, copy / "ono99_tui",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    init = copy / "ono99_tui" / "__init__.py"
+    init.write_text(init.read_text().replace(f'__version__ = "{__version__}"', '__version__ = "9.9.9-checkout"'))
+    script = """if True:
+        import asyncio, os, sys
+        from ono99_tui.net.child import Sandbox, start
+        from ono99_tui.net.zygote import Zygote, ZygoteSpec
+        from ono99_tui.cli import session_zygote
+
+        async def version(zygote):
+            box = Sandbox("test")
+            env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": box.home}
+            child = await start(zygote, ["--version"], env, box.home, pipes=True, stdin=asyncio.subprocess.PIPE,
+                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+            said = await child.stdout.read()
+            await child.wait()
+            if hasattr(child, "close"):
+                child.close()
+            box.remove()
+            return said.decode().strip()
+
+        async def main():
+            zygote = Zygote(session_zygote())
+            zygote.start()
+            try:
+                assert await zygote.ready(), "the zygote never started"
+                print("zygote:", await version(zygote))
+            finally:
+                await zygote.close()
+            print("fresh:", await version(None))
+
+        asyncio.run(main())
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([sys.executable, "-c", script], cwd=copy, env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == ["zygote: ono99 9.9.9-checkout", "fresh: ono99 9.9.9-checkout"], \
+        (proc.stdout, proc.stderr[-2000:])

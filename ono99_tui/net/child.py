@@ -130,7 +130,10 @@ class Sandbox:
 
 async def spawn(args: list[str], env: dict[str, str], cwd: str, *, stdin, stdout, stderr,
                 preexec_fn=None) -> asyncio.subprocess.Process:
-    """The child, in a session (and process group) of its own."""
+    """The child, in a session (and process group) of its own, running this gateway's ono99_tui."""
+    from .zygote import CODE_ROOT
+
+    env = {**env, "PYTHONPATH": CODE_ROOT}
     return await asyncio.create_subprocess_exec(*args, stdin=stdin, stdout=stdout, stderr=stderr, env=env,
                                                 cwd=cwd, start_new_session=True, preexec_fn=preexec_fn)
 

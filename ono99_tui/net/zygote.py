@@ -59,6 +59,10 @@ from dataclasses import dataclass, field
 log = logging.getLogger("ono99.server")
 
 MAX_MESSAGE = 1 << 20  # bytes in one request or reply (an environment and a command line)
+# the folder that holds the ono99_tui package this gateway runs: its sessions run the same code, not
+# whatever `python -m ono99_tui` finds on its own (another installed ono99, or none, for a gateway
+# run from a checkout or with PYTHONPATH: the only variable of the server's the zygote would lack)
+CODE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 READY_TIMEOUT = 60.0  # seconds a starting zygote has to import and warm up
 
 
@@ -419,7 +423,7 @@ class Zygote:
         loop = asyncio.get_running_loop()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._home = tempfile.mkdtemp(prefix="ono99-zygote-")
-        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "HOME": self._home,
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "PYTHONPATH": CODE_ROOT, "LANG": "C.UTF-8", "HOME": self._home,
                "ONO99_CONFIG_DIR": os.path.join(self._home, "config"),
                "ONO99_DATA_DIR": os.path.join(self._home, "data")}
         spec = json.dumps({k: list(v) if isinstance(v, tuple) else v for k, v in self.spec.__dict__.items()})
