@@ -4,7 +4,7 @@ Starting a fresh Python for each SSH session (or browser tab) and importing Text
 the app in it costs a few hundred milliseconds of CPU and ~38 MiB each, nothing shared. The
 gateway instead starts one *zygote*: its own clean process (``python -m ono99_tui.net.zygote``,
 never a fork of the gateway, which runs an event loop and threads), with a throwaway home and
-nothing from the server's environment but PATH. It imports the modules it is told to
+nothing from the server's environment but PATH (and PYTHONPATH naming CODE_ROOT). It imports the modules it is told to
 (``preload``), runs a warm-up (``warm``: what can be done before a terminal exists), freezes
 what it has (``gc.freeze()``: the collector never writes to those pages, so they stay shared
 with every child), and then waits on a private socket (one end of a socketpair: nothing on the
