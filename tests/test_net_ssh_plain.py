@@ -116,6 +116,23 @@ async def test_a_plain_session_reaches_the_lobby_sits_starts_with_bots_and_plays
         assert not g.gate.children
 
 
+async def test_a_plain_session_whose_name_is_taken_is_told_to_log_in_as_another_user_not_to_use_name(tmp_path):
+    """A second `ssh ann@HOST plain` at the table where ann sits was told "connect with another
+    --name": an option an SSH player never gives (the full screen said how to take another name)."""
+    async with Gate(tmp_path, None, open=True) as g:  # (--open: two strangers may call themselves ann)
+        def stranger():
+            return asyncssh.connect(HOST, g.port, username="ann", client_keys=None, known_hosts=None, agent_path=None)
+
+        async with stranger() as first, stranger() as second:
+            sitting = Lines(await first.create_process("plain", encoding=None))
+            await sitting.until(r"^Seated at table 1, seat 1\.$")
+            again = await second.create_process("plain", encoding=None)
+            out = (await Lines(again).rest()).decode()
+            assert "someone called 'ann' already sits at this table; log in as another user (ssh OTHER@HOST) " \
+                   "to take another name" in out, out
+            assert "--name" not in out
+
+
 async def test_another_command_or_a_subsystem_is_still_refused(tmp_path, keys):
     client_key, _, authorized = keys
     async with Gate(tmp_path, authorized) as g:

@@ -327,7 +327,9 @@ class SSHGate:
         return box.env(self.table, term=term,
                        lang=_clean(lang, "C.UTF-8") if isinstance(lang, (str, bytes)) else "C.UTF-8",
                        token=token, address=owner.ip if owner is not None else None,
-                       comeback="connect again with the same key to come back to it" if self.kept else None)
+                       comeback="connect again with the same key to come back to it" if self.kept else None,
+                       # (the full screen and the plain lines alike: an SSH player gives no --name)
+                       **{NAME_ENV: "log in as another user (ssh OTHER@HOST) to take another name"})
 
     async def _run_child(self, process, term: str, owner, watch: str | None = None) -> None:
         """The table screen of `ono99 join` (``watch``: of `ono99 watch`, "" for the table being
@@ -340,10 +342,10 @@ class SSHGate:
         box = Sandbox("ssh")
         env = self._child_env(box, process, owner, _clean(term, "xterm"))
         if watch is not None:
+            del env[NAME_ENV]  # (a watcher takes no seat)
             env[CHOOSE_ENV] = "connect with the command watch N to choose one"
             argv = watch_argv(self.table, name[:MAX_NAME], int(watch) if watch else None)
         else:
-            env[NAME_ENV] = "log in as another user (ssh OTHER@HOST) to take another name"
             argv = join_argv(self.table, name[:MAX_NAME], cfg.child_args)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
