@@ -200,3 +200,72 @@ def test_the_sessions_run_the_same_ono99_as_the_gateway_not_another_installed_on
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines() == ["zygote: ono99 9.9.9-checkout", "fresh: ono99 9.9.9-checkout"], \
         (proc.stdout, proc.stderr[-2000:])
+
+
+def _pipes() -> set[str]:
+    """The pipes this process holds an end of."""
+    found = set()
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:  # (the listing's own descriptor)
+            continue
+        if target.startswith("pipe:"):
+            found.add(f"{fd} {target}")
+    return found
+
+
+async def test_a_zygote_lost_with_a_session_in_flight_leaves_that_session_a_fresh_process_and_no_open_pipe():
+    """A play-tester's 1,050 plain sessions: at the zygote's recycling one session ended at once with
+    not a word, and its pipes stayed open in the gateway: the zygote, gone with the request in flight,
+    was answered with ([] for no child), which spawn took for a child. spawn now says None (the caller
+    starts a fresh process) and closes its ends of the pipes."""
+    from ono99_tui.net.zygote import Zygote
+
+    zygote = Zygote(ZygoteSpec(entry="ono99_tui.cli:main"))
+    zygote.start()
+    try:
+        assert await zygote.ready()
+        send = zygote._send
+
+        async def lost_in_flight(request, fds):  # the zygote dies with this request unanswered
+            zygote._lost()
+
+        zygote._send = lost_in_flight
+        before = _pipes()
+        assert await zygote.spawn(["--version"], {"PATH": "/usr/bin:/bin"}, "/", pipes=True) is None
+        assert _pipes() == before  # (its three pipes: no end of one left open here)
+        zygote._send = send
+    finally:
+        await zygote.close()
+
+
+async def test_a_zygote_is_recycled_only_when_no_session_is_being_forked_from_it():
+    """Killed for recycling while a fork was in flight, the zygote left a forked child nobody knew
+    of: it sat at a table as the player, blocked on a pipe the gateway kept open, for ever (their
+    next sessions: "someone called 'p25' already sits at this table"). Past recycle_after a zygote
+    is replaced once nothing is in flight; until then a session gets a fresh process."""
+    from ono99_tui.net.zygote import Zygote
+
+    zygote = Zygote(ZygoteSpec(entry="ono99_tui.cli:main", recycle_after=1))
+    zygote.start()
+    try:
+        assert await zygote.ready()
+        child = await zygote.spawn(["--version"], {"PATH": "/usr/bin:/bin"}, "/", pipes=True)
+        assert child is not None and zygote.forked == 1
+        await child.wait()
+        child.close()
+        first = zygote.pid
+        in_flight = asyncio.get_running_loop().create_future()
+        zygote._pending[-1] = in_flight  # (a session's request the zygote has not answered yet)
+        assert await zygote.spawn(["--version"], {"PATH": "/usr/bin:/bin"}, "/", pipes=True) is None
+        zygote.forked = 0  # (were it killed just now, it could fork nothing more)
+        child = await zygote.spawn(["--version"], {"PATH": "/usr/bin:/bin"}, "/", pipes=True)
+        assert child is not None and zygote.pid == first and zygote.starts == 1  # not killed under it
+        await child.wait()
+        child.close()
+        del zygote._pending[-1]
+        assert await zygote.spawn(["--version"], {"PATH": "/usr/bin:/bin"}, "/", pipes=True) is None
+        await until(lambda: zygote.available and zygote.pid not in (None, first), "a new zygote took over")
+    finally:
+        await zygote.close()

@@ -445,6 +445,8 @@ class Zygote:
             await asyncio.wait({lost, exited}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             exited.cancel()
+            if self._sock is not None and not lost.done():
+                self._readable(lost)  # what it said before it went (a child forked, its pid) is heard
             self._lost()
             await self._stop_process()
 
@@ -510,8 +512,8 @@ class Zygote:
         if self._writable is not None and not self._writable.done():
             self._writable.set_result(None)  # a sender waiting for room finds it gone
         for future in self._pending.values():
-            if not future.done():
-                future.set_result(({"error": "the zygote has gone"}, []))
+            if not future.done():  # (no child: the caller starts a fresh process, and closes its pipe ends)
+                future.set_result(({"error": "the zygote has gone"}, None))
         self._pending.clear()
         for child in self._children.values():
             child.orphaned()
@@ -567,7 +569,11 @@ class Zygote:
             if not wait or self._failures or not await self.ready(wait):
                 return None
         if self.forked >= self.spec.recycle_after:
-            self.kill()  # a new one takes over: a new address-space layout and hash seed
+            # a new one takes over (a new address-space layout and hash seed), once nothing is being
+            # forked from this one: killed mid-fork, it would leave a child nobody knows of (sitting at
+            # a table as its player, its pipes held open); meanwhile a fresh process serves the session
+            if not self._pending:
+                self.kill()
             return None
         loop = asyncio.get_running_loop()
         ends: list[int] = []
