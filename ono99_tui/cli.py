@@ -944,8 +944,20 @@ def cmd_serve_ssh(args) -> int:
     try:
         asyncio.run(ssh.run(ssh_config, config, ready))
     except OSError as exc:
-        raise UserError(f"cannot listen on {args.bind}:{args.port}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot listen on {args.bind}:{args.port}: {_listen_error(exc)}") from None
     return 0
+
+
+def _listen_error(exc: OSError) -> str:
+    """Why a server could not listen, in the system's words (asyncio wraps a port in use as "error
+    while attempting to bind on address (...): address already in use"); an address that names
+    nothing: the resolver's ("Name or service not known"; its negative codes have no strerror)."""
+    import os
+    import socket
+
+    if exc.errno and exc.errno > 0 and not isinstance(exc, socket.gaierror):
+        return os.strerror(exc.errno)
+    return exc.strerror or str(exc)
 
 
 def cmd_web(args) -> int:
@@ -990,11 +1002,8 @@ def cmd_web(args) -> int:
 
     try:
         asyncio.run(web.run(web_config, config, ready))
-    except OSError as exc:  # (asyncio's message for a port in use is long: the system's words say it)
-        import os
-
-        why = os.strerror(exc.errno) if exc.errno else str(exc)
-        raise UserError(f"cannot listen on {args.bind}:{args.port}: {why}") from None
+    except OSError as exc:
+        raise UserError(f"cannot listen on {args.bind}:{args.port}: {_listen_error(exc)}") from None
     return 0
 
 

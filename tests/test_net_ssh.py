@@ -183,6 +183,25 @@ def test_serve_ssh_wants_keys_or_open_and_says_so_in_one_line(tmp_path):
         assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_serve_ssh_on_a_port_in_use_says_so_in_the_systems_words(tmp_path):
+    """It said "cannot listen on 127.0.0.1:P: error while attempting to bind on address
+    ('127.0.0.1', P): address already in use" (asyncio's words around the system's); ono99 web
+    and serve say "Address already in use". A --bind naming no host said "Unknown error -2" on web."""
+    import socket
+
+    from .cli import ono99
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        proc = ono99("serve-ssh", "--open", "--port", str(port), timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr == f"ono99: cannot listen on 127.0.0.1:{port}: Address already in use\n", proc.stderr
+    for command in (("serve-ssh", "--open"), ("web",)):  # a --bind that names nothing said "Unknown error -2"
+        proc = ono99(*command, "--bind", "no-such-host.invalid", "--port", "0", timeout=60)
+        assert proc.returncode == 2 and proc.stderr.startswith("ono99: cannot listen on no-such-host.invalid:0: ")
+        assert "Unknown error" not in proc.stderr and len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
 async def test_the_same_key_comes_back_to_the_same_seat_and_hand(tmp_path, keys):
     client_key, _, authorized = keys
     async with Gate(tmp_path, authorized) as g:
