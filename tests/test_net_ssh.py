@@ -539,7 +539,8 @@ async def test_a_client_that_reads_nothing_and_spams_window_changes_cannot_grow_
     from ono99_tui.net.ssh import OUTPUT_HELD
 
     client_key, _, authorized = keys
-    async with Gate(tmp_path, authorized) as g:
+    # (every change passed on: the output held back is what is tested, not the changes' rate limit)
+    async with Gate(tmp_path, authorized, resizes_per_second=1e6) as g:
         conn, process = await at_the_table(g, client_key, start=False)
         async with conn:
             (pgid,) = g.gate.children
@@ -759,3 +760,65 @@ def test_serve_ssh_with_both_open_and_keys_and_a_server_on_an_unknown_address_sa
         proc = ono99(*command.split(), "--bind", "nosuchhost.invalid", "--port", "0")
         assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, (command, proc.stderr)
         assert "cannot listen on nosuchhost.invalid" in proc.stderr and "warning" not in proc.stderr, proc.stderr
+
+
+async def test_window_changes_sent_nonstop_reach_the_app_a_few_times_a_second_and_the_last_one_always(tmp_path, keys):
+    """A gateway's helper's find: a client that reads (so its output is never held back) and
+    sends window changes nonstop had its app redraw the whole screen for every one, about a core
+    of CPU and a megabyte a second for one session. They now reach the PTY at most
+    RESIZES_PER_SECOND (the first at once), and the size the client ends at always does."""
+    from ono99_tui.net.child import RESIZES_PER_SECOND
+
+    client_key, _, authorized = keys
+    async with Gate(tmp_path, authorized) as g:
+        conn, process = await at_the_table(g, client_key, start=False)
+        async with conn:
+            (resizes,) = g.gate.resizes
+            started = time.monotonic()
+            for i in range(400):  # (with a read between: the client takes what it is sent)
+                process.process.change_terminal_size(200 - i % 2, 60)
+                if i % 20 == 0:
+                    await asyncio.sleep(0)  # (the changes go out as they are made)
+            process.process.change_terminal_size(80, 24)
+            screen = pyte.Screen(80, 24)
+            await read_screen(process, screen, pyte.Stream(screen), lambda t: "<- you" in t and "Table" in t)
+            elapsed = time.monotonic() - started
+            # every change a session's app is given, but at most a few a second: never the 401 sent
+            assert 1 <= resizes.applied <= 2 + elapsed * RESIZES_PER_SECOND, (resizes.applied, elapsed)
+            rows, cols = _pty_size(g)
+            assert (cols, rows) == (80, 24)  # the last change sent, the size the client ended at
+
+
+def _pty_size(g) -> tuple[int, int]:
+    """(rows, columns) of the one session's terminal, as its app reads it."""
+    import fcntl
+    import struct
+    import termios
+
+    (pgid,) = g.gate.children
+    with open(f"/proc/{pgid}/fd/0", "rb", buffering=0) as tty:
+        rows, cols, _, _ = struct.unpack("HHHH", fcntl.ioctl(tty.fileno(), termios.TIOCGWINSZ, b"\0" * 8))
+    return rows, cols
+
+
+async def test_resizes_pass_the_first_at_once_then_only_the_latest_at_the_rate():
+    from ono99_tui.net.child import Resizes
+
+    given: list[tuple[int, int]] = []
+    resizes = Resizes(lambda w, h: given.append((w, h)), per_second=1000.0)
+    try:
+        resizes.change(100, 30)
+        await until(lambda: given == [(100, 30)], "the first change is passed on at once")
+        for width in range(101, 301):
+            resizes.change(width, 30)  # (all before the next may pass: only the last counts)
+        await until(lambda: given[-1:] == [(300, 30)], "the latest change is passed on")
+        assert given == [(100, 30), (300, 30)]
+    finally:
+        resizes.close()
+
+    async def gone(w, h):  # (the tab or terminal is gone: the sizing stops, no error escapes)
+        raise OSError("gone")
+    resizes = Resizes(gone)
+    resizes.change(80, 24)
+    await until(lambda: resizes._task.done(), "a session ending under a change stops the sizing")
+    assert resizes._task.exception() is None

@@ -158,6 +158,45 @@ async def end_group(proc: asyncio.subprocess.Process, grace: float = KILL_GRACE)
     kill_group(proc.pid, signal.SIGKILL)
 
 
+RESIZES_PER_SECOND = 5.0  # window changes a session's app is given at most (the last one always)
+
+
+class Resizes:
+    """A session's window changes, passed to its app at most ``per_second`` (the first at once, the
+    last always): a window being dragged sends dozens and the app needs only where it stops, while a
+    client sending them nonstop had its app redraw the whole screen for each (about a core of CPU and
+    a megabyte a second of output for one session). ``apply(width, height)`` may be a coroutine."""
+
+    def __init__(self, apply, per_second: float = RESIZES_PER_SECOND):
+        self._apply = apply
+        self._gap = 1.0 / per_second
+        self._latest: tuple[int, int] | None = None
+        self._changed = asyncio.Event()
+        self.applied = 0  # (tests)
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def change(self, width: int, height: int) -> None:
+        self._latest = (width, height)  # (one not passed on yet is replaced: only the latest counts)
+        self._changed.set()
+
+    async def _run(self) -> None:
+        while True:
+            await self._changed.wait()
+            self._changed.clear()
+            size, self._latest = self._latest, None
+            self.applied += 1
+            try:
+                done = self._apply(*size)
+                if asyncio.iscoroutine(done):
+                    await done
+            except (OSError, RuntimeError):
+                return  # the session is ending (its terminal or its tab gone): nothing left to size
+            await asyncio.sleep(self._gap)
+
+    def close(self) -> None:
+        self._task.cancel()
+
+
 class InputBucket:
     """A token bucket on input bytes: ``rate`` a second on average, bursts up to ``burst``;
     typing faster than any person is cut, never queued."""

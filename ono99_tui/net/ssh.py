@@ -39,8 +39,9 @@ from pathlib import Path
 warnings.filterwarnings("ignore", message="DSA is deprecated", module="asyncssh")
 import asyncssh  # noqa: E402 - after the filter, which must see the import
 
-from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, InnerTable, InputBucket, Sandbox, TerminalModes, check_name, duration, end_group, join_argv, kill_group,
-                    watch_argv, seat_key, start)
+from .child import (CHOOSE_ENV, KILL_GRACE, NAME_ENV, RESIZES_PER_SECOND, InnerTable, InputBucket, Resizes, Sandbox,
+                    TerminalModes, check_name, duration, end_group, join_argv, kill_group, watch_argv, seat_key,
+                    start)
 from ..engine.game import MAX_NAME, NAME_RULE
 from .lines import LineInput, LineOutput
 from .zygote import Zygote, ZygoteSpec
@@ -73,6 +74,7 @@ class SSHConfig:
     # sessions held on a 2-core, 24 GB machine at ~16 MiB each; 256 leaves headroom (~4 GiB)
     max_connections: int = 512  # connections in all, logged in or not (refused at once past it)
     max_sessions: int = 256  # games (child processes) in all
+    resizes_per_second: float = RESIZES_PER_SECOND  # window changes a session's app is given at most
     input_rate: float = 2048.0  # bytes a second a session may type, on average...
     input_burst: int = 16384  # ...with bursts up to this many; the rest is dropped
     plain_max_line: int = 200  # characters in one line a plain session may type (a longer one is refused)
@@ -212,6 +214,7 @@ class SSHGate:
         self.sessions = 0
         self.children: set[int] = set()  # process group ids, for the tests and for shutdown
         self.held: set[int] = set()  # of those, the ones whose output waits for their client to read (tests)
+        self.resizes: set[Resizes] = set()  # the running sessions' window changes (tests count them)
         self.connections: set = set()  # every SSH connection, logged in or not
         self._running: set[asyncio.Task] = set()  # the sessions' tasks
         self._stop = asyncio.Event()  # set by close(): sessions still running end, told why
@@ -443,28 +446,34 @@ class SSHGate:
         session ends (None: the connection is gone)."""
         cfg = self.config
         bucket = InputBucket(cfg.input_rate, cfg.input_burst)
-        while True:
-            try:
-                data = await asyncio.wait_for(process.stdin.read(4096), cfg.idle_timeout)
-            except asyncssh.TerminalSizeChanged as change:
-                _set_size(master, change.width or 80, change.height or 24)
-                continue
-            except TimeoutError:
-                return f"no key for {duration(cfg.idle_timeout)}: the session has ended"
-            except (asyncssh.BreakReceived, asyncssh.SignalReceived):
-                return "your terminal sent a break: the session has ended"
-            except (OSError, asyncssh.Error):
-                return None
-            if not data:
-                if process.channel.is_closing():
-                    return None  # the connection ended
-                return "your terminal closed its input: the session has ended"
-            data = bucket.take(data)  # typing faster than any person: the rest is dropped
-            if data:
+        resizes = Resizes(lambda width, height: _set_size(master, width or 80, height or 24), cfg.resizes_per_second)
+        self.resizes.add(resizes)
+        try:
+            while True:
                 try:
-                    os.write(master, data)
-                except OSError:
+                    data = await asyncio.wait_for(process.stdin.read(4096), cfg.idle_timeout)
+                except asyncssh.TerminalSizeChanged as change:
+                    resizes.change(change.width, change.height)
+                    continue
+                except TimeoutError:
+                    return f"no key for {duration(cfg.idle_timeout)}: the session has ended"
+                except (asyncssh.BreakReceived, asyncssh.SignalReceived):
+                    return "your terminal sent a break: the session has ended"
+                except (OSError, asyncssh.Error):
                     return None
+                if not data:
+                    if process.channel.is_closing():
+                        return None  # the connection ended
+                    return "your terminal closed its input: the session has ended"
+                data = bucket.take(data)  # typing faster than any person: the rest is dropped
+                if data:
+                    try:
+                        os.write(master, data)
+                    except OSError:
+                        return None
+        finally:
+            resizes.close()
+            self.resizes.discard(resizes)
 
     async def _run_plain(self, process, term: str | None, owner) -> None:
         """`ono99 join --plain` in the same sandbox, on pipes: what the player types reaches it

@@ -40,7 +40,8 @@ from textual_serve.server import Server, to_int
 from yarl import URL
 
 from ..text import visible
-from .child import CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Sandbox, check_name, duration, end_group, join_argv, seat_key, start, watch_argv
+from .child import (CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Resizes, Sandbox, check_name, duration, end_group,
+                    join_argv, seat_key, start, watch_argv)
 from .guesses import Guesses
 from .server import FILES_PER_TABLE, FILES_SPARE, _address
 from .zygote import Zygote, ZygoteSpec
@@ -453,43 +454,47 @@ class WebGate(Server):
         bucket = InputBucket(self.config.input_rate, self.config.input_burst)
         loop = asyncio.get_running_loop()
         idle_until = loop.time() + self.config.idle_timeout  # (a key starts it again; pings and resizes do not)
-        while True:
-            try:
-                message = await websocket.receive(timeout=max(0.001, idle_until - loop.time()))
-            except TimeoutError:  # no key for so long: the tab is ended, and told why
-                why = f"no key for {duration(self.config.idle_timeout)}: the session has ended"
-                log.info("ono99 web: a tab from %s ended: %s", tab.address or "?", why)
+        resizes = Resizes(tab.set_terminal_size)  # (a window being dragged: where it stops, a few times a second)
+        try:
+            while True:
                 try:
-                    await websocket.send_str(json.dumps(["ono99_ended", why]))
-                except (ConnectionError, RuntimeError):
-                    pass
-                return
-            if message.type in (web.WSMsgType.CLOSE, web.WSMsgType.CLOSING, web.WSMsgType.CLOSED,
-                                web.WSMsgType.ERROR):
-                return
-            if message.type != web.WSMsgType.TEXT:
-                continue
-            try:
-                envelope = message.json()
-            except ValueError:
-                continue
-            if not isinstance(envelope, list) or not envelope:
-                continue
-            kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None  # (["focus"] has no data)
-            if kind == "stdin" and isinstance(data, str):
-                idle_until = loop.time() + self.config.idle_timeout
-                data = bucket.take(data)  # typing faster than any person: the rest is dropped
-                if data:
-                    await tab.send_bytes(data.encode("utf-8"))
-            elif kind == "resize" and isinstance(data, dict):
-                await tab.set_terminal_size(max(20, min(to_int(str(data.get("width")), 80), 500)),
-                                            max(10, min(to_int(str(data.get("height")), 24), 200)))
-            elif kind == "ping":
-                await websocket.send_json(["pong", data])
-            elif kind == "blur":
-                await tab.blur()
-            elif kind == "focus":
-                await tab.focus()
+                    message = await websocket.receive(timeout=max(0.001, idle_until - loop.time()))
+                except TimeoutError:  # no key for so long: the tab is ended, and told why
+                    why = f"no key for {duration(self.config.idle_timeout)}: the session has ended"
+                    log.info("ono99 web: a tab from %s ended: %s", tab.address or "?", why)
+                    try:
+                        await websocket.send_str(json.dumps(["ono99_ended", why]))
+                    except (ConnectionError, RuntimeError):
+                        pass
+                    return
+                if message.type in (web.WSMsgType.CLOSE, web.WSMsgType.CLOSING, web.WSMsgType.CLOSED,
+                                    web.WSMsgType.ERROR):
+                    return
+                if message.type != web.WSMsgType.TEXT:
+                    continue
+                try:
+                    envelope = message.json()
+                except ValueError:
+                    continue
+                if not isinstance(envelope, list) or not envelope:
+                    continue
+                kind, data = envelope[0], envelope[1] if len(envelope) > 1 else None  # (["focus"] has no data)
+                if kind == "stdin" and isinstance(data, str):
+                    idle_until = loop.time() + self.config.idle_timeout
+                    data = bucket.take(data)  # typing faster than any person: the rest is dropped
+                    if data:
+                        await tab.send_bytes(data.encode("utf-8"))
+                elif kind == "resize" and isinstance(data, dict):
+                    resizes.change(max(20, min(to_int(str(data.get("width")), 80), 500)),
+                                   max(10, min(to_int(str(data.get("height")), 24), 200)))
+                elif kind == "ping":
+                    await websocket.send_json(["pong", data])
+                elif kind == "blur":
+                    await tab.blur()
+                elif kind == "focus":
+                    await tab.focus()
+        finally:
+            resizes.close()
 
     async def close(self) -> None:
         await asyncio.gather(*(tab.stop() for tab in list(self.tabs)), return_exceptions=True)
