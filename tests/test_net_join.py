@@ -1303,3 +1303,68 @@ async def test_a_hand_keeps_its_slots_over_a_dropped_connection_and_a_join_run_a
             await until(pilot, lambda: session.seq > before, "the play made")
             assert session.game.plays[before] == (again.seat, left[0][0])
         await bo.aclose()
+
+
+async def test_a_join_that_found_the_one_waiting_table_is_not_pinned_to_it_over_a_restart():
+    """A play-tester's find: `ono99 join HOST --name Bob` (no --table) sat at the one table
+    waiting; the server restarted, the table's maker came back first and made a new table, and
+    Bob's join exited with "the server is shutting down". The check before the screen (probe)
+    had written the table it found into the plan as if Bob had named --table, so dialling back
+    looked for that table only. Now Bob waits for a table to open, as a join from the screen does."""
+    import asyncio
+
+    from ono99_tui.net.lobby import probe
+    from ono99_tui.net.server import Server
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+
+    server = Server(config(0))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    await ann.request({"type": "sit", "table": (await ann.request({"type": "create", "seats": 3}))["table"]})
+    plan = JoinPlan(HOST, port, "Bob")
+    await asyncio.to_thread(probe, plan)  # (as cmd_join does, before the screen)
+    app = JoinApp(plan)
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "Bob seated at Ann's table")
+            await ann.aclose()
+            await server.close()
+            server = Server(config(port))
+            await server.start()
+            await until(pilot, lambda: "waiting for one to open" in app._lobby_line or app.failure,
+                        "Bob waits for a table")
+            assert app.failure is None and app.is_running
+    finally:
+        await ann.aclose()
+        await server.close()
+
+
+async def test_a_join_at_a_named_table_gone_after_a_restart_says_so_not_that_the_server_is_shutting_down():
+    """With --table N, a restart that keeps no table still waiting leaves nowhere to sit again:
+    the join said only "the server is shutting down" (the server that had restarted and was
+    listening), the lobby's own reason overwritten by the closing message it dialled back on."""
+    from ono99_tui.net.server import Server
+
+    def config(port):
+        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+
+    server = Server(config(0))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    table = (await ann.request({"type": "create", "seats": 3}))["table"]
+    await ann.request({"type": "sit", "table": table})
+    app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None and app._table is not None, "Bob seated at Ann's table")
+            await ann.aclose()
+            await server.close()
+            server = Server(config(port))
+            await server.start()
+            await until(pilot, lambda: app.failure is not None, "Bob's join ends")
+            assert "no longer there to sit at again" in app.failure and f"no table {table}" in app.failure, app.failure
+    finally:
+        await ann.aclose()
+        await server.close()

@@ -275,9 +275,9 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
                 plan.table = plan.table if plan.table is not None else await choose_watched(client, plan)
                 await client.request({"type": "watch", "table": plan.table})
             elif plan.table is None and not client.welcome.get("resumed"):
-                found = await choose_table(client, plan)
-                if not plan.or_create:  # (with --or-create the screen chooses again: tables fill up)
-                    plan.table = found
+                # only checked: the screen chooses again. Written into plan.table it read as a
+                # --table named, and a restart that closed it ended the join instead of waiting
+                await choose_table(client, plan)
             elif not client.welcome.get("resumed") and plan.token is None:
                 await check_named_table(client, plan)
         finally:

@@ -274,9 +274,10 @@ class JoinApp(Ono99App):
                 self._show_lobby()
             elif kind == "error":
                 self.notify(msg["message"], severity="warning", timeout=8, markup=False)
-            elif kind == "closing" and self.plan.redial and self.plan.serve is None and self.table_id is not None \
-                    and await self._rejoin_lobby(msg["message"]):  # (a restart: back once it listens)
-                continue
+            elif kind == "closing" and self.plan.redial and self.plan.serve is None and self.table_id is not None:
+                if await self._rejoin_lobby(msg["message"]):  # (a restart: back once it listens)
+                    continue
+                return  # (it said why: "shutting down" alone would hide that the table is gone)
             elif kind in ("kicked", "closing"):
                 self.fail(msg["message"])
                 return
