@@ -131,12 +131,16 @@ class _Server(asyncssh.SSHServer):
         gate.total += 1
         if gate.per_ip[self.ip] > cfg.max_per_ip or gate.total > cfg.max_connections:
             self.refused = True
+            # the address's own cap is not "server full": five friends behind one router were told
+            # that of an empty server, and its operator looked at the wrong limit
+            why = FULL if gate.total > cfg.max_connections else (
+                f"ono99: too many connections from {self.ip}: at most {cfg.max_per_ip} at once, try again later")
             # after the server's version line (sent when this returns): the client is told why
-            asyncio.get_running_loop().call_soon(self._refuse)
+            asyncio.get_running_loop().call_soon(self._refuse, why)
 
-    def _refuse(self) -> None:
+    def _refuse(self, why: str) -> None:
         try:
-            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, FULL)
+            self.conn.disconnect(asyncssh.DISC_TOO_MANY_CONNECTIONS, why)
         except (OSError, asyncssh.Error):
             pass
 
