@@ -824,3 +824,51 @@ async def test_resizes_pass_the_first_at_once_then_only_the_latest_at_the_rate()
     resizes.change(80, 24)
     await until(lambda: resizes._task.done(), "a session ending under a change stops the sizing")
     assert resizes._task.exception() is None
+
+def test_the_ssh_servers_caps_fit_the_open_file_limit(monkeypatch):
+    """A play-tester's find: serve-ssh fitted only its table server to ulimit -n, never its
+    sessions (each holds files: its PTY or pipes, its pidfd, its connection to the table server).
+    Under ulimit -n 100 the 18th session found no file left: its player saw "Connection lost",
+    and nothing said why (the one warning spoke of the table server's connections)."""
+    import resource
+
+    from ono99_tui.net.server import FILES_PER_TABLE
+    from ono99_tui.net.ssh import FILES_PER_SESSION, fit_open_files
+
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (1024, 1024))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)  # (the hard limit: no higher)
+    fitted, warning = fit_open_files(SSHConfig(), tables=128, tables_wanted=200)
+    assert FILES_PER_SESSION * fitted.max_sessions + fitted.max_connections + FILES_PER_TABLE * 128 + 256 <= 1024
+    assert fitted.max_connections > fitted.max_sessions >= 32 and fitted.max_per_ip == SSHConfig().max_per_ip
+    assert warning.startswith("open files are limited to 1024") and "sessions" in warning and "LimitNOFILE" in warning
+    want = int(warning.split(" to ")[-1].split()[0])  # (raised to that, the caps asked for all fit)
+    assert want == 512 + FILES_PER_SESSION * 256 + FILES_PER_TABLE * 200 + 256
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (want, want))
+    assert fit_open_files(SSHConfig(), tables=200) == (SSHConfig(), None)
+
+
+@pytest.mark.parametrize("command", [["serve-ssh", "--open", "--no-zygote"], ["web", "--no-zygote"]])
+def test_a_gateway_under_a_low_open_file_limit_says_so_once_for_the_whole_process(tmp_path, command):
+    """Under ulimit -n 1024, `ono99 web` warned twice with two limits to raise to (its table
+    server's and its own), and serve-ssh warned only of its table server's connections, which
+    nobody but its own sessions reaches: one warning now, the gateway's, naming what it serves."""
+    import subprocess
+    import sys
+
+    def few_files():
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, 1024))
+
+    env = dict(os.environ, ONO99_DATA_DIR=str(tmp_path / "data"), ONO99_CONFIG_DIR=str(tmp_path / "config"),
+               PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", *command, "--port", "0"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env, preexec_fn=few_files)
+    try:
+        ready = proc.stdout.readline()  # (said once it listens: every warning of its start is said before)
+        assert "ono99 " in ready, ready + proc.stderr.read()
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=60)
+    said = [line for line in err.splitlines() if "open files are limited" in line]
+    assert len(said) == 1 and ("sessions" in said[0] or "tabs" in said[0]), err

@@ -191,7 +191,9 @@ class Server:
     # -- lifecycle ---------------------------------------------------------------------
     async def start(self) -> int:
         self.config, warning = fit_open_files(self.config)
-        if warning:
+        # a gateway's inner server: the gateway (serve-ssh, web) fits the whole process and says
+        # so once (two warnings asked for two different limits). A host's one table: nothing to say
+        if warning and not self.config.gateway and not self.config.single_table:
             log.warning("%s", warning)
             self.start_warnings.append(warning)
         _quiet_accept_errors(asyncio.get_running_loop())

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import fcntl
 import hashlib
 import hmac
+import logging
 import os
 import re
 import signal
@@ -94,6 +96,44 @@ def authorized_keys(path) -> asyncssh.SSHAuthorizedKeys:
     except (asyncssh.KeyImportError, ValueError) as exc:
         raise ValueError(f"{path}: {exc}") from None
     return keys
+
+log = logging.getLogger("ono99.ssh")
+FILES_PER_SESSION = 4  # a session's PTY or pipes, its pidfd, and its connection to the table server (both ends)
+
+
+def fit_open_files(config: SSHConfig, tables: int, tables_wanted: int | None = None) -> tuple[SSHConfig, str | None]:
+    """The gateway's caps made to fit the open-file limit (ulimit -n), as the web gateway's are
+    (web.fit_open_files): its connections, its sessions' files and the tables' (``tables``: the
+    table server's caps as fitted; ``tables_wanted``: as asked, for the limit to raise to) in one
+    process, with some spare. Unfitted, a 1024-file server's 200th session or so found no file
+    left: its player saw "Connection lost" and nothing said why."""
+    try:
+        import resource
+    except ImportError:  # (not on Unix: no such limit to fit)
+        return config, None
+    from .server import FILES_PER_TABLE, FILES_SPARE
+
+    def files(tables: int) -> int:
+        return config.max_connections + FILES_PER_SESSION * config.max_sessions + FILES_PER_TABLE * tables + FILES_SPARE
+
+    want = files(max(tables, tables_wanted or 0))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= files(tables):
+        return config, None
+    room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
+    sessions = min(config.max_sessions, max(1, room // (FILES_PER_SESSION + 2)))  # (its connection, one logging in)
+    connections = min(config.max_connections, max(2, room - FILES_PER_SESSION * sessions))
+    fitted = dataclasses.replace(config, max_sessions=sessions, max_connections=connections)
+    return fitted, (f"open files are limited to {soft} (ulimit -n; hard limit {hard}): the SSH server takes at "
+                    f"most {sessions} sessions and {connections} connections, not {config.max_sessions} and "
+                    f"{config.max_connections}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:
@@ -617,6 +657,10 @@ async def run(config: SSHConfig, server_config, ready=None) -> None:
     server = Server(server_config)
     table = InnerTable(await server.start(), server_config.password)
     kept = bool(server_config.save and server_config.resume)
+    # (server_config keeps the caps asked for; the server's own are fitted to the files it has)
+    config, warning = fit_open_files(config, server.config.max_tables, server_config.max_tables)
+    if warning:
+        log.warning("%s", warning)
     try:
         gate = SSHGate(config, table, kept)
         key = host_key(config.host_key)

@@ -658,7 +658,7 @@ def write_timeout(transport: asyncio.BaseTransport, seconds: float) -> None:
         pass
 
 
-def fit_open_files(config: WebConfig, tables: int) -> tuple[WebConfig, str | None]:
+def fit_open_files(config: WebConfig, tables: int, tables_wanted: int | None = None) -> tuple[WebConfig, str | None]:
     """The gateway's caps made to fit the open-file limit (ulimit -n), as the table server's are
     (server.fit_open_files, which has raised it as far as it could for itself): the connections,
     the tabs' files and the tables' in one process, with some spare. Past the limit the process
@@ -667,7 +667,10 @@ def fit_open_files(config: WebConfig, tables: int) -> tuple[WebConfig, str | Non
         import resource
     except ImportError:  # (not on Unix: no such limit to fit)
         return config, None
-    want = config.max_connections + FILES_PER_TAB * config.max_tabs + FILES_PER_TABLE * tables + FILES_SPARE
+    def files(tables: int) -> int:
+        return config.max_connections + FILES_PER_TAB * config.max_tabs + FILES_PER_TABLE * tables + FILES_SPARE
+
+    want = files(max(tables, tables_wanted or 0))  # (``tables_wanted``: the table caps asked for, before fitting)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < want:
         try:
@@ -676,7 +679,7 @@ def fit_open_files(config: WebConfig, tables: int) -> tuple[WebConfig, str | Non
             soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
         except (ValueError, OSError):
             pass
-    if soft == resource.RLIM_INFINITY or soft >= want:
+    if soft == resource.RLIM_INFINITY or soft >= files(tables):
         return config, None
     room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
     tabs = min(config.max_tabs, max(1, room // (FILES_PER_TAB + 2)))  # (its websocket and a page's connection)
@@ -792,7 +795,8 @@ async def run(config: WebConfig, server_config, ready=None) -> None:
     server = TableServer(server_config)
     kept = bool(server_config.save and server_config.resume)
     table = InnerTable(await server.start(), server_config.password)
-    config, warning = fit_open_files(config, server.config.max_tables)
+    # (server_config keeps the caps asked for; the server's own are fitted to the files it has)
+    config, warning = fit_open_files(config, server.config.max_tables, server_config.max_tables)
     if warning:
         log.warning("%s", warning)
     gate = WebGate(config, table, kept)
