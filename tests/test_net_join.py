@@ -1368,3 +1368,43 @@ async def test_a_join_at_a_named_table_gone_after_a_restart_says_so_not_that_the
     finally:
         await ann.aclose()
         await server.close()
+
+
+async def test_a_watcher_back_within_the_line_limit_is_said_at_its_end_so_the_log_ends_true(monkeypatch):
+    """A play-tester's find: after a server restart the players' logs said "Wes stopped watching"
+    (the server came back before Wes did) and never that Wes was back a second later: that line
+    fell within the limit of one a while, and was dropped, so the log's last word was false."""
+    import asyncio
+
+    from ono99_tui.engine.record import SeatSpec
+    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net.protocol import view_to_dict
+    from ono99_tui.net.remote import RemoteTable
+    from ono99_tui.table import TableSession
+
+    clock = [100.0]
+    # (the module's clock only: the event loop's, time.monotonic itself, must go on)
+    monkeypatch.setattr(remote_module, "time", type("Clock", (), {"monotonic": staticmethod(lambda: clock[0])}))
+    monkeypatch.setattr(remote_module, "WATCHERS_TOLD_EVERY", 0.05)  # (the held line's timer: soon)
+    session = TableSession([SeatSpec("Ann"), SeatSpec("Bob")], seed=1)
+    state = {"view": view_to_dict(session.view_for(0)), "seq": 0, "events": [], "full": True}
+    remote = RemoteTable(client=None, table_id=1, seat=0, first_state=state)
+    said = []
+    remote.subscribe(lambda update: said.extend(update.notices), 0)
+    seats = [{"name": n, "player": "human", "connected": True} for n in ("Ann", "Bob")]
+    table = lambda names: {"type": "table", "table": {"seats": seats, "watching": names, "watchers": len(names)}}  # noqa: E731
+    remote.handle(table(["Wes"]))  # (the first lobby seen: nothing is news)
+    remote.handle(table([]))  # the restart: the server is back before Wes
+    assert said == ["Wes stopped watching."]
+    clock[0] += 0.01
+    remote.handle(table(["Wes"]))  # Wes is back at once, within the limit: no line yet
+    remote.handle(table(["Vi", "Wes"]))
+    assert said == ["Wes stopped watching."]
+    clock[0] += 1  # (the limit is over: the held line is due)
+    loop = asyncio.get_running_loop()
+    end = loop.time() + HANG
+    while len(said) < 3 and loop.time() < end:
+        await asyncio.sleep(0.01)
+    assert said == ["Wes stopped watching.", "Vi is watching.", "Wes is watching."], said
+    remote.handle(table(["Vi", "Wes"]))  # (nothing new: nothing said again)
+    assert len(said) == 3

@@ -67,6 +67,8 @@ class RemoteTable:
         self._stood = False  # leave() said so
         self._reader: asyncio.Task | None = None
         self._watchers_told = -WATCHERS_TOLD_EVERY  # when a line last said who started or stopped watching
+        self._watching_told: list | None = None  # who watched as that line said (the lines are news from it)
+        self._watchers_later: asyncio.TimerHandle | None = None  # the line held back by the limit, at its end
 
     # -- the TableSession surface ------------------------------------------------------
     @property
@@ -216,6 +218,8 @@ class RemoteTable:
 
     def shut(self) -> None:
         """Stop reading and close the connection (``close``, whoever owns it)."""
+        if self._watchers_later is not None:
+            self._watchers_later.cancel()
         if self._reader is not None:
             self._reader.cancel()
         self.client.close()
@@ -332,13 +336,9 @@ class RemoteTable:
         elif kind == "table":
             before, self.lobby = self.lobby, msg["table"]
             notices = [] if before is None else _comings_and_goings(before["seats"], self.lobby["seats"])
-            watchers = [] if before is None else _watchers_changed(before, self.lobby)
-            now = time.monotonic()
-            if watchers and now - self._watchers_told >= WATCHERS_TOLD_EVERY:
-                # at most one such line a while: watchers coming and going must not bury the table in
-                # notices (the scoreboard always names who watches)
-                self._watchers_told = now
-                notices += watchers[:2] + ([f"and {len(watchers) - 2} more."] if len(watchers) > 2 else [])
+            if before is None:
+                self._watching_told = self.lobby.get("watching")
+            notices += self._watchers_news()
             if notices or (before is not None and (_connected(before) != _connected(self.lobby)
                                                    or before.get("watchers") != self.lobby.get("watchers"))):
                 self._tell(SeatUpdate(self.my_seat, self.view, [], notices, False))  # (redraws who is away)
@@ -348,6 +348,33 @@ class RemoteTable:
             raise _Ended(msg.get("message", kind), kind)
         elif kind == "closing":  # "kept": false: the server keeps no table over a restart (--no-save)
             raise _Ended(msg.get("message", kind), "gone" if msg.get("kept") is False else kind)
+
+    def _watchers_news(self) -> list[str]:
+        """Who started or stopped watching since the last line said so, at most one line a while:
+        watchers coming and going must not bury the table in notices (the scoreboard always names
+        who watches). What the limit holds back is said at its end, from where the last line left
+        off: after a restart the players were told "Wes stopped watching" as the server came back
+        without him, and his coming back a second later went unsaid, so the log said he had gone."""
+        if self._watchers_later is not None:
+            self._watchers_later.cancel()
+            self._watchers_later = None
+        watchers = _watchers_changed({"watching": self._watching_told}, self.lobby or {})
+        if not watchers:
+            return []
+        now = time.monotonic()
+        wait = self._watchers_told + WATCHERS_TOLD_EVERY - now
+        if wait > 0:
+            try:
+                self._watchers_later = asyncio.get_running_loop().call_later(wait, self._watchers_at_last)
+            except RuntimeError:
+                pass  # (no event loop: said with the next change)
+            return []
+        self._watchers_told, self._watching_told = now, self.lobby.get("watching")
+        return watchers[:2] + ([f"and {len(watchers) - 2} more."] if len(watchers) > 2 else [])
+
+    def _watchers_at_last(self) -> None:
+        self._watchers_later = None
+        self.tell(self._watchers_news())
 
     def tell(self, notices: list[str]) -> None:
         """As TableSession.tell: notices by the route updates take, nothing else changed."""
