@@ -1408,3 +1408,36 @@ async def test_a_watcher_back_within_the_line_limit_is_said_at_its_end_so_the_lo
     assert said == ["Wes stopped watching.", "Vi is watching.", "Wes is watching."], said
     remote.handle(table(["Vi", "Wes"]))  # (nothing new: nothing said again)
     assert len(said) == 3
+
+
+async def test_a_player_back_under_their_name_typed_in_another_case_gets_their_seat_back():
+    """A play-tester's find: Zed's terminal closed mid-game; `ono99 join HOST --name zed` found
+    no seat kept (the tokens are kept per name as typed) and said no table was waiting for
+    players, and with --or-create made a new table while a bot played Zed's hand. The server
+    holds "zed" and "Zed" for one name at a table (text.alike): so does the join's memory now."""
+    from ono99_tui.net.kept_seats import keep_token, kept_tokens
+    from ono99_tui.net.server import Server
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        bob, table = await seated_at_a_new_table(port, "Bob")
+        zed = await Client.connect(HOST, port, "Zed")
+        token = (await zed.request({"type": "sit", "table": table}))["token"]
+        keep_token(HOST, port, "Zed", token)
+        keep_token(HOST, port, "Zoe", "z" * 24)  # (another name at that address: not Zed's)
+        await bob.request({"type": "start"})
+        zed.writer.transport.abort()  # the terminal closed
+        assert kept_tokens(HOST, port, "zed") == [token] and kept_tokens(HOST, port, "ZED") == [token]
+        assert kept_tokens(HOST, port + 1, "zed") == [] and kept_tokens(HOST, port, "Ann") == []
+        kept = kept_tokens(HOST, port, "zed")  # (as cmd_join reads them)
+        app = JoinApp(JoinPlan(HOST, port, "zed", comeback=kept[0], older=tuple(kept[1:]), keep=True))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: isinstance(app.screen, GameScreen) or app.failure, "back at the table")
+            assert app.client.welcome["resumed"] and app.seat == 1 and app.failure is None
+            hand = sorted(server.tables[table].session.game.hands[1])
+            await until(pilot, lambda: sorted(c.card for pane in app.screen.query(HandPane) for c in pane.cards
+                                              if c.card) == hand, "Zed's hand shown")
+            await bob.aclose()
+    finally:
+        await server.close()

@@ -80,8 +80,18 @@ def _store(path: Path, seats: dict[str, list[str]]) -> None:
 
 
 def kept_tokens(host: str, port: int, name: str, path: Path | None = None) -> list[str]:
-    """The tokens kept for this address and name, newest first."""
-    return _load(path or kept_path()).get(_key(host, port, name), [])
+    """The tokens kept for this address and name, newest first; with none kept under the name
+    as typed, those of a name the server holds for the same one (text.alike: "zed" for "Zed"), so
+    a player who types it another way after a crash is not sat at a new table meanwhile."""
+    seats = _load(path or kept_path())
+    if _key(host, port, name) in seats:
+        return seats[_key(host, port, name)]
+    from ..text import alike
+
+    prefix, wanted = f"{host}:{port}\0", alike(name)
+    same = [tokens for key, tokens in reversed(seats.items())  # (the newest are last in the file)
+            if key.startswith(prefix) and alike(key[len(prefix):]) == wanted]
+    return [token for tokens in same for token in tokens][:PER_SEAT]
 
 
 def kept_token(host: str, port: int, name: str, path: Path | None = None) -> str | None:
