@@ -1441,3 +1441,27 @@ async def test_a_player_back_under_their_name_typed_in_another_case_gets_their_s
             await bob.aclose()
     finally:
         await server.close()
+
+
+async def test_a_watcher_at_a_lobby_table_that_closes_is_told_so_not_left_at_an_empty_lobby():
+    """A play-tester's find: `ono99 watch` at a table waiting for players; its one player left, the
+    server closed the table and told the watcher ("table 1 closed: nobody sits at it"), but the
+    watch screen did not read notices before a game starts: it showed the empty lobby for good."""
+    from ono99_tui.net.server import Server
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    table = (await ann.request({"type": "create", "seats": 3}))["table"]
+    await ann.request({"type": "sit", "table": table})
+    app = JoinApp(JoinPlan(HOST, port, "Wes", table=table, watch=True))
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app._table is not None and any(c.name == "Wes" for c in server.tables[table].watchers),
+                        "Wes watching the lobby")
+            await ann.request({"type": "stand"})  # the one player leaves: the table closes
+            await until(pilot, lambda: app.failure is not None, "the watcher told")
+            assert app.failure == f"table {table} closed: nobody sits at it", app.failure
+    finally:
+        await ann.aclose()
+        await server.close()

@@ -274,6 +274,13 @@ class JoinApp(Ono99App):
                 self._show_lobby()
             elif kind == "error":
                 self.notify(msg["message"], severity="warning", timeout=8, markup=False)
+            elif kind == "notice":
+                # a watcher's table closed before its game started ("nobody sits at it"): the server
+                # has let it go, and the empty lobby would be shown for good
+                if self.plan.watch and not await self._still_listed():
+                    self.fail(msg["message"])
+                    return
+                self.notify(msg["message"], timeout=8, markup=False)
             elif kind == "closing" and self.plan.redial and self.plan.serve is None and self.table_id is not None:
                 if await self._rejoin_lobby(msg["message"]):  # (a restart: back once it listens)
                     continue
@@ -284,6 +291,17 @@ class JoinApp(Ono99App):
             elif kind == "state":
                 self._open_table(msg)
                 return
+
+    async def _still_listed(self) -> bool:
+        """Whether the server still lists the table we are at (True when it cannot say: the
+        connection's own end is noticed by the next read)."""
+        from ..net.protocol import ProtocolError
+
+        try:
+            tables = (await self.client.request({"type": "tables"}))["tables"]
+        except (ConnectionError, ServerError, ProtocolError):
+            return True
+        return any(t["id"] == self.table_id for t in tables)
 
     async def _rejoin_lobby(self, why: str) -> bool:
         """The connection dropped before the game started (which frees the seat): connect again
