@@ -1465,3 +1465,31 @@ async def test_a_watcher_at_a_lobby_table_that_closes_is_told_so_not_left_at_an_
     finally:
         await ann.aclose()
         await server.close()
+
+
+async def test_a_host_who_quits_before_the_start_does_not_tell_the_guests_a_game_is_kept():
+    """A play-tester's find: `ono99 host` quit (Ctrl+Q) in the lobby, a guest seated; the guest was
+    told "the host left; the game is kept until the host starts ono99 host again" and dialled back
+    for a game that never was (a table still waiting is kept by no server)."""
+    import socket
+
+    from ono99_tui.cli import build_parser, host_plan
+
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        port = s.getsockname()[1]
+    args = build_parser().parse_args(["host", "--port", str(port), "--name", "Ann", "--seats", "3",
+                                      "--bot-delay", "0", "--bind", HOST])
+    app = JoinApp(host_plan(args))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: app.table_id is not None and app._table is not None, "seated")
+        bob = await Client.connect(HOST, port, "Bob")
+        await bob.request({"type": "sit", "table": app.table_id})
+        app.exit()  # as Ctrl+Q
+    try:
+        while (msg := await bob.recv())["type"] != "closing":
+            pass
+        assert msg["message"] == "the host left before the game started" and msg["kept"] is False, msg
+        assert not app.farewell  # (nothing kept to come back to)
+    finally:
+        await bob.aclose()

@@ -209,12 +209,16 @@ def kept_for_another(server, plan) -> str | None:
             f"this machine for --name {plan.name}: run ono99 host with another --port to start a new table")
 
 
-def host_leaving(config, keep: bool) -> tuple[str, bool]:
+def host_leaving(config, keep: bool, started: bool = True) -> tuple[str, bool]:
     """What the host's server tells its players as the host leaves, and whether it keeps the table
     (the host quit, or the terminal closed, with a port to come back to; not when the host
-    closed the table on purpose)."""
+    closed the table on purpose). ``started``: whether its game had started; a table still
+    waiting for players is kept by no server (its guests were told "the game is kept" of a game
+    that never was, and waited for it)."""
     if not keep:
         return "the host closed the table; the game ends here", False
+    if not started:
+        return "the host left before the game started", False
     if config.save and config.resume:
         return "the host left; the game is kept until the host starts ono99 host again", True
     return "the host left", False

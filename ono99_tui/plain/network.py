@@ -136,7 +136,7 @@ class Network:
             if self.server is not None:  # first: the guests hear why, not that the host "lost the connection"
                 from ..net.lobby import host_leaving
 
-                await self.server.close(*host_leaving(self.server.config, not self.for_good))
+                await self.server.close(*host_leaving(self.server.config, not self.for_good, self.remote is not None))
             if self.remote is not None:
                 if self.leaving:  # a guest says they leave on purpose (see RemoteTable.leave)
                     self.remote.leave()

@@ -466,7 +466,7 @@ class JoinApp(Ono99App):
             # the host's server closes first, telling everyone why: were the host's own connection
             # closed first, the guests would be told the host "lost the connection" and a bot plays
             # for them, which no bot does once the server has stopped
-            message, kept = host_leaving(self.server.config, not self._closed_for_good)
+            message, kept = host_leaving(self.server.config, not self._closed_for_good, self.remote is not None)
             await self.server.close(message, kept)
             if kept and self.remote is not None and not self.remote.over and self.seat is not None:
                 again = host_again(self.plan.port, self.plan.name, self.plan.password_flag)
