@@ -680,6 +680,7 @@ def cmd_serve(args) -> int:
     import asyncio
 
     from .net import server
+    from .net.client import host_port
 
     config = _server_config(args)
     _server_log(args.verbose)
@@ -689,13 +690,13 @@ def cmd_serve(args) -> int:
     def ready(port: int) -> None:
         # (warned once it listens: an address it cannot listen on is one line, that one)
         _warn_open(config.host, config.password, "sit at your tables")
-        _out(f"ono99 serve: listening on {config.host}:{port} (Ctrl+C or SIGTERM stops it; {saved})")
+        _out(f"ono99 serve: listening on {host_port(config.host, port)} (Ctrl+C or SIGTERM stops it; {saved})")
         sys.stdout.flush()
 
     try:
         asyncio.run(server.run(config, ready))
     except OSError as exc:
-        raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot listen on {host_port(config.host, config.port)}: {exc.strerror or exc}") from None
     return 0
 
 
@@ -800,6 +801,7 @@ def host_plan(args):
     """`ono99 host`'s plan: its server, its table, and the host's way back to a game it left
     without closing it (checked before any screen: a bad flag or a port in use is one line)."""
     from .engine.rules import RulesError
+    from .net.client import host_port
 
     if getattr(args, "plain", False):
         from .plain.remote import Plan as JoinPlan
@@ -825,7 +827,7 @@ def host_plan(args):
         with socket.create_server((config.host, config.port)):
             pass
     except OSError as exc:
-        raise UserError(f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}") from None
+        raise UserError(f"cannot listen on {host_port(config.host, config.port)}: {exc.strerror or exc}") from None
     hint = join_line(config.host, args.password, args.password_file)  # ({port}: filled once it listens)
     if config.resume and config.manifest is not None and config.password is None:
         _no_private_game_opened(config.manifest, config.port)
@@ -909,6 +911,7 @@ def cmd_serve_ssh(args) -> int:
     import asyncio
 
     from .net import ssh
+    from .net.client import host_port
     from .store.paths import data_dir
 
     config = _server_config(args)
@@ -937,7 +940,7 @@ def cmd_serve_ssh(args) -> int:
 
     def ready(port: int, key) -> None:
         who = "anyone (--open)" if args.open else f"the keys in {args.authorized_keys}"
-        _out(f"ono99 serve-ssh: listening on {args.bind}:{port} for {who}; players: ssh -p {port} NAME@HOST")
+        _out(f"ono99 serve-ssh: listening on {host_port(args.bind, port)} for {who}; players: ssh -p {port} NAME@HOST")
         _out(f"host key: {key.get_fingerprint()}")
         sys.stdout.flush()
 

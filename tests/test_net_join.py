@@ -1493,3 +1493,46 @@ async def test_a_host_who_quits_before_the_start_does_not_tell_the_guests_a_game
         assert not app.farewell  # (nothing kept to come back to)
     finally:
         await bob.aclose()
+
+
+async def test_an_ipv6_address_is_named_in_brackets_so_a_line_can_be_copied_into_a_command():
+    """A play-tester's find: `ono99 serve --bind ::1` said "listening on ::1:7099", and a join's
+    refusals named "::1:7099" ("watch it with: ono99 watch ::1:7099 --table 1"); copied into a
+    command, `::1:7099` is read as one IPv6 address (on the default port), and the join failed."""
+    import asyncio
+    import subprocess
+    import sys
+
+    from ono99_tui.net.client import ServerError, host_port, split_address
+    from ono99_tui.net.lobby import JoinPlan, check_named_table
+    from ono99_tui.net.server import Server
+
+    assert host_port("::1", 7099) == "[::1]:7099" and host_port("localhost", 7099) == "localhost:7099"
+    assert split_address(host_port("fd00::5", 7099), 1) == ("fd00::5", 7099)
+    server = Server(ServerConfig(host="::1", port=0, bot_delay=0))
+    try:
+        port = await server.start()
+    except OSError:
+        pytest.skip("no IPv6 loopback here")
+    try:
+        ann = await Client.connect("::1", port, "Ann")
+        table = (await ann.request({"type": "create", "seats": 2}))["table"]
+        await ann.request({"type": "sit", "table": table})
+        await ann.request({"type": "bots"})
+        await ann.request({"type": "start"})
+        with pytest.raises(ServerError) as told:
+            await check_named_table(ann, JoinPlan("::1", port, "Bob", table=table))
+        assert f"ono99 watch [::1]:{port} --table {table}" in str(told.value), told.value
+        await ann.aclose()
+    finally:
+        await server.close()
+    proc = await asyncio.to_thread(ono99, "join", f"[::1]:{port}", "--name", "Ann")  # (nothing listens there now)
+    assert proc.returncode == 2 and f"cannot connect to [::1]:{port}: " in proc.stderr, proc.stderr
+    serve = subprocess.Popen([sys.executable, "-m", "ono99_tui", "serve", "--bind", "::1", "--port", "0", "--no-save"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = await asyncio.to_thread(serve.stdout.readline)
+        assert line.startswith("ono99 serve: listening on [::1]:"), line + serve.stderr.read()
+    finally:
+        serve.terminate()
+        serve.communicate(timeout=60)

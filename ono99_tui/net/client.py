@@ -39,6 +39,12 @@ def why_not(exc: BaseException) -> str:
     return str(exc).rstrip(".") or type(exc).__name__
 
 
+def host_port(host: str, port: int) -> str:
+    """HOST:PORT as `ono99 join` reads it back: an IPv6 address in brackets ("::1:7099" is read as
+    one IPv6 address, so a line naming it so could not be copied into a command)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 class Disconnected(ConnectionError):
     pass
 
@@ -107,7 +113,7 @@ class Client:
             reply = await asyncio.wait_for(client.request(hello), timeout)
         except ProtocolError as exc:  # a web server, an SSH server, the wrong port: one clear line
             client.close()
-            raise ServerError("not_ono99", f"{host}:{port} does not answer as an ono99 table server "
+            raise ServerError("not_ono99", f"{host_port(host, port)} does not answer as an ono99 table server "
                               f"({exc}): check the address and port") from None
         except BaseException:
             client.close()
@@ -118,7 +124,7 @@ class Client:
                               f"this client {VERSION}: use the same ono99 version on both sides")
         client.welcome = reply
         client.password_unused = password is not None and reply.get("password") is False
-        client.address_said = f"{host}:{port}"
+        client.address_said = host_port(host, port)
         return client
 
     def password_note(self) -> str | None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..text import alike, visible
-from .client import Client, ServerError, why_not
+from .client import Client, ServerError, host_port, why_not
 
 
 @dataclass
@@ -62,7 +62,7 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
     if len(candidates) == 1:
         return candidates[0]["id"]
     if not candidates:
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} to watch")
+        raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} to watch")
     listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({_state(t)}, "
                        f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
                        for t in candidates[:20])
@@ -135,9 +135,9 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
         return open_[0]["id"] if open_ else NEW_TABLE
     if not open_:
         if one_table(client):
-            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}"))
+            raise ServerError("choose", host_table_refusal(tables, host_port(plan.host, plan.port)))
         how = "make one with --or-create, watch a game with ono99 watch, or ask the host to start one"
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: {how}")
+        raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} is waiting for players: {how}")
     free = [sum(s["player"] is None for s in t["seats"]) for t in open_]
     listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({n} seat{'' if n == 1 else 's'} free)"
                        for t, n in zip(open_, free))
@@ -150,7 +150,7 @@ async def check_named_table(client: Client, plan: JoinPlan, watcher: str = "ono9
     sitting is refused there too, but only after the lobby has shown. ``watcher``: the command
     that watches the table in this front end's kind (lines: ``ono99 watch --plain``)."""
     tables = (await client.request({"type": "tables"}))["tables"]
-    where = f"{plan.host}:{plan.port}"
+    where = host_port(plan.host, plan.port)
     free = [str(t["id"]) for t in waiting(tables)]
     host = one_table(client)  # (a host's server: its one table's state says what works instead)
     instead = (f"; tables waiting for players: {', '.join(free[:20])}" if free
@@ -254,7 +254,7 @@ async def connect_back(plan, timeout: float | None = None) -> Client:
 
 def cannot_connect(plan, exc: BaseException) -> str:
     """The one line for a dial that failed (both front ends, before and after the screen opens)."""
-    return f"cannot connect to {plan.host}:{plan.port}: {why_not(exc)}"
+    return f"cannot connect to {host_port(plan.host, plan.port)}: {why_not(exc)}"
 
 
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:

@@ -173,7 +173,7 @@ async def _end_tasks(rounds: int = 5) -> None:
 
 async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
     """Connect (starting the server first when hosting) and sit: (seat, table, came back)."""
-    from ..net.client import Client, ServerError
+    from ..net.client import Client, ServerError, host_port
 
     if plan.serve is not None:
         from ..net.server import Server
@@ -220,8 +220,8 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         from ..net.lobby import host_table_refusal, one_table
 
         if one_table(client):  # (a host's server: what its one table's state leaves a guest to do)
-            raise ServerError("choose", host_table_refusal(tables, f"{plan.host}:{plan.port}", PLAIN_WATCH))
-        raise ServerError("choose", f"no table on {plan.host}:{plan.port} is waiting for players: make one with "
+            raise ServerError("choose", host_table_refusal(tables, host_port(plan.host, plan.port), PLAIN_WATCH))
+        raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} is waiting for players: make one with "
                           "--or-create, or ask the host to start one (ono99 host)")
     else:
         raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "

@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from ..net.client import Client, ServerError
+from ..net.client import Client, ServerError, host_port
 from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
                          host_again, host_leaving, kept_for_another, no_table_now, open_tables, table_instead)
 from ..net.remote import RemoteTable
@@ -474,7 +474,7 @@ class JoinApp(Ono99App):
                                  "back to their seats by themselves.")
         elif (self.remote is not None and not self.remote.over and self.seat is not None and self.plan.redial
               and not self.plan.watch):  # a guest who quit mid-game: said where the seat is (a gateway says its own)
-            self.farewell = (f"You left table {self.table_id} on {self.plan.host}:{self.plan.port}; your seat is "
+            self.farewell = (f"You left table {self.table_id} on {host_port(self.plan.host, self.plan.port)}; your seat is "
                              "kept (a bot plays it after the turn timer): the same ono99 join brings you back to it.")
         elif (self.remote is not None and not self.remote.over and self.seat is not None and self.plan.back_hint
               and not self.plan.watch):  # (serve-ssh, web: the session ended on nothing said)
