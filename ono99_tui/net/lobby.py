@@ -214,13 +214,13 @@ def host_leaving(config, keep: bool, started: bool = True) -> tuple[str, bool]:
     (the host quit, or the terminal closed, with a port to come back to; not when the host
     closed the table on purpose). ``started``: whether its game had started; a table still
     waiting for players is kept by no server (its guests were told "the game is kept" of a game
-    that never was, and waited for it)."""
+    that never was, and waited for it). The server still keeps what it kept (True): a game kept
+    from before and not resumed now (its save write-protected, say) stays for a later start."""
     if not keep:
         return "the host closed the table; the game ends here", False
-    if not started:
-        return "the host left before the game started", False
     if config.save and config.resume:
-        return "the host left; the game is kept until the host starts ono99 host again", True
+        return ("the host left; the game is kept until the host starts ono99 host again" if started else
+                "the host left before the game started"), True
     return "the host left", False
 
 
