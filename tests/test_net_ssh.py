@@ -782,13 +782,13 @@ async def test_window_changes_sent_nonstop_reach_the_app_a_few_times_a_second_an
                 if i % 20 == 0:
                     await asyncio.sleep(0)  # (the changes go out as they are made)
             process.process.change_terminal_size(80, 24)
-            screen = pyte.Screen(80, 24)
-            await read_screen(process, screen, pyte.Stream(screen), lambda t: "<- you" in t and "Table" in t)
+            # the last change sent, the size the client ended at, reaches the session's terminal
+            await until(lambda: _pty_size(g) == (24, 80), "the session's terminal takes the last size sent")
             elapsed = time.monotonic() - started
             # every change a session's app is given, but at most a few a second: never the 401 sent
             assert 1 <= resizes.applied <= 2 + elapsed * RESIZES_PER_SECOND, (resizes.applied, elapsed)
-            rows, cols = _pty_size(g)
-            assert (cols, rows) == (80, 24)  # the last change sent, the size the client ended at
+            screen = pyte.Screen(80, 24)
+            await read_screen(process, screen, pyte.Stream(screen), lambda t: "<- you" in t and "Table" in t)
 
 
 def _pty_size(g) -> tuple[int, int]:
