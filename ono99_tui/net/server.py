@@ -1034,6 +1034,42 @@ def fit_open_files(cfg: ServerConfig) -> tuple[ServerConfig, str | None]:
                     f"{cfg.max_tables}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
 
 
+def fit_gateway_files(connections: int, sessions: int, per_session: int, tables: int,
+                      tables_wanted: int | None, server: str, unit: str) -> tuple[int, int, str | None]:
+    """A gateway's caps (``connections``, and ``sessions`` of ``per_session`` files each: SSH
+    sessions, browser tabs) made to fit the open-file limit (ulimit -n) beside its table server's
+    (``tables``: as fitted; ``tables_wanted``: as asked, for the limit to raise to), with some spare;
+    raised as far as the hard limit allows first. (connections, sessions, a warning or None).
+    Unfitted, a 1024-file gateway's 200th session or so found no file left: its player saw
+    "Connection lost" and nothing said why."""
+    try:
+        import resource
+    except ImportError:  # (not on Unix: no such limit to fit)
+        return connections, sessions, None
+
+    def files(tables: int) -> int:
+        return connections + per_session * sessions + FILES_PER_TABLE * tables + FILES_SPARE
+
+    want = files(max(tables, tables_wanted or 0))
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        except (ValueError, OSError):
+            pass
+    if soft == resource.RLIM_INFINITY or soft >= files(tables):
+        return connections, sessions, None
+    room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
+    fitted_sessions = min(sessions, max(1, room // (per_session + 2)))  # (its connection, and one arriving)
+    fitted_connections = min(connections, max(2, room - per_session * fitted_sessions))
+    return fitted_connections, fitted_sessions, (
+        f"open files are limited to {soft} (ulimit -n; hard limit {hard}): the {server} server takes at most "
+        f"{fitted_sessions} {unit} and {fitted_connections} connections, not {sessions} and {connections}; "
+        f"raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
+
+
 def _quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> None:
     """asyncio logs a traceback each time an accept fails for want of files (and tries again a
     second later, while the listening socket stays ready): one line a minute is said instead."""

@@ -102,38 +102,14 @@ FILES_PER_SESSION = 4  # a session's PTY or pipes, its pidfd, and its connection
 
 
 def fit_open_files(config: SSHConfig, tables: int, tables_wanted: int | None = None) -> tuple[SSHConfig, str | None]:
-    """The gateway's caps made to fit the open-file limit (ulimit -n), as the web gateway's are
-    (web.fit_open_files): its connections, its sessions' files and the tables' (``tables``: the
-    table server's caps as fitted; ``tables_wanted``: as asked, for the limit to raise to) in one
-    process, with some spare. Unfitted, a 1024-file server's 200th session or so found no file
-    left: its player saw "Connection lost" and nothing said why."""
-    try:
-        import resource
-    except ImportError:  # (not on Unix: no such limit to fit)
-        return config, None
-    from .server import FILES_PER_TABLE, FILES_SPARE
+    """The gateway's caps made to fit the open-file limit (server.fit_gateway_files): its
+    connections and its sessions' files beside the tables' (``tables``: the table server's caps as
+    fitted; ``tables_wanted``: as asked, for the limit to raise to)."""
+    from .server import fit_gateway_files
 
-    def files(tables: int) -> int:
-        return config.max_connections + FILES_PER_SESSION * config.max_sessions + FILES_PER_TABLE * tables + FILES_SPARE
-
-    want = files(max(tables, tables_wanted or 0))
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        try:
-            raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        except (ValueError, OSError):
-            pass
-    if soft == resource.RLIM_INFINITY or soft >= files(tables):
-        return config, None
-    room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
-    sessions = min(config.max_sessions, max(1, room // (FILES_PER_SESSION + 2)))  # (its connection, one logging in)
-    connections = min(config.max_connections, max(2, room - FILES_PER_SESSION * sessions))
-    fitted = dataclasses.replace(config, max_sessions=sessions, max_connections=connections)
-    return fitted, (f"open files are limited to {soft} (ulimit -n; hard limit {hard}): the SSH server takes at "
-                    f"most {sessions} sessions and {connections} connections, not {config.max_sessions} and "
-                    f"{config.max_connections}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
+    connections, sessions, warning = fit_gateway_files(config.max_connections, config.max_sessions,
+                                                       FILES_PER_SESSION, tables, tables_wanted, "SSH", "sessions")
+    return dataclasses.replace(config, max_sessions=sessions, max_connections=connections), warning
 
 
 def host_key(path: Path) -> asyncssh.SSHKey:

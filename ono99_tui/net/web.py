@@ -43,7 +43,7 @@ from ..text import visible
 from .child import (CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Resizes, Sandbox, check_name, duration, end_group,
                     join_argv, seat_key, start, watch_argv)
 from .guesses import Guesses
-from .server import FILES_PER_TABLE, FILES_SPARE, _address
+from .server import _address
 from .zygote import Zygote, ZygoteSpec
 
 log = logging.getLogger("ono99.web")
@@ -659,35 +659,14 @@ def write_timeout(transport: asyncio.BaseTransport, seconds: float) -> None:
 
 
 def fit_open_files(config: WebConfig, tables: int, tables_wanted: int | None = None) -> tuple[WebConfig, str | None]:
-    """The gateway's caps made to fit the open-file limit (ulimit -n), as the table server's are
-    (server.fit_open_files, which has raised it as far as it could for itself): the connections,
-    the tabs' files and the tables' in one process, with some spare. Past the limit the process
-    could accept nobody, not even the tabs' own children at the table server."""
-    try:
-        import resource
-    except ImportError:  # (not on Unix: no such limit to fit)
-        return config, None
-    def files(tables: int) -> int:
-        return config.max_connections + FILES_PER_TAB * config.max_tabs + FILES_PER_TABLE * tables + FILES_SPARE
+    """The gateway's caps made to fit the open-file limit (server.fit_gateway_files): the
+    connections and the tabs' files beside the tables'. Past the limit the process could accept
+    nobody, not even the tabs' own children at the table server."""
+    from .server import fit_gateway_files
 
-    want = files(max(tables, tables_wanted or 0))  # (``tables_wanted``: the table caps asked for, before fitting)
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft != resource.RLIM_INFINITY and soft < want:
-        try:
-            raised = want if hard == resource.RLIM_INFINITY else min(want, hard)
-            resource.setrlimit(resource.RLIMIT_NOFILE, (raised, hard))
-            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        except (ValueError, OSError):
-            pass
-    if soft == resource.RLIM_INFINITY or soft >= files(tables):
-        return config, None
-    room = max(0, soft - min(FILES_SPARE, soft // 4) - FILES_PER_TABLE * tables)
-    tabs = min(config.max_tabs, max(1, room // (FILES_PER_TAB + 2)))  # (its websocket and a page's connection)
-    connections = min(config.max_connections, max(2, room - FILES_PER_TAB * tabs))
-    fitted = dataclasses.replace(config, max_tabs=tabs, max_connections=connections)
-    return fitted, (f"open files are limited to {soft} (ulimit -n; hard limit {hard}): the web server takes at "
-                    f"most {tabs} tabs and {connections} connections, not {config.max_tabs} and "
-                    f"{config.max_connections}; raise the limit (LimitNOFILE= in a systemd unit) to {want} for those")
+    connections, tabs, warning = fit_gateway_files(config.max_connections, config.max_tabs, FILES_PER_TAB, tables,
+                                                   tables_wanted, "web", "tabs")
+    return dataclasses.replace(config, max_tabs=tabs, max_connections=connections), warning
 
 
 def ended_why(stderr: str) -> str | None:
