@@ -1210,27 +1210,46 @@ async def test_a_lone_player_waiting_with_or_create_is_seated_again_after_a_drop
         await server.close()
 
 
+def _restartable(port: int) -> ServerConfig:
+    """A server's settings, on ``port`` (0: any), to start it and start it again on the same port."""
+    return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
+
+
+async def _ann_waiting_at_a_table():
+    """A server with Ann seated at the one table she made, waiting for players: (server, port,
+    Ann's client, the table)."""
+    from ono99_tui.net.server import Server
+
+    server = Server(_restartable(0))
+    port = await server.start()
+    ann = await Client.connect(HOST, port, "Ann")
+    table = (await ann.request({"type": "create", "seats": 3}))["table"]
+    await ann.request({"type": "sit", "table": table})
+    return server, port, ann, table
+
+
+async def _restarted_once_ann_left(pilot, app, who: str, server, ann, port: int):
+    """Once ``who`` (the app's join) sits at Ann's table: Ann gone, the server stopped and started
+    again on its port (keeping no table); the new server."""
+    from ono99_tui.net.server import Server
+
+    await until(pilot, lambda: app.seat is not None and app._table is not None, f"{who} seated at Ann's table")
+    await ann.aclose()  # the table's maker is gone when the server comes back
+    await server.close()
+    server = Server(_restartable(port))
+    await server.start()
+    return server
+
+
 async def test_a_player_back_before_anyone_made_a_table_waits_for_one_to_open():
     """`ono99 join` without --or-create, at a table someone else made, was thrown out when a
     restart brought it back before that player ("the table is no longer there to sit at
     again"). Now it waits, says so, and sits at the first table that opens."""
-    from ono99_tui.net.server import Server
-
-    def config(port):
-        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
-
-    server = Server(config(0))
-    port = await server.start()
-    ann = await Client.connect(HOST, port, "Ann")
-    await ann.request({"type": "sit", "table": (await ann.request({"type": "create", "seats": 3}))["table"]})
+    server, port, ann, _ = await _ann_waiting_at_a_table()
     app = JoinApp(JoinPlan(HOST, port, "Lou"))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None and app._table is not None, "Lou seated at Ann's table")
-            await ann.aclose()  # the table's maker is gone when the server comes back
-            await server.close()
-            server = Server(config(port))
-            await server.start()
+            server = await _restarted_once_ann_left(pilot, app, "Lou", server, ann, port)
             await until(pilot, lambda: "waiting for one to open" in app._lobby_line, "Lou waits for a table")
             assert app.failure is None and app.is_running
             cid = await Client.connect(HOST, port, "Cid")
@@ -1314,25 +1333,14 @@ async def test_a_join_that_found_the_one_waiting_table_is_not_pinned_to_it_over_
     import asyncio
 
     from ono99_tui.net.lobby import probe
-    from ono99_tui.net.server import Server
 
-    def config(port):
-        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
-
-    server = Server(config(0))
-    port = await server.start()
-    ann = await Client.connect(HOST, port, "Ann")
-    await ann.request({"type": "sit", "table": (await ann.request({"type": "create", "seats": 3}))["table"]})
+    server, port, ann, _ = await _ann_waiting_at_a_table()
     plan = JoinPlan(HOST, port, "Bob")
     await asyncio.to_thread(probe, plan)  # (as cmd_join does, before the screen)
     app = JoinApp(plan)
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None and app._table is not None, "Bob seated at Ann's table")
-            await ann.aclose()
-            await server.close()
-            server = Server(config(port))
-            await server.start()
+            server = await _restarted_once_ann_left(pilot, app, "Bob", server, ann, port)
             await until(pilot, lambda: "waiting for one to open" in app._lobby_line or app.failure,
                         "Bob waits for a table")
             assert app.failure is None and app.is_running
@@ -1345,24 +1353,11 @@ async def test_a_join_at_a_named_table_gone_after_a_restart_says_so_not_that_the
     """With --table N, a restart that keeps no table still waiting leaves nowhere to sit again:
     the join said only "the server is shutting down" (the server that had restarted and was
     listening), the lobby's own reason overwritten by the closing message it dialled back on."""
-    from ono99_tui.net.server import Server
-
-    def config(port):
-        return ServerConfig(host=HOST, port=port, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9)
-
-    server = Server(config(0))
-    port = await server.start()
-    ann = await Client.connect(HOST, port, "Ann")
-    table = (await ann.request({"type": "create", "seats": 3}))["table"]
-    await ann.request({"type": "sit", "table": table})
+    server, port, ann, table = await _ann_waiting_at_a_table()
     app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
     try:
         async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None and app._table is not None, "Bob seated at Ann's table")
-            await ann.aclose()
-            await server.close()
-            server = Server(config(port))
-            await server.start()
+            server = await _restarted_once_ann_left(pilot, app, "Bob", server, ann, port)
             await until(pilot, lambda: app.failure is not None, "Bob's join ends")
             assert "no longer there to sit at again" in app.failure and f"no table {table}" in app.failure, app.failure
     finally:
