@@ -167,4 +167,57 @@ def short_names(names, width: int) -> list[str]:
         shown = [n if display_width(n) <= width else _cut(n, width, tail) for n in names]
         if len(set(shown)) == distinct:
             return shown
-    return shown
+    # Names alike at both ends, differing only in the middle ("Player number 1 of table" and
+    # "... 2 ...": both "P~f table" on the scoreboard): those still alike show, after their
+    # first character, the part from where they differ on ("P~1 of t~", "P~2 of t~").
+    shown = _apart(names, shown, lambda i, others: _middle(names[i], width, max(
+        1, max(_common_prefix(names[i], names[j]) for j in others))))
+    # whatever is still alike (it takes odd names in few columns) is numbered: "Pla~1", "Pla~2"
+    return _apart(names, shown, lambda i, others: _numbered(names[i], width, i, others))
+
+
+def _apart(names, shown, mend) -> list[str]:
+    """``shown`` with each name that looks like another name there replaced by ``mend(i, others)``
+    (``others``: the indices of the different names it looks like)."""
+    out = list(shown)
+    for i, name in enumerate(names):
+        others = [j for j in range(len(names)) if shown[j] == shown[i] and names[j] != name]
+        if others:
+            out[i] = mend(i, others)
+    return out
+
+
+def _common_prefix(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _take(text: str, columns: int) -> str:
+    """The start of ``text`` that fits in ``columns``."""
+    out, used = [], 0
+    for ch in text:
+        w = display_width(ch)
+        if used + w > columns:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out)
+
+
+def _middle(text: str, width: int, start: int) -> str:
+    """``text``'s first character, "~", and ``text`` from ``start`` on, in ``width`` columns
+    (ending in "~" where it is cut)."""
+    head = _take(text, 2)[:1] or text[:1]
+    rest = text[start:]
+    room = width - display_width(head) - 1
+    if display_width(rest) > room:
+        rest = _take(rest, room - 1) + "~"
+    return head + "~" + rest
+
+
+def _numbered(text: str, width: int, index: int, others) -> str:
+    """``text``'s start, "~" and its place among the names it looks like (1, 2, ...)."""
+    number = str(1 + sum(1 for j in others if j < index))
+    return _take(text, width - 1 - len(number)) + "~" + number

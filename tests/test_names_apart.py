@@ -188,3 +188,25 @@ def test_a_name_new_game_and_settings_take_is_taken_by_join_watch_the_server_and
                 await connect(server, too_long)
             assert refused.value.code == "bad_name"
     run(main())
+
+
+def test_names_differing_only_in_the_middle_are_told_apart_when_cut():
+    """A play-tester sat "Player number 1 of table" and "Player number 2 of table": the
+    scoreboard at 80x24 showed both as "P~f table" (a start and an end that could not reach
+    the one character that differs)."""
+    for names in (["Player number 1 of table", "Player number 2 of table"],
+                  ["Christopher X Montgomery", "Christopher Y Montgomery", "Ann"],
+                  ["Ann the great one plays", "Ann the small one plays", "Ann the great one wins"]):
+        for width in (8, 9, 10, 12, 16):
+            shown = short_names(names, width)
+            assert len(set(shown)) == len(names), (width, shown)
+            assert all(display_width(s) <= width for s in shown), (width, shown)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(st.sampled_from("ab王 1"), min_size=1, max_size=24), min_size=2, max_size=8, unique=True),
+       st.integers(min_value=8, max_value=24))
+def test_distinct_names_stay_distinct_in_any_width(names, width):
+    shown = short_names(names, width)
+    assert len(set(shown)) == len(names), shown
+    assert all(display_width(s) <= width for s in shown), shown
