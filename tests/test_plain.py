@@ -644,3 +644,14 @@ def test_a_notice_a_play_led_to_is_said_after_that_play(tmp_path):
     assert rc == 0 and len(said) == 1, lines
     last_play = max(i for i, line in enumerate(lines) if " goes bust at " in line)  # (the play that ended it)
     assert said[0] > last_play, lines[last_play - 2:said[0] + 2]
+
+
+def test_a_quick_game_under_rules_for_at_most_three_players_seats_two_bots(tmp_path):
+    """`ono99 --plain --rules small.toml` (ten cards a hand, a 38-card deck), then g: the quick
+    game seated four and ended in a traceback. It seats as many as the rules deal to, and says so."""
+    rules = tmp_path / "small.toml"
+    rules.write_text("hand_size = 10\n[deck]\nnumber_each = 1\n")
+    rc, lines = plain("--plain", "--rules", str(rules), lines="g\nq\nq\n")
+    assert rc == 0
+    assert "g quick game against two bots" in lines[1]
+    assert any(line.startswith("Table: You, human; Bo, medium bot; Cy, medium bot. Rules:") for line in lines), lines

@@ -337,3 +337,44 @@ async def test_a_long_reason_not_to_start_keeps_start_in_view(private_dirs, tmp_
             form = form.parent
         assert form.content_region.contains_region(start.region)
         assert form.content_region.contains_region(error.region)
+
+
+# 38 cards (one of each number), ten to a hand: they deal to at most three players
+THREE_AT_MOST = "hand_size = 10\n[deck]\nnumber_each = 1\n"
+
+
+async def test_a_quick_game_under_rules_for_at_most_three_players_seats_two_bots(private_dirs, tmp_path):
+    """A play-tester started `ono99 --rules small.toml` (ten cards a hand, a 38-card deck) and
+    pressed g: the quick game seated four, and the app died with a traceback (GameSetupError:
+    4 players x 10 cards needs 40 cards). It seats as many bots as the rules deal to."""
+    rules = tmp_path / "small.toml"
+    rules.write_text(THREE_AT_MOST)
+    app = Ono99App(bot_delay=600, seed=4, rules_spec=str(rules))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("g")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen)
+        assert screen.table.game.names == ("You", "Bo", "Cy")
+        assert screen.kinds == ["human", "medium", "medium"]
+        assert screen.table.game.rules.hand_size == 10
+
+
+def test_the_quick_table_fits_the_rules():
+    from ono99_tui.engine.rules import load_rules_text
+
+    assert len(TableSetup.default(rules=DEFAULT).seats) == 4
+    assert [s.name for s in TableSetup.default(rules=load_rules_text(THREE_AT_MOST)).seats] == ["You", "Bo", "Cy"]
+
+
+async def test_the_menu_says_how_many_bots_the_quick_game_seats(private_dirs, tmp_path):
+    from textual.widgets import OptionList
+
+    rules = tmp_path / "small.toml"
+    rules.write_text(THREE_AT_MOST)
+    for spec, words in ((None, "three medium bots"), (str(rules), "two medium bots")):
+        app = Ono99App(bot_delay=600, rules_spec=spec)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            menu = app.screen.query_one("#menu", OptionList)
+            assert str(menu.get_option("quick").prompt) == f"Quick game: you against {words}"

@@ -109,7 +109,9 @@ class PlainApp:
                 self.con.say("O'NO 99, in plain text. Each answer is one line; end of input leaves"
                              + (", and games are saved." if not problem else "."))
                 first = False
-            entries = ["n new game", "g quick game against three bots"]
+            from ..tui.setup import quick_words
+
+            entries = ["n new game", f"g quick game against {quick_words(self.rules)}"]
             if latest:
                 entries.append(f"c continue {latest}")
             if any_save:

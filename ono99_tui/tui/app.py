@@ -420,7 +420,10 @@ class Ono99App(KeysInOrder, App):
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         yield SystemCommand("New game", "Set up a new table: seats, bots, rules, dealer, seed", self.action_new_game)
-        yield SystemCommand("Quick game", "You against three medium bots, now", lambda: self.start_game(self.quick_setup()))
+        from .setup import quick_words
+
+        yield SystemCommand("Quick game", f"You against {quick_words(self.rules, 'medium')}, now",
+                            lambda: self.start_game(self.quick_setup()))
         yield SystemCommand("Rules", "The rules and the house rules in force", self.action_rules_help)
         yield SystemCommand("Help", "How to play and the keys", self.action_rules_help)
         if _is_table(screen):

@@ -54,7 +54,18 @@ class MenuScreen(Screen):
         if self.is_mounted:
             self._note(problem)
         return [Option(label if key in available else f"{label} ({available.get('_why_' + key, 'not yet')})",
-                       id=key, disabled=key not in available) for key, label in MENU]
+                       id=key, disabled=key not in available) for key, label in self._labels()]
+
+    def _labels(self):
+        """MENU, with the quick game saying how many bots the rules of this run seat (fewer than
+        three where they deal to fewer players)."""
+        from ..setup import quick_words
+
+        rules = getattr(self.app, "rules", None)
+        if rules is None:
+            return MENU
+        quick = f"Quick game: you against {quick_words(rules, 'medium')}"
+        return tuple((key, quick if key == "quick" else label) for key, label in MENU)
 
     def on_mount(self) -> None:
         self._note(getattr(self.app, "saves_problem", None))
