@@ -628,3 +628,36 @@ def test_a_presets_backup_follows_its_rename_and_goes_with_its_delete(private_di
     assert "target = 50" in (folder / "Extreme 2.toml.bak").read_text()
     rp.delete_preset("Extreme 2")
     assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("kind", ["link", "folder"])
+async def test_a_preset_that_is_a_link_or_a_folder_is_not_offered_to_delete_here(private_dirs, tmp_path, kind):
+    """A play-tester's rules/[x].toml, a link (to a file of theirs elsewhere) or a folder: the
+    screen said "Fix the file in an editor, or Delete it here"; Delete asked "Delete x?" and then
+    answered "Not deleted" (ono99 acts on no link inside its folders; a folder is no file). Now the
+    screen says what to do instead, Delete says so at once, and nothing is touched."""
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    target = tmp_path / "elsewhere.toml"
+    target.write_text("target = 77\n")
+    path = folder / "[x].toml"
+    if kind == "link":
+        path.symlink_to(target)
+    else:
+        path.mkdir()
+        (path / "keep.txt").write_text("kept")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("standard"))
+        await pilot.pause()
+        screen.reload("[x]")
+        await pilot.pause()
+        text = str(screen.query_one("#rules-text").render())
+        assert "[x] cannot be read" in text and "Delete it here" not in text
+        assert ("is a link" if kind == "link" else "is a folder") in text
+        screen.action_delete()
+        await pilot.pause()
+        assert app.screen is screen  # no "Delete [x]?" to answer
+        assert _notices(app)[-1].startswith(f"Not deleted: {path} is a")
+    assert target.read_text() == "target = 77\n"
+    assert path.is_symlink() if kind == "link" else (path / "keep.txt").read_text() == "kept"

@@ -58,6 +58,20 @@ def nest(values: dict[str, object]) -> dict:
     return doc
 
 
+def _not_deletable(path) -> str | None:
+    """Why Delete here cannot remove a preset of yours at ``path`` (a link, which ono99 never acts
+    on inside its folders, or a folder), or None. A play-tester was told "Delete it here" for
+    both, and Delete then answered "Not deleted" after asking."""
+    if path is None:
+        return None
+    if path.is_symlink():
+        return (f"{path} is a link, which ono99 leaves alone inside its config folder: remove it "
+                "or put the file itself there, outside ono99.")
+    if path.is_dir():
+        return f"{path} is a folder: move or remove it outside ono99."
+    return None
+
+
 class RulesViewScreen(Screen):
     BINDINGS = [
         # Ctrl+O ("write out", as in nano) saves your own preset; Ctrl+S was Save as here first
@@ -193,7 +207,7 @@ class RulesViewScreen(Screen):
             keys.add_class("unreadable")
             self.query_one("#rules-text", Static).update(
                 f"[b]{escape(preset.name)}[/b] cannot be read: {escape(str(exc))}\n"
-                "Fix the file in an editor, or Delete it here.")
+                + escape(_not_deletable(preset.path) or "Fix the file in an editor, or Delete it here."))
             return
         self.unreadable = False
         keys.remove_class("unreadable")
@@ -373,6 +387,9 @@ class RulesViewScreen(Screen):
         preset = self.preset
         if not preset.mine:
             self.notify("Shipped presets cannot be deleted.", timeout=4)
+            return
+        if (why := _not_deletable(preset.path)) is not None:  # (said now, not after "Delete?")
+            self.notify(f"Not deleted: {why}", severity="error", timeout=10, markup=False)
             return
 
         def done(choice: str | None) -> None:
