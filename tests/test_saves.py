@@ -315,3 +315,16 @@ def test_the_chmod_hint_for_a_write_protected_save_can_be_pasted_into_a_shell(st
     message = SaveSession(store, "friday night", SEATS, "standard").open()
     command = message[message.index("chmod u+w "):].split(" to save to it again")[0]
     assert shlex.split(command) == ["chmod", "u+w", str(path)]
+
+
+def test_a_renamed_save_exported_and_imported_comes_back_under_its_new_name(store, tmp_path):
+    """A play-tester renamed a save to "mine", exported it (`ono99 saves export mine f.toml`) and
+    imported the file: it came back as "game 2026-12-06 16-39-13", the name it had before the
+    rename (a rename moves the file and leaves the name written inside it). The export carries
+    the name it was exported from."""
+    save(store, "game 2026-12-06 16-39-13")
+    store.rename("game 2026-12-06 16-39-13", "mine")
+    out = store.export("mine", tmp_path / "f.toml")
+    assert load_record(out).meta["name"] == "mine"
+    store.delete("mine")
+    assert store.import_file(out) == "mine"

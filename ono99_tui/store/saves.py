@@ -890,6 +890,9 @@ class SaveStore:
         record, _game, read = self._open(name, record_events=False)
         if read.set_aside and why is not None:
             why.append(f"{self.path(name)}: {read.describe()}; exported without them")
+        # the name it is exported from: a renamed save still says its old name inside (a rename
+        # moves the file), and an import of the export came back under that old name
+        record.meta["name"] = check_name(name)
         return record
 
     def import_file(self, source: Path, why: list[str] | None = None) -> str:
