@@ -637,3 +637,25 @@ async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_p
         await settle(pilot)
         assert not app.is_running
     assert path.read_bytes() == before
+
+
+async def test_continue_finds_a_game_another_ono99_saved_while_the_menu_was_up(private_dirs):
+    """A play-tester had two ono99s on one data folder: the second's menu, drawn before the first
+    saved its game, said "Continue (no unfinished game)" and c did nothing at all, however often
+    pressed. c looks at the saves again: it opens the game, or says there is none."""
+    from textual.widgets import OptionList
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        menu = app.screen.query_one("#menu", OptionList)
+        assert menu.get_option("continue").disabled
+        await pilot.press("c")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications][-1] == "No unfinished game to continue."
+        g = save(SaveStore(), "elsewhere", plays=7)  # what the other ono99 does meanwhile
+        await pilot.press("c")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, GameScreen) and screen.table.save.name == "elsewhere"
+        assert screen.table.game.plays == g.plays

@@ -265,6 +265,7 @@ class Ono99App(KeysInOrder, App):
             if found[3]:
                 self.run_worker(self._read_menu_saves, thread=True, exclusive=True, group="menu-saves")
         any_save, self.continue_name, self.saves_problem, reading = found
+        self._menu_found = found  # (the menu drawn from what was just read, not read again)
         if any_save:
             ready["load"] = ""
         else:
@@ -334,8 +335,19 @@ class Ono99App(KeysInOrder, App):
             self.start_game(self.quick_setup())
         elif key == "theme":
             self.search_themes()
-        elif key == "continue" and self.continue_name:
-            self.resume(self.continue_name)
+        elif key == "continue":
+            why = "no unfinished game"
+            if not self.continue_name:
+                # the menu may have been drawn before another ono99 on this folder saved a game:
+                # c looked at nothing new, and did nothing, however often pressed
+                why = self.menu_available().get("_why_continue", why)
+                if hasattr(self.screen, "refresh_options"):
+                    self.screen.refresh_options(self._menu_found)
+            if self.continue_name:
+                self.resume(self.continue_name)
+            else:
+                self.notify(f"Cannot continue: {why}." if why != "no unfinished game"
+                            else "No unfinished game to continue.", timeout=4)
         elif key == "load":
             from .screens.load import LoadScreen
 
