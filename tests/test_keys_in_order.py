@@ -381,3 +381,44 @@ async def test_keys_typed_with_the_palettes_enter_go_to_the_command_it_runs(keys
         if typed:
             assert isinstance(pilot.app.screen, SaveAsScreen)
             assert pilot.app.screen.query_one(Input).value.endswith(typed)
+
+
+async def _load_screen_with(pilot, *names):
+    """The Load screen listing saves ``names`` (newest first), its list read and focused."""
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.tui.screens.load import LoadScreen
+    from tests.test_saves import save
+
+    for name in reversed(names):
+        save(SaveStore(), name, plays=3)
+    pilot.app.push_screen(screen := LoadScreen())
+    for _ in range(50):
+        await settle(pilot)
+        if len(screen.infos) == len(names) and pilot.app.focused is not None:
+            return screen
+    raise AssertionError("the saves were never listed")
+
+
+@pytest.mark.parametrize("keys, renamed", [(("r", "z"), "z"), (("r", "z", "x", "enter"), "zx"),
+                                           (("down", "r", "z", "enter"), "z")])
+async def test_a_new_name_typed_with_r_at_load_renames_the_save_r_was_pressed_on(private_dirs, keys, renamed):
+    """A play-tester's find: at Load, "r" then "zzz" and Enter in one read renamed nothing: the
+    letters were lost (they reached the list under the dialog), and Enter pressed Rename with the
+    old name. Typed slowly, the letters replace the name shown and Enter renames."""
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.tui.screens.save_as import NameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _load_screen_with(pilot, "first", "second")
+        target = "second" if "down" in keys else "first"
+        together(pilot, *keys)
+        for _ in range(50):
+            await settle(pilot)
+            if not getattr(app, "_held_keys", None) and (app.screen is screen or app.focused is not None):
+                break
+        if "enter" in keys:
+            assert app.screen is screen
+            assert sorted(SaveStore().names()) == sorted({"first", "second"} - {target} | {renamed})
+        else:
+            assert isinstance(app.screen, NameScreen) and app.focused.value == renamed
