@@ -422,3 +422,50 @@ async def test_a_new_name_typed_with_r_at_load_renames_the_save_r_was_pressed_on
             assert sorted(SaveStore().names()) == sorted({"first", "second"} - {target} | {renamed})
         else:
             assert isinstance(app.screen, NameScreen) and app.focused.value == renamed
+
+
+@pytest.mark.parametrize("start", ["ctrl+s", "enter"])
+async def test_a_name_typed_with_ctrl_s_at_new_game_is_the_name_the_game_starts_with(start):
+    """A play-tester typed a new name and Ctrl+S (Start) in one read (a paste, SSH): the game
+    started with "You", the name the field held before the letters reached it (a priority
+    binding acted as it was read, ahead of the letters queued for the field). Typed slowly, the
+    seat is named as typed; Enter (the field's submit) always was."""
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _typed_into(pilot, NewGameScreen, "n")
+        together(pilot, "backspace", "backspace", "backspace", "Z", "e", "d", start)
+        for _ in range(50):
+            await settle(pilot)
+            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None):
+                break
+        assert isinstance(app.screen, GameScreen)
+        assert app.screen.table.game.names[0] == "Zed"
+
+
+async def test_a_value_then_ctrl_s_and_a_name_in_one_read_save_the_preset_as_typed(private_dirs):
+    """A play-tester at House rules typed a target, Ctrl+S (Save as), a name and Enter in one
+    read: the name's letters went to the target's field under the dialog (the dialog was opened
+    by a message behind them), and nothing was saved under that name. Typed slowly, the preset
+    "abc" is saved with the target typed."""
+    from ono99_tui.store import rule_presets as rp
+    from ono99_tui.tui.screens.rules_view import RulesViewScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("standard"))
+        await settle(pilot)
+        target = screen.query_one("#key-target")
+        target.focus()
+        target.value = ""
+        await settle(pilot)
+        together(pilot, "5", "0", "ctrl+s", "a", "b", "c", "enter")
+        for _ in range(50):
+            await settle(pilot)
+            if app.screen is screen and not getattr(app, "_held_keys", None) and not app._holding:
+                break
+        assert app.screen is screen
+        assert [p.name for p in rp.user_presets()] == ["abc"]
+        assert rp.load(rp.user_presets()[0]).target == 50

@@ -12,6 +12,11 @@ focused, ``stack_updates`` still 0) waits, with every key after it, and they are
 order once that screen is ready: they act there, as they would have had they been typed a
 moment later. Tab and Shift+Tab move the focus as they are read (priority bindings), so the
 letters after a Tab go to the field it moved to, not the one it left.
+
+A screen's priority key typed after letters meant for a text field (a name, then Ctrl+S to
+start) waits, with every key after it, until the field has taken those letters: a priority
+binding acts as the app reads it, ahead of the letters still queued for the field, and New game
+started with the name the field held before (a play-tester's "Zed" and Ctrl+S started "You").
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from textual import events
 from textual.actions import SkipAction
 from textual.binding import Binding
 from textual.command import CommandPalette
+from textual.screen import Screen
+from textual.widgets import Input
 
 READY_PASSES = 20  # idle passes a screen may take to resume before its keys are handled anyway
 
@@ -73,6 +80,10 @@ class KeysInOrder:
                     self._held_passes = 0
                     self.call_after_refresh(self._handle_held_keys)
                 return
+            if self._behind_typing(event):
+                self._held_keys = [event]
+                self._wait_for_typing()
+                return
         await super().on_event(event)
 
     async def _handle_held_keys(self) -> None:
@@ -82,4 +93,46 @@ class KeysInOrder:
                 self.call_after_refresh(self._handle_held_keys)
                 return
             self._held_passes = 0
+            if not self._typed and self._behind_typing(self._held_keys[0]):
+                self._wait_for_typing()
+                return
+            self._typed = False
             await super().on_event(self._held_keys.pop(0))
+
+    # -- a screen's priority key behind letters queued for a text field ------------------------
+    _typed = False  # the field has taken what was typed before the first held key: it acts now
+
+    def _behind_typing(self, event: events.Key) -> bool:
+        """Whether ``event`` is a priority key of the screen's (Ctrl+S in New game) while a text
+        field has the focus: the letters typed before it may still be queued for the field."""
+        if not isinstance(self.focused, Input):
+            return False
+        active = self.screen.active_bindings.get(event.key)
+        return active is not None and active.binding.priority and isinstance(active.node, Screen)
+
+    def _wait_for_typing(self) -> None:
+        """The held keys wait for the focused field to handle what is queued for it: a callback
+        queued behind those keys, on the field itself, lets them go (or the field's going away)."""
+        field = self.focused
+        self._holding, self._waiting_on = True, field
+        self._held_passes = 0
+        field.call_later(self._typing_done, field)
+        self.call_after_refresh(self._field_gone, field)
+
+    def _typing_done(self, field) -> None:
+        if not self._holding or self._waiting_on is not field:
+            return
+        self._holding, self._typed, self._waiting_on = False, True, None
+        self.call_later(self._handle_held_keys)
+
+    _waiting_on = None
+
+    def _field_gone(self, field) -> None:
+        """The field was removed before it took its keys (its screen closed): the keys go on."""
+        if not self._holding or self._waiting_on is not field:
+            return
+        if field.is_attached and self._held_passes < 50 * READY_PASSES:  # (a live field takes its keys first)
+            self._held_passes += 1
+            self.call_after_refresh(self._field_gone, field)
+            return
+        self._typing_done(field)

@@ -75,9 +75,12 @@ def _not_deletable(path) -> str | None:
 class RulesViewScreen(Screen):
     BINDINGS = [
         # Ctrl+O ("write out", as in nano) saves your own preset; Ctrl+S was Save as here first
-        Binding("ctrl+o", "save", "Save"),
-        Binding("ctrl+s", "save_as", "Save as"),
-        Binding("ctrl+r", "rename", "Rename"),
+        # priority: the keys typed after one go to the dialog it opens, and those typed before it
+        # into a key's field are that field's first (tui/key_order.py); a name typed with Ctrl+S
+        # went to the field under the dialog
+        Binding("ctrl+o", "save", "Save", priority=True),
+        Binding("ctrl+s", "save_as", "Save as", priority=True),
+        Binding("ctrl+r", "rename", "Rename", priority=True),
         Binding("delete", "delete", "Delete"),
         Binding("escape", "back", "Back"),
     ]
