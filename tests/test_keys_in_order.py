@@ -469,3 +469,22 @@ async def test_a_value_then_ctrl_s_and_a_name_in_one_read_save_the_preset_as_typ
         assert app.screen is screen
         assert [p.name for p in rp.user_presets()] == ["abc"]
         assert rp.load(rp.user_presets()[0]).target == 50
+
+
+@pytest.mark.parametrize("typed, opened", [("help", "HelpScreen"), ("card", "CardReferenceScreen")])
+async def test_a_search_and_enter_typed_together_in_the_palette_run_what_was_searched_for(typed, opened):
+    """A play-tester opened the palette (Ctrl+P) at the table and typed "help" and Enter in one
+    read: the card reference opened (the first command before the search had narrowed the list:
+    Enter acted as it was read, ahead of the letters). Typed slowly, Enter runs Help."""
+    from tests.waits import palette_ready
+
+    async with _a_plain_table() as (pilot, game):
+        await pilot.press("ctrl+p")
+        await palette_ready(pilot)
+        together(pilot, *typed, "enter")
+        for _ in range(50):
+            await settle(pilot)
+            if type(pilot.app.screen).__name__ == opened and not pilot.app._holding:
+                break
+        assert type(pilot.app.screen).__name__ == opened, pilot.app.screen_stack
+        assert plays_of(game) == []

@@ -53,6 +53,42 @@ class KeysInOrder:
             raise SkipAction()
         self._holding = True
         self._held_passes = 0
+        # The letters typed before the Enter ("help", Enter in one read ran the card reference, the
+        # first command before the search had narrowed the list): the field takes them, then its
+        # Changed messages queued behind them reach the palette, which starts its search
+        # (_after_field); then the search's worker is waited for.
+        field = palette.focused
+        self._palette_wait = palette
+        if isinstance(field, Input):
+            self._after_field(field, palette, lambda: self._palette_searched(palette))
+            self.call_after_refresh(self._palette_gone, palette, field)
+        else:
+            self._palette_searched(palette)
+
+    _palette_wait = None  # the palette whose Enter waits for its search
+
+    def _palette_gone(self, palette, field, passes: int = 0) -> None:
+        """The palette or its field went away before the search was reached: Enter goes on."""
+        if self._palette_wait is not palette:
+            return
+        if palette in self.screen_stack and field.is_attached and passes < 50 * READY_PASSES:
+            self.call_after_refresh(self._palette_gone, palette, field, passes + 1)
+            return
+        self._palette_searched(palette)
+
+    def _palette_searched(self, palette, passes: int = 0) -> None:
+        if passes == 0:
+            if self._palette_wait is not palette:  # (already gone on)
+                return
+            self._palette_wait = None
+        if palette not in self.screen_stack:  # (closed meanwhile: nothing to choose)
+            self._palette_done(palette)
+            return
+        group = getattr(palette, "_GATHER_COMMANDS_GROUP", None)
+        searching = any(w.node is palette and w.group == group and not w.is_finished for w in self.workers)
+        if searching and passes < 50 * READY_PASSES:
+            self.call_after_refresh(self._palette_searched, palette, passes + 1)
+            return
         palette._select_or_command()  # (Textual's own Enter; tests/test_keys_in_order.py fails if it moves)
         self.call_after_refresh(self._palette_done, palette)
 
@@ -116,8 +152,28 @@ class KeysInOrder:
         field = self.focused
         self._holding, self._waiting_on = True, field
         self._held_passes = 0
-        field.call_later(self._typing_done, field)
+        self._after_field(field, self.screen, lambda: self._typing_done(field))
         self.call_after_refresh(self._field_gone, field)
+
+    @staticmethod
+    def _after_field(field, screen, then) -> None:
+        """``then()`` once ``field`` has handled what is queued for it (the keys typed into it),
+        and the messages those posted (Changed) have bubbled up to ``screen``: a callback queued
+        behind them on the field, then again (behind the Changed messages the keys posted there),
+        then on each container above it in turn, up to the screen."""
+        chain = [field, field]
+        for node in field.ancestors:
+            chain.append(node)
+            if node is screen:
+                break
+
+        def step(i: int = 0) -> None:
+            if i == len(chain):
+                then()
+            else:
+                chain[i].call_later(step, i + 1)
+
+        step()
 
     def _typing_done(self, field) -> None:
         if not self._holding or self._waiting_on is not field:
