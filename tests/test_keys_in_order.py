@@ -24,7 +24,7 @@ from ono99_tui.tui.widgets.hand import HandPane
 from tests.stacked import game_with, set_total
 from tests.waits import settle
 
-CHARS = {"enter": "\r", "left": None, "right": None, "backspace": "\x7f", "end": None, "home": None}
+CHARS = {"enter": "\r", "ctrl+s": "\x13", "left": None, "right": None, "backspace": "\x7f", "end": None, "home": None}
 
 
 def together(pilot, *keys: str) -> None:
@@ -488,3 +488,4 @@ async def test_a_search_and_enter_typed_together_in_the_palette_run_what_was_sea
                 break
         assert type(pilot.app.screen).__name__ == opened, pilot.app.screen_stack
         assert plays_of(game) == []
+

@@ -81,3 +81,31 @@ def test_the_latest_size_guard_is_on_the_method_textual_lays_a_resized_screen_ou
     assert "self._screen_resized(event.size)" in inspect.getsource(Screen._on_resize)
     app_resize = inspect.getsource(App._on_resize)
     assert "self._size = event.size" in app_resize and "return self._size" in inspect.getsource(App.size.fget)
+
+
+def test_the_header_guard_is_on_the_mount_that_watches_the_titles():
+    """tui/textual_fixes.py wraps Header._on_mount (private) so its title callbacks set nothing
+    once the title widget is gone. Fails the day Textual stops titling the header that way."""
+    from textual.widgets import Header
+
+    import ono99_tui.tui.textual_fixes  # noqa: F401
+
+    assert getattr(Header._on_mount, "_ono99_guarded", False)
+    source = inspect.getsource(Header._on_mount.__wrapped__ if hasattr(Header._on_mount, "__wrapped__") else
+                               next(c.cell_contents for c in Header._on_mount.__closure__ if callable(c.cell_contents)))
+    assert source.count("self.watch(") == 4 and "query_one(HeaderTitle)" in source
+
+
+async def test_a_header_whose_title_is_gone_is_not_titled(private_dirs):
+    """A play-tester's loaded machine: a screen went (replaced, or the app closed) before its
+    header's title callback ran; the callback raised NoMatches and the app stopped. Here the
+    title widget is removed and the app's title changed, which runs those callbacks."""
+    from textual.widgets._header import HeaderTitle
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await app.screen.query_one(HeaderTitle).remove()
+        app.title = "another title"
+        await pilot.pause()
+        assert app.is_running

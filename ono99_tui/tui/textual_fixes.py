@@ -15,6 +15,10 @@ method is missing (a Textual that has changed it).
   to read a key (TERM=dumb did it at every start: Rich says 80x25 there, the driver the real
   size). A screen is now laid out at the app's latest size, whatever a queued event says: a stale
   one changes nothing, and posts nothing.
+- A Header sets its title in a callback its mount schedules; when its screen went before that
+  callback ran (a screen replaced or the app closed at once, on a loaded machine: New game
+  started by a name and Ctrl+S in one read), the callback found no title widget and raised
+  NoMatches, and the app stopped. A header whose title widget is gone now sets nothing.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from __future__ import annotations
 from textual import events
 from textual._xterm_parser import XTermParser
 from textual.screen import Screen
-from textual.widgets import OptionList
+from textual.widgets import Header, OptionList
+from textual.widgets._header import HeaderTitle
 
 
 def _guard(cls, name: str, make) -> None:
@@ -61,6 +66,25 @@ def _at_the_latest_size(resized):
     return _screen_resized
 
 
+def _titles_while_titled(on_mount):
+    def _on_mount(self, event):
+        watch = self.watch
+
+        def watching(obj, attribute, callback, *args, **kwargs):
+            async def set_title() -> None:
+                if self.query(HeaderTitle):  # (gone with its screen: nothing to title)
+                    await callback()
+            return watch(obj, attribute, set_title, *args, **kwargs)
+
+        self.watch = watching
+        try:
+            on_mount(self, event)
+        finally:
+            del self.watch
+    return _on_mount
+
+
 _guard(OptionList, "_move_page", _paging_once_laid_out)
+_guard(Header, "_on_mount", _titles_while_titled)
 _guard(XTermParser, "_sequence_to_key_events", _keeping_alt)
 _guard(Screen, "_screen_resized", _at_the_latest_size)
