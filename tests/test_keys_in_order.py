@@ -488,4 +488,3 @@ async def test_a_search_and_enter_typed_together_in_the_palette_run_what_was_sea
                 break
         assert type(pilot.app.screen).__name__ == opened, pilot.app.screen_stack
         assert plays_of(game) == []
-

@@ -28,7 +28,10 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.widgets import Input
 
-READY_PASSES = 20  # idle passes a screen may take to resume before its keys are handled anyway
+# passes a screen may take to resume before its keys are handled anyway: a bound for a screen that
+# never resumes, not a wait (a ready screen ends it at once). 20 was likely what, on a loaded
+# machine, now and then let "n" and letters typed on the menu reach New game before its focus
+READY_PASSES = 200
 
 
 class KeysInOrder:
