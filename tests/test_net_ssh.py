@@ -567,11 +567,12 @@ async def test_a_client_that_reads_nothing_and_spams_window_changes_cannot_grow_
 
 @pytest.mark.parametrize("command", [None, "plain", "watch"])
 async def test_a_user_name_no_table_takes_is_refused_in_the_players_words_with_no_process(tmp_path, keys, command):
-    """`ssh -l ' ' HOST` (or a name of accents only): the player never gave --name, and is told
+    """`ssh -l ' ' HOST` (a name of accents only, one of 25 characters): the player never gave --name, and is told
     which user name cannot sit and how to take another, before any process is started for it."""
     client_key, _, authorized = keys
     async with Gate(tmp_path, authorized) as g:
-        for username in (" ", "\u0301\u0301"):
+        # (a name longer than 24 was cut to 24 and sat under a name its player never chose)
+        for username in (" ", "\u0301\u0301", "reginald.fortescue-smythe"):
             async with asyncssh.connect(HOST, g.port, username=username, client_keys=[client_key], known_hosts=None,
                                         agent_path=None) as conn:
                 process = await conn.create_process(command, term_type=None if command == "plain" else "xterm")

@@ -308,9 +308,12 @@ class SSHGate:
                                  b"watch N, to watch a table)\r\n")
             process.exit(1)
             return
-        name = (process.get_extra_info("username") or "guest")[:MAX_NAME]
-        if check_name(name) is None:  # (the child would say "--name must be...": an option never given)
-            process.stderr.write(f"ono99: the SSH user name {name!r} cannot be a name at the table: a name is "
+        # the whole user name, as the web gateway takes ?name=: one longer than a name was cut and sat
+        # under a name its player never chose (the child would say "--name must be...": an option never given)
+        name = process.get_extra_info("username") or "guest"
+        if check_name(name) is None:
+            shown = name if len(name) <= 2 * MAX_NAME else name[:2 * MAX_NAME] + "..."
+            process.stderr.write(f"ono99: the SSH user name {shown!r} cannot be a name at the table: a name is "
                                  f"{NAME_RULE}; log in as another user (ssh OTHER@HOST) to take another "
                                  f"name\r\n".encode())
             process.exit(2)
@@ -367,9 +370,9 @@ class SSHGate:
         if watch is not None:
             del env[NAME_ENV]  # (a watcher takes no seat)
             env[CHOOSE_ENV] = "connect with the command watch N to choose one"
-            argv = watch_argv(self.table, name[:MAX_NAME], int(watch) if watch else None)
+            argv = watch_argv(self.table, name, int(watch) if watch else None)
         else:
-            argv = join_argv(self.table, name[:MAX_NAME], cfg.child_args)
+            argv = join_argv(self.table, name, cfg.child_args)
 
         def child_setup() -> None:  # in the child, after setsid: the PTY becomes its terminal
             fcntl.ioctl(0, termios.TIOCSCTTY, 0)
@@ -505,7 +508,7 @@ class SSHGate:
         env = self._child_env(box, process, owner, "dumb")  # (no terminal: it writes lines, never escapes)
         out = LineOutput(crlf=term is not None)  # a PTY's terminal needs CR LF to start a line
         try:
-            proc = await start(self.zygote, join_argv(self.table, name[:MAX_NAME], (*cfg.child_args, "--plain")), env,
+            proc = await start(self.zygote, join_argv(self.table, name, (*cfg.child_args, "--plain")), env,
                                box.home, pipes=True, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
                                stderr=asyncio.subprocess.STDOUT)
         except BaseException:
