@@ -457,3 +457,29 @@ def test_a_player_named_like_a_bot_keeps_the_name_and_the_bots_take_others(name,
     assert f"Table: {name}, human; {bots}, medium bot. Rules: standard." in proc.stdout.splitlines()
     names = [s.name for s in TableSetup.default(name=name).seats]
     assert names[0] == name and len({n.casefold() for n in names}) == 4
+
+
+async def test_many_broken_themes_are_named_in_one_notice_that_fits_with_the_others(private_dirs):
+    """Six broken theme files were six toasts at start, of which three fit at 80x24: the
+    others (and any notice after them) were never seen. Now they are named together, with how
+    to see why one was skipped; `ono99 --theme NAME` says it."""
+    themes = private_dirs / "config" / "themes"
+    themes.mkdir(parents=True)
+    broken = {"aa": 'name = "[b]x"\n', "bb": 'name = "ono99-dark"\n', "cc": 'name = "cc"\n[colors]\nprimary = "nope"\n',
+              "dd": 'name = "dd"\ndark = "yes"\n', "ee": BAD_VARIABLE.replace("mine", "ee").format(value="x"),
+              "ff": "not toml ["}
+    for stem, text in broken.items():
+        (themes / f"{stem}.toml").write_text(text)
+    (private_dirs / "config" / "config.toml").write_text('rules = "no-such-preset"\n')  # one notice more
+    settings, problems = load_settings()
+    app = Ono99App(bot_delay=600, settings=settings, notices=problems)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        said = notices(app)
+        assert len(said) <= 3, said
+        assert any("no-such-preset" in n for n in said), said
+        (summary,) = [n for n in said if "theme files" in n]
+        assert summary.startswith("6 theme files skipped: aa, bb, cc, dd, ee, ff.") and "--theme NAME" in summary
+    for stem in broken:
+        out = ono99("--theme", stem)
+        assert out.returncode == 2 and f"{stem}.toml" in out.stderr and "Traceback" not in out.stderr, out.stderr

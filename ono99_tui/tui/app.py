@@ -22,7 +22,7 @@ from .key_order import KeysInOrder
 from .messages import ResumeFailed, ResumeGame, SavesRead, SettingsSaved, StartGame
 from .screens.menu import MenuScreen
 from .setup import TableSetup
-from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes
+from .themes import DEFAULT_THEME, ThemeError, ThemeFile, load_themes, skipped_notices
 
 # The other screens (and the engine and bots behind the table) are imported when first
 # used: the main menu comes up without them (benchmarks/startup.py).
@@ -69,7 +69,7 @@ class Ono99App(KeysInOrder, App):
         self.ono99_themes: dict[str, ThemeFile] = themes
         for tf in themes.values():
             self.register_theme(tf.theme)
-        self.notices.extend(f"Theme skipped: {p}" for p in problems)
+        self.notices.extend(skipped_notices(problems))
         if self.wanted_theme in themes:
             try:
                 self._first_theme(self.wanted_theme)

@@ -46,12 +46,29 @@ class Skipped(str):
     for by (its file name, and the name in it), so a --theme of either is told why it is not there."""
 
     names: frozenset[str] = frozenset()
+    stem: str = ""  # its file's name without .toml
 
 
 def _skipped(why: str, path: Path, name: str | None = None) -> Skipped:
     problem = Skipped(why)
     problem.names = frozenset(n for n in (path.stem, name) if n)
+    problem.stem = path.stem
     return problem
+
+
+SKIPPED_SHOWN = 2  # start notices are toasts, of which about three fit at 80x24
+
+
+def skipped_notices(problems: list[str]) -> list[str]:
+    """The start notices for the theme files skipped: each in full when there are few, else one
+    naming them all (six in full pushed the rest off an 80x24 screen), with how to see why."""
+    if len(problems) <= SKIPPED_SHOWN:
+        return [f"Theme skipped: {p}" for p in problems]
+    stems = [getattr(p, "stem", "") for p in problems]
+    if not all(stems):  # (a folder that cannot be read is one problem alone: never here)
+        return [f"Theme skipped: {p}" for p in problems]
+    return [f"{len(problems)} theme files skipped: {', '.join(shorten(s, 30) for s in stems)}. "
+            f"ono99 --theme NAME says what is wrong with one."]
 
 
 @dataclass(frozen=True)
