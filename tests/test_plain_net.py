@@ -465,6 +465,24 @@ def test_a_plain_watcher_watches_and_never_takes_a_seat():
     assert not any("Wendy" in line for line in ann.lines if line.startswith("Table 1")), ann.lines
 
 
+def test_a_plain_watcher_at_a_lobby_table_that_closes_is_told_so_and_leaves():
+    # Ann, the one player at a waiting table, left: the server closed it and told Wendy
+    # ("table 1 closed: nobody sits at it"), who then waited for q at a table that was gone
+    server, port, ann = serving_to_ann()
+    wendy = None
+    try:
+        wendy = Running("watch", f"127.0.0.1:{port}", "--name", "Wendy", "--plain")
+        wendy.wait_for(r"^You are watching: its plays are said once its game starts\. Type q to leave\.$")
+        ann.type("q\n")
+        assert ann.finish() == 0
+        rc = wendy.finish(timeout=30)  # (its input left open: it ends by itself)
+        assert (rc, wendy.err) == (2, "ono99: table 1 closed: nobody sits at it\n"), (rc, wendy.err, wendy.lines)
+    finally:
+        stop(wendy, ann)
+        server.proc.terminate()
+        server.proc.wait(10)
+
+
 def test_the_join_line_a_password_host_shows_lets_a_guest_who_copies_it_sit_down():
     """A play-tester's find: `ono99 host --password sesame` showed "Others join with: ono99 join
     localhost:PORT --name NAME"; a guest who copied it was told "this server needs a password".

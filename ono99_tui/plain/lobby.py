@@ -66,6 +66,8 @@ class Lobby:
         shown = None
         mine = None  # this seat's table
         watch = None  # w N: the table to watch, once the list says it is there
+        here = None  # the table this lobby shows
+        closed = None  # a notice while watching: said, then the list asked whether our table is gone
         self.watching = watching
         while True:
             while self.inbox.other:
@@ -76,8 +78,9 @@ class Lobby:
                     raise Lost(*rest[:2])
                 if kind == "table":
                     msg = rest[0]
+                    here = msg["table"]["id"]
                     if msg.get("seat") is not None:
-                        mine = msg["table"]["id"]
+                        mine = here
                     if msg["table"]["started"]:
                         continue  # (back in a seat, or watching, at a game under way: it follows at once)
                     lines = lobby_lines(msg["table"], msg.get("seat"), "" if self.watching else self.hint)
@@ -92,7 +95,12 @@ class Lobby:
                 elif kind == "tables":
                     waiting = None
                     tables = rest[0]["tables"]
-                    if watch is None:
+                    if closed is not None:
+                        if not any(t["id"] == here for t in tables):
+                            raise Lost(closed or f"table {here} closed", "closed")  # (let go with its table)
+                        self.con.say(closed)
+                        closed = None
+                    elif watch is None:
                         for line in watch_list(tables, mine):
                             self.con.say(line)
                     elif watch == mine or not any(t["id"] == watch for t in tables):
@@ -106,6 +114,13 @@ class Lobby:
                 elif kind == "error":
                     self.con.say(W.cap(rest[0].get("message", "refused")) + ".")
                     waiting = None
+                elif kind == "notice" and self.watching and here is not None:
+                    # a watched table that closed before its game ("nobody sits at it"): the server
+                    # has let us go, and q would be waited for at a table that is gone; said once
+                    # the list says which (the way out says it when it is gone)
+                    closed = rest[0].get("message", "")
+                    self.net.send({"type": "tables"})
+                    waiting = "tables"
                 elif kind == "notice":
                     self.con.say(rest[0].get("message", ""))
             if waiting is None and self.inbox.typed:

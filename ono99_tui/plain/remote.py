@@ -335,6 +335,8 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     mid_game = remote is not None and remote.my_seat is not None and not remote.over
     if exc.kind == "no_table" and mid_game:
         return no_table_now(str(exc), plan.keep)
+    if exc.kind == "closed":  # (a watched table that closed: the connection did not end)
+        return str(exc)
     if exc.kind != "closing":
         # (a dropped connection or a server gone without a word, as a killed host, and not back
         # within the time a join dials for: the seat is the server's to keep, and the same join asks
