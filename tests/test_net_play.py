@@ -139,7 +139,10 @@ def test_lobby_refusals_say_what_is_wrong():
                 assert exc.value.code == "bad_rules"
             with pytest.raises(ServerError, match="seats must be 2 to 8"):
                 await a.request({"type": "create", "seats": 9})
+            with pytest.raises(ServerError, match="a table name is printable"):
+                await a.request({"type": "create", "name": "a\nb"})
             table = (await a.request({"type": "create", "seats": 3, "rules": "points"}))["table"]
+            assert table == 1  # (no refused create used a number up: the lobby counts from 1)
             with pytest.raises(ServerError, match="sit at a table first"):
                 await a.request({"type": "start"})
             await a.request({"type": "sit", "table": table})

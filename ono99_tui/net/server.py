@@ -467,11 +467,11 @@ class Server:
         most = min(8, rules.max_players())
         if not 2 <= seats <= most:
             raise Refused("bad_message", f"create: seats must be 2 to {most} with these rules, not {seats}")
+        if not msg.get("name", "").isprintable():  # (before a number is taken: none used up by a refusal)
+            raise Refused("bad_message", "create: a table name is printable text")
         table_id = self._next_id
         self._next_id += 1
         name = msg.get("name") or f"Table {table_id}"
-        if not name.isprintable():
-            raise Refused("bad_message", "create: a table name is printable text")
         self.tables[table_id] = HostedTable(table_id, name, rules, label, [Seat() for _ in range(seats)],
                                             creator=conn, made_by=conn.serial, made_from=made_from)
         return {"type": "ok", "table": table_id}
