@@ -633,11 +633,21 @@ def _server_config(args):
         from .store.readfile import ReadError, read_text
 
         try:
-            password = read_text(args.password_file, "password file", limit=4096).strip()
+            text = read_text(args.password_file, "password file", limit=4096)
         except ReadError as exc:
             raise UserError(str(exc)) from None
-        if not password:
-            raise UserError(f"--password-file: {args.password_file} is empty")
+        password = text.removesuffix("\n").removesuffix("\r")  # (the line's end: `echo PW > FILE`)
+        shown = visible(args.password_file)
+        if not password.strip():
+            raise UserError(f"--password-file: {shown} is empty")
+        # Nothing else is taken off: a space stripped here is one a player who copies the file's
+        # line types and is refused for; a space kept is one nobody knows to type. Both are said.
+        if "\n" in password or "\r" in password:
+            raise UserError(f"--password-file: {shown} holds more than one line; the password is the file's "
+                            "one line")
+        if password != password.strip():
+            raise UserError(f"--password-file: the password in {shown} begins or ends with a space or tab, "
+                            "which every player would have to type: take it out of the file")
     # every server resumes its tables after a restart; `ono99 host` its own table, kept apart by
     # port (its players come back to that port), and only on a port it was given
     port = args.port

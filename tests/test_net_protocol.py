@@ -178,8 +178,15 @@ def test_the_password_can_come_from_a_file_and_a_bad_one_is_one_line(tmp_path):
     pw.write_text("s3cret\n")
     args = build_parser().parse_args(["serve", "--password-file", str(pw)])
     assert _server_config(args).password == "s3cret"
+    pw.write_bytes(b"s3cret\r\n")  # (a file from a Windows editor)
+    assert _server_config(build_parser().parse_args(["serve", "--password-file", str(pw)])).password == "s3cret"
     (tmp_path / "empty").write_text("\n")
+    # a space taken off was one a player who copied the file's line typed and was refused for
+    (tmp_path / "spaced").write_text("s3cret \n")
+    (tmp_path / "lines").write_text("s3cret\nother\n")
     for extra, words in [(["--password-file", str(tmp_path / "empty")], "is empty"),
+                         (["--password-file", str(tmp_path / "spaced")], "begins or ends with a space or tab"),
+                         (["--password-file", str(tmp_path / "lines")], "more than one line"),
                          (["--password-file", str(tmp_path / "missing")], "missing"),
                          (["--password", "x", "--password-file", str(pw)], "not both")]:
         proc = ono99("serve", *extra)
