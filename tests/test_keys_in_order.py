@@ -287,6 +287,22 @@ async def test_keys_typed_with_ctrl_s_go_to_save_as_and_play_nothing(keys, typed
         assert dialog.query_one(Input).value.endswith(typed)
 
 
+async def test_keys_typed_after_the_enter_that_names_a_copy_act_on_the_table(private_dirs):
+    """Ctrl+S, "ab", Enter and "1" in one read (a paste, SSH): the copy was saved as "ab1" and no
+    card was played (the 1 was sent on to the name field with the Enter, behind it). Typed
+    slowly, the copy is "ab" and card 1 is played on the table Save as returns to."""
+    from ono99_tui.store.saves import SaveStore
+
+    async with _a_plain_table() as (pilot, game):
+        together(pilot, "ctrl+s", "a", "b", "enter", "1")
+        for _ in range(50):
+            await settle(pilot)
+            if plays_of(game):
+                break
+        assert "ab" in SaveStore().names() and "ab1" not in SaveStore().names()
+        assert plays_of(game) == ["2"], plays_of(game)
+
+
 async def test_a_number_typed_with_the_help_key_plays_nothing():
     from ono99_tui.tui.screens.modals import HelpScreen
 
@@ -443,6 +459,34 @@ async def test_a_name_typed_with_ctrl_s_at_new_game_is_the_name_the_game_starts_
                 break
         assert isinstance(app.screen, GameScreen)
         assert app.screen.table.game.names[0] == "Zed"
+
+
+async def test_a_value_ctrl_s_and_a_menu_key_in_one_read_save_the_settings_then_act_on_the_menu(private_dirs):
+    """Settings: a bot delay, Ctrl+S (Save) and g (quick game, on the menu Save returns to) in
+    one read: the settings were saved and the g was lost (typed into the closed form's field
+    after the letters, as Ctrl+S was). Typed slowly, the game starts with the delay saved."""
+    from textual.widgets import Input
+
+    from ono99_tui.store.settings import load_settings
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("settings")
+        await settle(pilot)
+        form = app.screen
+        assert isinstance(form, SettingsScreen)
+        field = form.query_one("#bot_delay", Input)
+        field.focus()
+        field.value = ""
+        await settle(pilot)
+        together(pilot, "2", "ctrl+s", "g")
+        for _ in range(50):
+            await settle(pilot)
+            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding:
+                break
+        assert load_settings()[0].bot_delay == 2
+        assert isinstance(app.screen, GameScreen), app.screen
 
 
 async def test_a_value_then_ctrl_s_and_a_name_in_one_read_save_the_preset_as_typed(private_dirs):

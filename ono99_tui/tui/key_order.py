@@ -17,6 +17,9 @@ A screen's priority key typed after letters meant for a text field (a name, then
 start) waits, with every key after it, until the field has taken those letters: a priority
 binding acts as the app reads it, ahead of the letters still queued for the field, and New game
 started with the name the field held before (a play-tester's "Zed" and Ctrl+S started "You").
+The keys after one that ends a field's typing (Enter, Escape, a screen's Ctrl+S that is not a
+priority key) wait in the same way until the field and its screen have acted on it: they were
+sent on to the field with it, and typed into a form that key had closed.
 """
 
 from __future__ import annotations
@@ -123,7 +126,17 @@ class KeysInOrder:
                 self._held_keys = [event]
                 self._wait_for_typing()
                 return
+            await self._key(event)
+            return
         await super().on_event(event)
+
+    async def _key(self, event: events.Key) -> None:
+        """Handle a key; when it ends what is typed in a text field (Enter, Escape, a screen's
+        Ctrl+S), the keys after it wait until the field and the screen have acted on it."""
+        field = self.focused if self._ends_typing(event) else None
+        await super().on_event(event)
+        if field is not None:
+            self._wait_for_typing(field)
 
     async def _handle_held_keys(self) -> None:
         while self._held_keys and not self._holding:
@@ -136,7 +149,7 @@ class KeysInOrder:
                 self._wait_for_typing()
                 return
             self._typed = False
-            await super().on_event(self._held_keys.pop(0))
+            await self._key(self._held_keys.pop(0))
 
     # -- a screen's priority key behind letters queued for a text field ------------------------
     _typed = False  # the field has taken what was typed before the first held key: it acts now
@@ -149,10 +162,24 @@ class KeysInOrder:
         active = self.screen.active_bindings.get(event.key)
         return active is not None and active.binding.priority and isinstance(active.node, Screen)
 
-    def _wait_for_typing(self) -> None:
-        """The held keys wait for the focused field to handle what is queued for it: a callback
-        queued behind those keys, on the field itself, lets them go (or the field's going away)."""
+    def _ends_typing(self, event: events.Key) -> bool:
+        """Whether ``event``, sent on to the focused text field, ends its typing: Enter (its submit),
+        or a key it leaves to the screen above it (Escape, Settings' Ctrl+S). Every key read with it
+        was sent on to the field as well, behind it: "2", Ctrl+S and "g" at Settings typed the g
+        into the form Ctrl+S had closed, and Ctrl+S, "ab", Enter and "1" on a table saved "ab1"."""
         field = self.focused
+        if not isinstance(field, Input) or event.is_printable or isinstance(self.screen, CommandPalette):
+            return False  # (a letter is the field's; the palette's Enter waits by itself)
+        if event.key == "enter":
+            return True
+        active = self.screen.active_bindings.get(event.key)
+        # (a priority key acts as it is read, never sent on to the field: _behind_typing's)
+        return active is not None and not active.binding.priority and active.node is not field
+
+    def _wait_for_typing(self, field: Input | None = None) -> None:
+        """The held keys wait for the focused field (or ``field``) to handle what is queued for it: a
+        callback queued behind those keys, on the field itself, lets them go (or its going away)."""
+        field = field or self.focused
         self._holding, self._waiting_on = True, field
         self._held_passes = 0
         self._after_field(field, self.screen, lambda: self._typing_done(field))

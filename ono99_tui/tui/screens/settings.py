@@ -40,7 +40,7 @@ def _yes_no(value: bool, id: str) -> Select:
 
 
 class SettingsScreen(Screen):
-    BINDINGS = [Binding("ctrl+s", "save", "Save"), Binding("escape", "cancel", "Back")]
+    BINDINGS = [Binding("ctrl+s", "save", "Save", priority=True), Binding("escape", "cancel", "Back")]
 
     def __init__(self, settings: Settings):
         super().__init__()
@@ -130,7 +130,9 @@ class SettingsScreen(Screen):
         """Why it was not saved, in sight: at 80x24 the line under the form was below the box, and
         Ctrl+S seemed to do nothing. The error and Save are scrolled into view (as on New game)."""
         self.query_one("#form-error", Static).update(text)
-        self.call_after_refresh(self.query_one("#save").scroll_visible, animate=False)
+        # (to the form's end, where Save is, once the line's new height is laid out: Ctrl+S acts
+        # as it is read, and the box's height measured then is the one before the error line)
+        self.call_after_refresh(self.query_one("#settings").scroll_end, animate=False)
         self.app.bell()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
