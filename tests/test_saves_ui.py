@@ -15,7 +15,7 @@ from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, 
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.test_saves import damaged_variants, save
 from tests.cli import ono99
-from tests.waits import settle, until_my_turn
+from tests.waits import settle, until_resumed, until_my_turn
 
 
 
@@ -331,7 +331,7 @@ async def test_an_undo_that_could_not_hide_the_next_draw_is_not_offered_and_u_sa
     SaveStore().write("tiny", Record.from_game(table.game, table.seats, {"rules": "tiny"}))
     app = Ono99App(bot_delay=0, resume_name="tiny")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+        await until_resumed(pilot)
         screen = app.screen
         assert isinstance(screen, GameScreen)
         await wait_for_my_turn(pilot, screen)
@@ -540,7 +540,7 @@ async def test_a_write_protected_game_asks_before_its_plays_are_lost_and_save_as
     before = path.read_bytes()
     app = Ono99App(bot_delay=0, resume_name="friday")
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+        await until_resumed(pilot)
         screen = app.screen
         assert isinstance(screen, GameScreen) and screen.table.save.read_only
         from textual.widgets import Log
@@ -610,7 +610,7 @@ async def test_a_write_protected_game_asks_at_ctrl_q_and_at_its_end_before_its_p
     before = path.read_bytes()
     app = Ono99App(bot_delay=0, resume_name=name)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+        await until_resumed(pilot)
         screen = app.screen
         assert isinstance(screen, GameScreen) and screen.table.save.read_only
         await play_on(pilot, screen, lambda: screen.table.unsaved_plays and screen._human_may_play())

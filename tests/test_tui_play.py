@@ -10,7 +10,7 @@ from ono99_tui.tui.screens.new_game import SeatRow
 from ono99_tui.tui.widgets.card import CardWidget
 from textual.widgets import Button, Select
 
-from tests.waits import palette_ready, settle, until_my_turn
+from tests.waits import palette_ready, settle, until_resumed, until_my_turn
 
 SHORT = "[scoring]\ntokens = 1\nextra_life = false\n"
 
@@ -326,7 +326,7 @@ async def test_a_saved_hand_opened_by_another_ono99_comes_back_in_its_slots():
         await settle(pilot)
     resumed = Ono99App(bot_delay=0, resume_name=name)
     async with resumed.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
+        await until_resumed(pilot)
         screen = resumed.screen
         assert isinstance(screen, GameScreen) and screen.save_name == name
         await until_my_turn(pilot, screen)
