@@ -438,6 +438,10 @@ class TableSession:
 
     def _changed(self, events: list[dict], undone: bool = False) -> None:
         notices = []
+        # a game's end is counted before the save that holds its last play: a kill between the two
+        # leaves that play to make again (counted then, once: its id), where the other order left a
+        # finished save, which counts nothing when opened, and the game was never counted
+        counted = self._record_stats() if self.game.over else None
         if self.save is not None and self.save_later is not None:
             with self._lock:
                 due, self._save_due = self._save_due, True
@@ -447,10 +451,8 @@ class TableSession:
             warning = self.save.save(self.game)
             if warning:
                 notices.append(warning)
-        if self.game.over:
-            notice = self._record_stats()
-            if notice:
-                notices.append(notice)
+        if counted:
+            notices.append(counted)
         self._change += 1
         for sub in list(self._subs):
             sub.update(self, events, [], undone, self._change)

@@ -1,0 +1,59 @@
+"""The world being unkind to files: a process killed between two writes, names a shell cannot
+type back. Each test stands for a play-tester's find (kill -9 at a step, a saves folder
+holding what another program made) and checks nothing the player was told is lost or wrong."""
+
+from ono99_tui.engine.record import SeatSpec
+from ono99_tui.engine.rules import rules_from_dict
+from ono99_tui.store import stats
+from ono99_tui.store.saves import SaveStore
+from ono99_tui.table import TableSession
+
+SHORT = rules_from_dict({"scoring": {"tokens": 1, "extra_life": False}})
+SEATS = [SeatSpec("You"), SeatSpec("Bo", "bot:easy"), SeatSpec("Cy", "bot:easy")]
+
+
+class Killed(BaseException):
+    """kill -9 at that step: nothing after it runs (not an error anything catches)."""
+
+
+def _finish(table):
+    while not table.over:
+        if table.bot_to_move:
+            table.play_bot()
+        else:
+            table.submit(table.game.current, table.game.legal_plays()[0])
+
+
+def test_a_kill_while_the_statistics_are_written_at_a_games_end_loses_no_game(private_dirs, monkeypatch):
+    """kill -9 at the end of a game (ono99 --plain), while stats.toml was being written: the save
+    already held the last play, so `ono99 resume` opened a finished game, which counts nothing,
+    and the game was missing from `ono99 stats` for good. The statistics are now written before
+    the save that finishes the game: a kill between the two leaves the last play to make again,
+    and the game is counted then (once: its id)."""
+    real = stats.write_atomic
+
+    def killed(*args, **kwargs):
+        raise Killed
+
+    table = TableSession(SEATS, SHORT, seed=5)
+    table.record_stats = True
+    assert table.autosave("short", "friday") is None
+    monkeypatch.setattr(stats, "write_atomic", killed)
+    try:
+        _finish(table)
+    except Killed:
+        pass
+    monkeypatch.setattr(stats, "write_atomic", real)
+    table.save.wait()
+    table.save._drop_journal()  # as the killed process left it: no fold on leaving, the lock dropped
+    table.save.lock.release()
+
+    record, game = SaveStore().open_game("friday")
+    again = TableSession(SEATS, SHORT, seed=record.seed, game=game, game_id=record.game_id)
+    again.record_stats = True
+    assert again.autosave("short", "friday", opened=True) is None
+    _finish(again)
+    again.close()
+    players, problem = stats.load_stats()
+    assert problem is None
+    assert players.get("You", {}).get("games") == 1
