@@ -422,7 +422,7 @@ def cmd_saves_list(args) -> int:
     for info in _save_errors(lambda: iter(list(store.infos()))):
         shown += 1
         if info.damaged == MISNAMED:  # (a copy "mygame (1).toml": its file, not its plays, is the problem)
-            _out(f"{info.name}  [cannot open] {_misnamed(info.name, info.path)}")
+            _out(f"{visible(info.name)}  [cannot open] {_misnamed(info.name, info.path)}")
             continue
         if info.damaged:
             _out(f"{info.name}  [damaged] {info.damaged}")
@@ -466,7 +466,7 @@ def cmd_saves_check(args) -> int:
     paths = {e.name: e.path for e in _save_errors(store._scan)}
     for name, problem in results:
         if problem == MISNAMED:
-            _out(f"{name}: cannot open: {_misnamed(name, paths.get(name, name))}")
+            _out(f"{visible(name)}: cannot open: {_misnamed(name, paths.get(name, name))}")
             continue
         _out(f"{name}: {'damaged: ' + problem if problem else 'ok'}")
         if problem and name in store.playable:  # (its .bak holds fewer plays than resuming keeps)
@@ -483,17 +483,17 @@ def cmd_saves_check(args) -> int:
 
 def _misnamed(name: str, path: str) -> str:
     """What to do about a file in the saves folder whose name is no save name."""
-    import shlex
     import unicodedata
     from pathlib import Path
 
     from .store.saves import name_for
+    from .text import shell_word
 
     fixed = Path(path).with_name(name_for(name) + ".toml")
     form = (" (it is written in another Unicode form, as macOS writes names)"
             if unicodedata.normalize("NFC", name) == name_for(name) else "")
     return (f"its file name is not a save name{form}: rename it with r in Load, or rename the file, e.g. "
-            f"mv {shlex.quote(str(path))} {shlex.quote(str(fixed))}")
+            f"mv {shell_word(str(path))} {shell_word(str(fixed))}")
 
 
 def _save_errors(func):

@@ -13,14 +13,39 @@ from __future__ import annotations
 import re
 import unicodedata
 
-# C0 and C1 controls, DEL, bidi embeddings/overrides/isolates, line/paragraph separators.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
-_UNSAFE_KEEP_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff]")
+# C0 and C1 controls, DEL, bidi embeddings/overrides/isolates, line/paragraph separators, and lone
+# surrogates: a file name's bytes that are not UTF-8, as Python reads them (os.fsdecode)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff\ud800-\udfff]")
+_UNSAFE_KEEP_LINES = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ufeff"
+                                "\ud800-\udfff]")
 
 
 def _escape(match: re.Match) -> str:
     code = ord(match.group())
+    if 0xDC80 <= code <= 0xDCFF:  # the byte it stands for ("\xff", not "\udcff")
+        code -= 0xDC00
     return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def shell_word(text: str) -> str:
+    """``text`` (a path) as one word a POSIX shell reads back as exactly that name: quoted as
+    shlex does, or, when it holds control characters or bytes that are not UTF-8, as bash's
+    $'...' with those written as \\xNN (a command to copy: shlex's quotes would carry a raw
+    newline or escape, or a "\\udcff" naming no file)."""
+    import os
+    import shlex
+
+    if not _UNSAFE.search(text):
+        return shlex.quote(text)
+    out = []
+    for ch in text:
+        if ch in "\\'":
+            out.append("\\" + ch)
+        elif _UNSAFE.match(ch):
+            out.extend(f"\\x{b:02x}" for b in os.fsencode(ch))
+        else:
+            out.append(ch)
+    return "$'" + "".join(out) + "'"
 
 
 def counted(n: int, noun: str) -> str:

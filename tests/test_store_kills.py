@@ -57,3 +57,36 @@ def test_a_kill_while_the_statistics_are_written_at_a_games_end_loses_no_game(pr
     players, problem = stats.load_stats()
     assert problem is None
     assert players.get("You", {}).get("games") == 1
+
+
+def test_a_save_file_named_in_bytes_no_shell_types_gets_a_rename_command_that_works(private_dirs, tmp_path):
+    """A saves folder filled by another program (a sync tool, an archive from another system): a
+    file named b"bad\\xff\\xfe.toml" (not UTF-8) was listed as "bad\\udcff\\udcfe" with
+    `mv '.../bad\\udcff\\udcfe.toml' ...`, a command naming no file; one with a newline in its name
+    was listed over two lines. Each is now one line, and its command renames the file."""
+    import os
+    import shutil
+    import subprocess
+
+    from tests.cli import ono99
+
+    store = SaveStore()
+    table = TableSession(SEATS, SHORT, seed=5)
+    assert table.autosave("short", "friday") is None
+    table.close()
+    folder = os.fsencode(store.folder)
+    odd = [b"bad\xff\xfe", b"two\nlines", b"it's \x1b[31mred"]
+    for raw in odd:
+        shutil.copy(store.path("friday"), folder + b"/" + raw + b".toml")
+    out = ono99("saves", "list")
+    assert out.returncode == 0, out.stderr
+    lines = [line for line in out.stdout.splitlines() if "[cannot open]" in line]
+    assert len(lines) == len(odd), out.stdout
+    assert "\\udc" not in out.stdout and "bad\\xff\\xfe  [cannot open]" in out.stdout
+    assert "two\\x0alines  [cannot open]" in out.stdout
+    for line in lines:
+        command = line[line.index("e.g. mv ") + len("e.g. "):]
+        done = subprocess.run(["bash", "-c", command], capture_output=True, text=True)
+        assert done.returncode == 0, (command, done.stderr)
+    assert not any(os.path.lexists(folder + b"/" + raw + b".toml") for raw in odd)
+    assert sorted(store.names()) == ["bad", "friday", "it s 31mred", "two lines"]
