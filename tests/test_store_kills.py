@@ -2,6 +2,8 @@
 type back. Each test stands for a play-tester's find (kill -9 at a step, a saves folder
 holding what another program made) and checks nothing the player was told is lost or wrong."""
 
+import os
+
 from ono99_tui.engine.record import SeatSpec
 from ono99_tui.engine.rules import rules_from_dict
 from ono99_tui.store import stats
@@ -90,3 +92,59 @@ def test_a_save_file_named_in_bytes_no_shell_types_gets_a_rename_command_that_wo
         assert done.returncode == 0, (command, done.stderr)
     assert not any(os.path.lexists(folder + b"/" + raw + b".toml") for raw in odd)
     assert sorted(store.names()) == ["bad", "friday", "it s 31mred", "two lines"]
+
+
+def test_a_disk_that_fills_in_the_middle_of_a_journal_line_leaves_no_damage_behind(private_dirs, monkeypatch):
+    """Disk full while a play was appended: part of its line was written, the rest refused. The
+    table said "Not saving" (that play was never acknowledged as saved), yet the half line stayed
+    in the journal, and the next `ono99 resume` called the save damaged, set a play aside into a
+    journal-damaged file, and `saves check` exited 2 for it ever after. A failed append now takes
+    its part line back out: the save opens clean with every play saved before the disk filled."""
+    import errno
+    import random
+
+    import ono99_tui.store.journal as journal_mod
+    from ono99_tui.engine import Game
+    from ono99_tui.engine.rules import DEFAULT
+    from ono99_tui.store import saves as saves_mod
+    from ono99_tui.store.session import SaveSession
+
+    store = SaveStore()
+    game = Game([s.name for s in SEATS], DEFAULT, 3)
+    session = SaveSession(store, "full", SEATS, "standard")
+    assert session.open() is None
+    session.save(game)
+    rng = random.Random(2)
+    start = game.round_no
+    for _ in range(3):
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    assert game.round_no == start
+    saved = len(game.plays)
+
+    real = os.write
+    calls = []
+
+    def full(fd, data):  # the disk takes a few bytes of the line, then no more
+        calls.append(fd)
+        if len(calls) == 1:
+            return real(fd, bytes(data[:7]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def no_space(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(journal_mod.os, "write", full)
+    monkeypatch.setattr(saves_mod, "write_atomic", no_space)
+    game.play(rng.choice(game.legal_plays()))
+    assert "Not saving" in (session.save(game) or "")
+    session.close()  # left while the disk is still full: nothing more could be written
+    monkeypatch.undo()
+
+    record, reopened = store.open_game("full")
+    assert len(reopened.plays) == saved
+    again = SaveSession(store, "full", SEATS, "standard")
+    assert again.open(reopened) is None  # no "Damaged save", nothing set aside
+    again.close()
+    assert [why for _, why in store.check()] == [None]
+

@@ -129,8 +129,20 @@ class JournalWriter:
         for p in plays:
             line, previous = play_line(p, previous)
             lines.append((p[0], line, previous))
-        write_all(self.fd, b"".join(line for _, line, _ in lines))
-        _sync(self.fd)
+        end = os.lseek(self.fd, 0, os.SEEK_CUR)
+        try:
+            write_all(self.fd, b"".join(line for _, line, _ in lines))
+            _sync(self.fd)
+        except OSError:
+            # (a full disk took part of a line): taken back out, so the journal ends where its last
+            # whole play does; left there, the next open called the save damaged for a play the
+            # player was told was not saved
+            try:
+                os.ftruncate(self.fd, end)
+                os.lseek(self.fd, end, os.SEEK_SET)
+            except OSError:
+                pass
+            raise
         self.tail.extend(lines)
         self.lines += len(plays)
 
