@@ -148,3 +148,21 @@ def test_a_disk_that_fills_in_the_middle_of_a_journal_line_leaves_no_damage_behi
     again.close()
     assert [why for _, why in store.check()] == [None]
 
+
+
+def test_settings_that_cannot_be_written_say_which_file_and_why(private_dirs):
+    """Settings saved (o in --plain, Save on the Settings screen) where the config folder is a file
+    said "Settings not saved: File exists."; where config.toml is a folder, "Is a directory": no file
+    named, nothing to do. Both now name config.toml and what is in its way."""
+    from tests.cli import ono99
+
+    config = private_dirs / "config"
+    config.write_text("not a folder\n")
+    out = ono99("--plain", input="o\nZed\n\n\n\n\nq\n")
+    assert f"Settings not saved: cannot write {config}/config.toml: {config} is a file, not a folder" \
+        in out.stdout, out.stdout
+    config.unlink()
+    (config / "config.toml").mkdir(parents=True)
+    out = ono99("--plain", input="o\nZed\n\n\n\n\nq\n")
+    assert (f"Settings not saved: cannot write {config}/config.toml: it is a folder, not a file "
+            "(move it away)") in out.stdout, out.stdout

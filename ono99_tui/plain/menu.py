@@ -178,7 +178,10 @@ class PlainApp:
         try:
             path = save_settings(new)
         except OSError as exc:
-            self.con.say(f"Settings not saved: {exc.strerror or exc}.")
+            from ..store.atomic import why_not_written
+            from ..store.paths import settings_file
+
+            self.con.say(f"Settings not saved: {why_not_written(settings_file(), exc)}.")
             return
         self.settings = new
         if new.rules != s.rules:

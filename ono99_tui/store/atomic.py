@@ -177,6 +177,25 @@ def write_atomic(path: Path, text: str, backup: bool = True, durable: bool = Tru
         raise
 
 
+def why_not_written(path: str | Path, exc: OSError) -> str:
+    """Why ``write_atomic(path, ...)`` failed, naming ``path`` and what is in its way: "cannot
+    write PATH: FOLDER is a file, not a folder" (the OSError alone said "File exists", or named
+    the temp file beside it)."""
+    path = Path(path)
+    reason = exc.strerror or str(exc)
+    if os.path.isdir(path) and not is_link(path):
+        reason = "it is a folder, not a file (move it away)"
+    else:
+        for folder in path.parents:
+            if os.path.lexists(folder):
+                if not os.path.isdir(folder):
+                    reason = f"{folder} is a file, not a folder"
+                elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                    reason = f"{reason} (the folder {folder} cannot be written to)"
+                break
+    return f"cannot write {path}: {reason}"
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)

@@ -119,8 +119,11 @@ class SettingsScreen(Screen):
         try:
             path = save_settings(settings)
         except OSError as exc:
-            self._error(Content.from_markup("[b]Not saved:[/b] cannot write settings: $why",
-                                            why=visible(exc.strerror or exc)))
+            from ...store.atomic import why_not_written
+            from ...store.paths import settings_file
+
+            self._error(Content.from_markup("[b]Not saved:[/b] $why",
+                                            why=visible(why_not_written(settings_file(), exc))))
             return
         self.app.post_message(SettingsSaved(settings))
         self.notify(f"Settings saved to {path}", timeout=5)
