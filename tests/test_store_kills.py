@@ -166,3 +166,44 @@ def test_settings_that_cannot_be_written_say_which_file_and_why(private_dirs):
     out = ono99("--plain", input="o\nZed\n\n\n\n\nq\n")
     assert (f"Settings not saved: cannot write {config}/config.toml: it is a folder, not a file "
             "(move it away)") in out.stdout, out.stdout
+
+
+async def test_load_shows_an_odd_file_name_on_one_line_and_offers_a_save_name_to_rename_it_to(private_dirs):
+    """Load with a save file named b"two\\nlines.toml" (another program's): its name took two lines
+    of the list; r on b"bad\\xff.toml" opened Rename with "bad\\udcff" in the field, a name refused
+    as it stood. The name is shown on one line, as its bytes, and Rename offers a save name
+    like it (what saves list suggests), so Enter renames it."""
+    import shutil
+
+    from textual.widgets import Input
+
+    from ono99_tui.tui.app import Ono99App
+
+    store = SaveStore()
+    table = TableSession(SEATS, SHORT, seed=5)
+    assert table.autosave("short", "friday") is None
+    table.close()
+    folder = os.fsencode(store.folder)
+    for raw in (b"two\nlines", b"bad\xff"):
+        shutil.copy(store.path("friday"), folder + b"/" + raw + b".toml")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("load")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        screen = app.screen
+        listing = screen.query_one("#saves")
+        shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
+        assert any(text.startswith("[b]two\\x0alines[/b]  DAMAGED") for text in shown), shown
+        bad = next(i for i, info in enumerate(screen.infos) if info.name.startswith("bad"))
+        listing.highlighted = bad
+        await pilot.press("r")
+        await pilot.pause()
+        assert app.screen.query_one(Input).value == "bad"
+        assert "\\udc" not in app.screen.title_text
+        await pilot.press("enter")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert "bad" in store.names() and not os.path.lexists(folder + b"/bad\xff.toml")

@@ -18,8 +18,8 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 from rich.text import Text
 
-from ...store.saves import SaveError, SaveInfo, SaveStore, restored_kept
-from ...text import for_markup
+from ...store.saves import SaveError, SaveInfo, SaveStore, misnamed, name_for, restored_kept
+from ...text import for_markup, visible
 from ..messages import ResumeFailed, ResumeGame
 from .notice import _Notice
 from .save_as import NameScreen
@@ -32,10 +32,10 @@ def _safe(text: str) -> str:
 def describe(info: SaveInfo) -> str:
     if info.damaged:
         bak = "\n  Its previous version (.bak) is kept: b puts it back." if info.has_bak else ""
-        return f"[b]{_safe(info.name)}[/b]  DAMAGED\n  {_safe(info.damaged)}{bak}"
+        return f"[b]{_safe(visible(info.name))}[/b]  DAMAGED\n  {_safe(info.damaged)}{bak}"
     undo = ", undo used" if info.undo_used else ""
     journal = f"\n  Damaged journal: {_safe(info.set_aside)}" if info.set_aside else ""
-    return (f"[b]{_safe(info.name)}[/b]  {info.when}  {_safe(info.state)}{undo}\n"
+    return (f"[b]{_safe(visible(info.name))}[/b]  {info.when}  {_safe(info.state)}{undo}\n"
             f"  {_safe(info.players)}; rules: {_safe(info.rules)}\n  {_safe(info.scores)}{journal}")
 
 
@@ -176,7 +176,7 @@ class LoadScreen(Screen):
                 keep = info.name
             self.reload(keep=keep)
 
-        self.app.push_screen(_Notice(f"Delete {info.name}?", "The save is removed from disk. This cannot be undone.",
+        self.app.push_screen(_Notice(f"Delete {visible(info.name)}?", "The save is removed from disk. This cannot be undone.",
                                      (("keep", "Keep it"), ("delete", "Delete"))), done)
 
     def action_restore(self) -> None:
@@ -209,4 +209,6 @@ class LoadScreen(Screen):
             self.reload(keep=info.name if problem else name)  # the list as it is now, behind the dialog
             return problem
 
-        self.app.push_screen(NameScreen(f"Rename {info.name}", info.name, "Rename", act=rename))
+        # a file named as no save is (b"bad\xff.toml", a newline in it): a save name like it is offered
+        offered = name_for(info.name) if misnamed(info.name) else info.name
+        self.app.push_screen(NameScreen(f"Rename {visible(info.name)}", offered, "Rename", act=rename))
