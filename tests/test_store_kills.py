@@ -207,3 +207,21 @@ async def test_load_shows_an_odd_file_name_on_one_line_and_offers_a_save_name_to
         await app.workers.wait_for_complete()
         await pilot.pause()
     assert "bad" in store.names() and not os.path.lexists(folder + b"/bad\xff.toml")
+
+
+def test_a_data_folder_that_is_a_file_is_named_as_such_everywhere(private_dirs):
+    """ONO99_DATA_DIR naming a file: `saves list` said "cannot read the saves folder .../saves: Not a
+    directory", `ono99 stats` told the player to "fix or remove the file" (stats.toml, which does
+    not exist), and a game "Not saving: ... Not a directory". Each now says the data folder is a file."""
+    from tests.cli import ono99
+
+    data = private_dirs / "data"
+    data.write_text("a file, not a folder\n")
+    said = f"{data} is a file, not a folder"
+    listing = ono99("saves", "list")
+    assert listing.returncode == 2 and said in listing.stderr, listing.stderr
+    counts = ono99("stats")
+    assert counts.returncode == 2 and said in counts.stderr and "remove the file" not in counts.stderr, counts.stderr
+    table = TableSession(SEATS, SHORT, seed=5)
+    notice = table.autosave("short")
+    assert notice and notice.startswith("Not saving") and said in notice, notice

@@ -177,6 +177,15 @@ def write_atomic(path: Path, text: str, backup: bool = True, durable: bool = Tru
         raise
 
 
+def file_in_the_way(path: str | Path) -> str | None:
+    """"FOLDER is a file, not a folder" when a folder above ``path`` is a file (ONO99_DATA_DIR
+    naming one), else None: what "Not a directory" or "File exists" meant there."""
+    for folder in Path(path).parents:
+        if os.path.lexists(folder):
+            return None if os.path.isdir(folder) else f"{folder} is a file, not a folder"
+    return None
+
+
 def why_not_written(path: str | Path, exc: OSError) -> str:
     """Why ``write_atomic(path, ...)`` failed, naming ``path`` and what is in its way: "cannot
     write PATH: FOLDER is a file, not a folder" (the OSError alone said "File exists", or named
@@ -185,14 +194,11 @@ def why_not_written(path: str | Path, exc: OSError) -> str:
     reason = exc.strerror or str(exc)
     if os.path.isdir(path) and not is_link(path):
         reason = "it is a folder, not a file (move it away)"
-    else:
-        for folder in path.parents:
-            if os.path.lexists(folder):
-                if not os.path.isdir(folder):
-                    reason = f"{folder} is a file, not a folder"
-                elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                    reason = f"{reason} (the folder {folder} cannot be written to)"
-                break
+    elif (in_the_way := file_in_the_way(path)) is not None:
+        reason = in_the_way
+    elif exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        folder = next((f for f in path.parents if os.path.lexists(f)), path.parent)
+        reason = f"{reason} (the folder {folder} cannot be written to)"
     return f"cannot write {path}: {reason}"
 
 

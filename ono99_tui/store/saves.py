@@ -523,7 +523,10 @@ class SaveStore:
         except FileNotFoundError:
             return []
         except OSError as exc:
-            raise SaveError(f"cannot read the saves folder {self.folder}: {exc.strerror or exc}") from None
+            from .atomic import file_in_the_way
+
+            why = file_in_the_way(self.folder / "x") or exc.strerror or exc
+            raise SaveError(f"cannot read the saves folder {self.folder}: {why}") from None
         journals: dict[str, float] = {}
         baks: set[str] = set()
         entries: list[_Entry] = []

@@ -121,9 +121,13 @@ class SaveSession:
 
     def _why(self, exc: OSError) -> str:
         """An OSError's reason, in words; "File exists" from a saves "folder" that is a file says so."""
+        from .atomic import file_in_the_way
+
         folder = self.store.folder
         if os.path.lexists(folder) and not os.path.isdir(folder):
             return "it is a file, not a folder"
+        if (in_the_way := file_in_the_way(folder)) is not None:  # (the data folder itself)
+            return in_the_way
         name, why = getattr(exc, "filename", None), getattr(exc, "strerror", None)
         if name and why and str(name) != str(folder):  # which file: the lock, the journal...
             return f"{name}: {why}"

@@ -72,7 +72,13 @@ def _load_doc(path: Path) -> tuple[dict, str | None]:
     try:
         doc = load_toml(path, "statistics file")
     except ReadError as exc:
-        return {}, (None if exc.missing else f"{exc}; fix or remove the file to count games again")
+        if exc.missing:
+            return {}, None
+        from .atomic import file_in_the_way
+
+        if (in_the_way := file_in_the_way(path)) is not None:  # (ONO99_DATA_DIR naming a file)
+            return {}, f"cannot read {visible(path)}: {visible(in_the_way)}; no game is counted until then"
+        return {}, f"{exc}; fix or remove the file to count games again"
     problem = check_stats(doc)
     if problem:
         return {}, f"{visible(path)}: {problem}; fix or remove the file to count games again"
