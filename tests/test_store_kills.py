@@ -225,3 +225,28 @@ def test_a_data_folder_that_is_a_file_is_named_as_such_everywhere(private_dirs):
     table = TableSession(SEATS, SHORT, seed=5)
     notice = table.autosave("short")
     assert notice and notice.startswith("Not saving") and said in notice, notice
+
+
+def test_a_save_nobody_may_read_says_how_to_allow_it(private_dirs, monkeypatch):
+    """A save with mode 000 (or another user's) was listed "[damaged] cannot read the save:
+    permission denied": nothing to do but guess. It now says how to allow reading it."""
+    import errno
+
+    from ono99_tui.store import readfile
+
+    table = TableSession(SEATS, SHORT, seed=5)
+    assert table.autosave("short", "friday") is None
+    table.close()
+    path = str(SaveStore().path("friday"))
+    real = readfile.os.open
+
+    def denied(file, flags, *args, **kwargs):  # (the tests run as root, whom mode 000 does not stop)
+        if str(file) == path:
+            raise PermissionError(errno.EACCES, "Permission denied", str(file))
+        return real(file, flags, *args, **kwargs)
+
+    monkeypatch.setattr(readfile.os, "open", denied)
+    (info,) = SaveStore().listing()
+    import shlex
+
+    assert info.damaged == f"cannot read the save: permission denied; to allow it: chmod u+r {shlex.quote(path)} (as its owner)"

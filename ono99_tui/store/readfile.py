@@ -53,6 +53,10 @@ def read_bytes(path: str | Path, what: str, limit: int = LIMIT) -> bytes:
     except OSError as exc:
         missing = exc.errno == errno.ENOENT
         reason = "no such file" if missing else (exc.strerror or str(exc)).lower()
+        if exc.errno == errno.EACCES and os.path.isfile(path):  # (mode 000, another user's file)
+            import shlex
+
+            reason += f"; to allow it: chmod u+r {shlex.quote(str(path))} (as its owner)"
         raise ReadError(path, f"cannot read the {what}: {reason}", missing=missing) from None
     try:
         info = os.fstat(fd)
