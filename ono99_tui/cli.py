@@ -61,7 +61,7 @@ def cmd_rules_list(args) -> int:
     from .store.rule_presets import all_presets, load
 
     presets = all_presets()
-    width = max(len(p.name) for p in presets)
+    width = max(len(visible(p.name)) for p in presets)  # (as shown: an ESC shows as \x1b, four columns)
     for p in presets:
         about = p.description + (f"  (yours: {p.path})" if p.mine else "")
         if p.mine:

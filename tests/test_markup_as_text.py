@@ -182,3 +182,55 @@ async def test_the_rules_screen_shows_an_unclosed_bracket_description(private_di
         options.highlighted = options.option_count - 1
         await pilot.pause()
         assert f"{UNCLOSED} my rules" in screen_text(app)
+
+
+def test_a_file_name_that_is_not_utf8_is_shown_as_escapes_of_its_width():
+    """A play-tester's rules/ held a file named with the bytes ff fe (not UTF-8): Python reads
+    such a name as lone surrogates, which went to the screen as they were. The House rules list
+    measured each as one column while the terminal got six ("\\udcff"): the border of the
+    presets box moved, and the Delete dialog's box broke apart. Now they are escapes, like any
+    character a terminal cannot show as itself."""
+    from ono99_tui.text import display_width, for_markup, shorten, visible
+
+    name = "a\udcff\udcfeb"
+    assert visible(name) == "a\\udcff\\udcfeb" and for_markup(name) == "a\\udcff\\udcfeb"
+    assert shorten(name) == "a\\udcff\\udcfeb" and display_width(visible(name)) == len(visible(name))
+
+
+async def test_the_rules_screen_lists_a_non_utf8_file_name_in_its_box(private_dirs):
+    import os
+
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True)
+    with open(os.path.join(os.fsencode(folder), b"\xff\xfe.toml"), "w") as f:
+        f.write("target = 50\n")
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.menu_choice("rules")
+        await pilot.pause()
+        from textual.widgets import OptionList
+
+        options = app.screen.query_one("#presets", OptionList)
+        prompt = str(options.get_option_at_index(options.option_count - 1).prompt)
+        assert prompt == "\\udcff\\udcfe  (yours)"
+
+
+def test_rules_list_keeps_its_column_with_names_shown_as_escapes(private_dirs):
+    """``ono99 rules list`` padded each name by its own length, not by what it shows: a preset
+    named with an escape (or bytes that are not UTF-8) pushed its description out of the column."""
+    import os
+
+    from tests.cli import ono99
+
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True)
+    (folder / "ctl\x1b\x1b\x1b\x1b.toml").write_text("# mine\ntarget = 50\n")
+    with open(os.path.join(os.fsencode(folder), b"\xff\xfe\xfd\xfc.toml"), "w") as f:
+        f.write("# other\ntarget = 60\n")
+    out = ono99("rules", "list")
+    assert out.returncode == 0 and "\x1b" not in out.stdout
+    lines = out.stdout.splitlines()
+    column = lines[0].index("The sheet")
+    for needle in ("mine", "other"):
+        line = next(line for line in lines if needle in line)
+        assert line.index(needle) == column, lines
