@@ -661,3 +661,53 @@ async def test_a_preset_that_is_a_link_or_a_folder_is_not_offered_to_delete_here
         assert _notices(app)[-1].startswith(f"Not deleted: {path} is a")
     assert target.read_text() == "target = 77\n"
     assert path.is_symlink() if kind == "link" else (path / "keep.txt").read_text() == "kept"
+
+
+def _misnamed_presets(private_dirs):
+    """Files in rules/ that ono99 lists as presets but whose names it would not give one: a
+    markup-like name, and one a shipped preset's but for case."""
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "[bold]x.toml").write_text("# my odd one\ntarget = 50\n")
+    (folder / "Points.toml").write_text("target = 60\n")
+    return folder
+
+
+def test_a_preset_whose_file_name_is_no_preset_name_can_be_renamed_saved_and_deleted(private_dirs):
+    """A play-tester's rules/[bold]x.toml (written by hand, or copied in): listed as "yours" and
+    playable (--rules "[bold]x"), but Save, Rename and Delete all refused it, each only after the
+    edit or the "Delete?" question, with "preset name '[bold]x': use letters, digits...": a file
+    the game shows as the player's own that nothing in the game could fix or remove. Now, as a
+    save's misnamed file, it can be renamed to a preset name, saved in place and deleted."""
+    from ono99_tui.engine.rules import DEFAULT
+
+    folder = _misnamed_presets(private_dirs)
+    assert {p.name for p in rp.user_presets()} == {"[bold]x", "Points"}
+    rp.save_preset("[bold]x", dataclasses_replace(DEFAULT, target=55), "my odd one", overwrite=True)
+    assert load_rules_file(folder / "[bold]x.toml").target == 55
+    rp.rename_preset("[bold]x", "odd")
+    assert load_rules_file(folder / "odd.toml").target == 55 and not (folder / "[bold]x.toml").exists()
+    rp.delete_preset("Points")
+    assert sorted(p.name for p in folder.iterdir()) == ["odd.toml", "odd.toml.bak"]
+    with pytest.raises(ValueError, match="preset name"):  # a new name is still a preset name
+        rp.save_preset("[bold]y", DEFAULT)
+    with pytest.raises(ValueError, match="preset name"):  # (and one that is no file here)
+        rp.delete_preset("[bold]y")
+
+
+async def test_the_rules_screen_deletes_a_preset_whose_file_name_is_no_preset_name(private_dirs):
+    from ono99_tui.tui.screens.notice import _Notice
+
+    folder = _misnamed_presets(private_dirs)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("[bold]x"))
+        await pilot.pause()
+        await pilot.press("delete")
+        await pilot.pause()
+        assert isinstance(app.screen, _Notice) and app.screen.title_text == "Delete [bold]x?"
+        await pilot.click("#btn-delete")
+        await pilot.pause()
+        assert app.screen is screen and not (folder / "[bold]x.toml").exists()
+        assert not any(n.startswith("Not deleted") for n in _notices(app)), _notices(app)
+        assert "[bold]x" not in [p.name for p in screen.presets]

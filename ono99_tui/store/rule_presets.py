@@ -77,6 +77,29 @@ def check_preset_name(name: str) -> str:
     return name
 
 
+def _misnamed(stem: str) -> bool:
+    """Whether a file name (without .toml) in the rules folder is not the file of any preset name
+    ("[bold]x", "Points" beside the shipped "points", a name that is not UTF-8): such a preset is
+    listed as the player's own, and can be played, saved, renamed and deleted by that name, as a
+    save's misnamed file can. Path tricks are never "misnamed"."""
+    if not stem or "/" in stem or "\\" in stem or stem.startswith(".") or "\0" in stem:
+        return False
+    try:
+        return check_preset_name(stem) != stem
+    except ValueError:
+        return True
+
+
+def _file_of(folder: Path, name: str) -> Path:
+    """The file of the player's preset ``name``: NAME.toml for a preset name, or, for a file
+    already in the folder whose name is none (``_misnamed``), that file; else the ValueError
+    saying what a preset name may be."""
+    raw = folder / f"{name}.toml"
+    if _misnamed(name) and os.path.lexists(raw):
+        return raw
+    return folder / f"{check_preset_name(name)}.toml"
+
+
 def _named_alike(folder: Path, name: str, but: str | None = None) -> str | None:
     """A preset of the user's whose name is ``name`` but for case ("Mine" beside "mine"), other
     than ``but``: on a disk that ignores case (macOS, Windows) the two are one file, and saving
@@ -90,12 +113,13 @@ def _named_alike(folder: Path, name: str, but: str | None = None) -> str | None:
 
 def save_preset(name: str, rules: Rules, description: str = "", folder: Path | None = None,
                 overwrite: bool = False) -> Path:
-    name = check_preset_name(name)
     folder = folder or user_rules_dir()
-    path = folder / f"{name}.toml"
+    # (saved in place, a preset of the player's whose file name is no preset name: it is theirs)
+    path = _file_of(folder, name) if overwrite else folder / f"{check_preset_name(name)}.toml"
+    name = path.name[: -len(".toml")]
     if path.exists() and not overwrite:
         raise ValueError(f"a preset named {name!r} already exists")
-    if (alike := _named_alike(folder, name)) is not None:
+    if not _misnamed(name) and (alike := _named_alike(folder, name)) is not None:
         raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
                          "file on some disks: choose another name")
     body = rules.to_toml(only_changed=True)
@@ -112,8 +136,7 @@ def _refuse_link(path: Path) -> None:
 
 
 def delete_preset(name: str, folder: Path | None = None) -> None:
-    name = check_preset_name(name)
-    path = (folder or user_rules_dir()) / f"{name}.toml"
+    path = _file_of(folder or user_rules_dir(), name)
     _refuse_link(path)
     if not path.exists():
         raise ValueError(f"no preset of yours named {name!r}")
@@ -124,13 +147,13 @@ def delete_preset(name: str, folder: Path | None = None) -> None:
 
 def rename_preset(old: str, new: str, folder: Path | None = None) -> None:
     folder = folder or user_rules_dir()
-    src, dst = folder / f"{check_preset_name(old)}.toml", folder / f"{check_preset_name(new)}.toml"
+    src, dst = _file_of(folder, old), folder / f"{check_preset_name(new)}.toml"
     _refuse_link(src)
     if not src.exists():
         raise ValueError(f"no preset of yours named {old!r}")
     if dst.exists() and not (src.name != dst.name and src.samefile(dst)):  # (but "mine" to "Mine" where case is ignored)
         raise ValueError(f"a preset named {new!r} already exists")
-    if (alike := _named_alike(folder, check_preset_name(new), but=check_preset_name(old))) is not None:
+    if (alike := _named_alike(folder, check_preset_name(new), but=src.name[: -len(".toml")])) is not None:
         raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
                          "file on some disks: choose another name")
     os.replace(src, dst)
