@@ -234,3 +234,19 @@ def test_rules_list_keeps_its_column_with_names_shown_as_escapes(private_dirs):
     for needle in ("mine", "other"):
         line = next(line for line in lines if needle in line)
         assert line.index(needle) == column, lines
+
+
+async def test_a_notice_shows_a_name_with_control_or_non_utf8_characters_as_escapes(private_dirs):
+    """The House rules Delete question for rules/<ff fe>.toml: its title and body carried the
+    name as it was, and the dialog's box broke apart (its right edge pushed out of line); an
+    ESC in a name reached it raw too. A notice's plain text is shown as text, escapes made visible."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.push_screen(_Notice("Delete \udcff\x1b[31m?", "/x/\udcff\x1b[31m.toml is removed from disk.",
+                                      (("keep", "Keep it"), ("delete", "Delete"))))
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Delete \\udcff\\x1b[31m?" in shown and "/x/\\udcff\\x1b[31m.toml is removed" in shown
+        assert "\x1b" not in shown and "\udcff" not in shown

@@ -11,6 +11,8 @@ from textual.screen import ModalScreen
 from rich.text import Text
 from textual.widgets import Button, Footer, Static
 
+from ...text import visible
+
 
 class _Notice(ModalScreen[str]):
     """A message with a row of buttons.
@@ -38,7 +40,9 @@ class _Notice(ModalScreen[str]):
         """``markup``: the body is Textual markup (only for text the program wrote, with any
         user text in it escaped); otherwise title, body and labels are shown as plain text."""
         super().__init__()
-        self.title_text, self.body, self.buttons, self.markup = title, body, buttons, markup
+        if not markup:  # (a name from a file or a player: an ESC, or a file name that is not UTF-8, seen as such)
+            body = visible(body, keep_newlines=True)
+        self.title_text, self.body, self.buttons, self.markup = visible(title), body, buttons, markup
         self.escape = escape or buttons[0][0]
 
     def compose(self) -> ComposeResult:
