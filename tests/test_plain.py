@@ -454,6 +454,8 @@ class _Pty:
             attrs = termios.tcgetattr(0)
             attrs[3] &= ~termios.ECHO
             termios.tcsetattr(0, termios.TCSANOW, attrs)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)  # (Ctrl+C as a shell leaves it, whatever the test had)
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
             os.execv(sys.executable, [sys.executable, "-m", "ono99_tui", *args])
         self.out = b""
 
@@ -521,6 +523,28 @@ def test_keys_bunched_at_a_hand_over_never_reach_the_next_players_hand_on_a_term
     said = term.text[start:]
     assert rc == 0 and not re.search(r"^Bea's turn", said, re.M), said
     assert len(re.findall(r"^Ann: ", said, re.M)) == 1, said  # one card played, Ann's own
+
+
+def test_ctrl_c_mid_game_says_the_game_is_saved_and_how_to_go_on_with_it():
+    """A blind player pressed Ctrl+C at "Which card?": ono99 said only "ono99: interrupted", as if
+    the game were lost (end of input and q say where it is saved, and how to go on with it). Now
+    Ctrl+C says so too, then exits 130 as before."""
+    term = _Pty("--plain")
+    try:
+        term.wait_for(r"^Your choice\?")
+        term.write("g\n")
+        term.wait_for(r"^Which card\?")
+        start = len(term.text)
+        term.write("\x03")
+        term.wait_for(r"ono99: interrupted", start)
+    finally:
+        rc = term.close()
+    said = term.text[start:]
+    assert rc == 130, said
+    name = re.search(r"^Interrupted\. The game is saved as (.+?); continue it with c at the main menu, or: "
+                     r"ono99 resume --plain \"\1\"$", said, re.M)
+    assert name, said
+    assert name.group(1) in SaveStore().names()
 
 
 def test_q_in_a_write_protected_game_with_plays_made_asks_before_they_are_lost():

@@ -66,6 +66,9 @@ class PlainTable:
         except EndOfInput:
             self._left("End of input.")
             raise
+        except KeyboardInterrupt:  # (Ctrl+C: said as end of input says it, before "ono99: interrupted")
+            self._left("Interrupted.")
+            raise
         finally:
             self.table.unsubscribe(self._sub)
             self.table.close()
