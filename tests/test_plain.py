@@ -679,3 +679,23 @@ def test_a_quick_game_under_rules_for_at_most_three_players_seats_two_bots(tmp_p
     assert rc == 0
     assert "g quick game against two bots" in lines[1]
     assert any(line.startswith("Table: You, human; Bo, medium bot; Cy, medium bot. Rules:") for line in lines), lines
+
+
+def test_the_rules_questions_offer_only_presets_that_can_be_read(private_dirs):
+    """A blind player's rules folder held a preset with a bad value, a folder and a FIFO named
+    like presets: New game's Rules question read them out among the presets to choose, and each
+    was refused once chosen; Settings' question named no preset at all. Now both offer the
+    presets that can be read, and say how many of theirs cannot, and where to see why."""
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True)
+    (folder / "mine.toml").write_text("target = 50\n")
+    (folder / "bad.toml").write_text("target = 1\n")
+    (folder / "dir.toml").mkdir()
+    os.mkfifo(folder / "fifo.toml")
+    rc, lines = plain("--plain", lines="n\ne\n\n\n\n\n\n\n\n\n\nq\nq\no\n\n\nq\nq\n")
+    assert rc == 0
+    offer = "a preset, standard, first-to-500, ninety-nine-option, points, mine, or the path of a rules file?"
+    note = "3 presets of yours cannot be read; ono99 rules list says why."
+    new_game = lines.index(f"Rules: {offer} Enter keeps standard.")
+    settings = lines.index(f"Rules for a new game: {offer} Enter keeps standard.")
+    assert lines[new_game - 1] == note and lines[settings - 1] == note

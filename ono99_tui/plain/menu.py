@@ -200,8 +200,9 @@ class PlainApp:
                 break
             except GameSetupError as exc:
                 self.con.say(f"{W.cap(str(exc))}.")
+        offer = self._offer_presets()
         while True:
-            answer = self._ask(f"Rules for a new game: a preset or a rules file? Enter keeps {s.rules}.")
+            answer = self._ask(f"Rules for a new game: {offer} Enter keeps {s.rules}.")
             problem = rules_problem(answer) if answer else None
             if problem is None:
                 rules = answer or s.rules
@@ -210,6 +211,27 @@ class PlainApp:
         undo = self._ask_on_off("Undo against bots, on or off?", s.undo)
         confirm = self._ask_on_off("Ask again before a card that loses the round, on or off?", s.confirm_bust)
         return dataclasses.replace(s, player_name=name, rules=rules, undo=undo, confirm_bust=confirm)
+
+    def _offer_presets(self) -> str:
+        """The presets a Rules question offers: those that can be read (a blind player heard a
+        broken one, a folder and a FIFO read out as presets, each refused once chosen); how many
+        of the player's own cannot, said first."""
+        from ..engine.rules import RulesError
+        from ..store.rule_presets import all_presets, load
+        from ..text import counted
+
+        names, broken = [], 0
+        for preset in all_presets():
+            if preset.mine:
+                try:
+                    load(preset)
+                except (RulesError, OSError, ValueError):
+                    broken += 1
+                    continue
+            names.append(preset.name)
+        if broken:
+            self.con.say(f"{counted(broken, 'preset')} of yours cannot be read; ono99 rules list says why.")
+        return f"a preset, {', '.join(names)}, or the path of a rules file?"
 
     def _ask(self, question: str) -> str:
         """The answer to one question of New game's changes or Settings; Back on q."""
@@ -344,7 +366,6 @@ class PlainApp:
     def _edit(self, seats, rules, dealer, seed):
         from ..bots import LEVELS
         from ..engine.game import MAX_SEATS, MIN_SEATS, GameSetupError, name_taken, normalise_name
-        from ..store.rule_presets import all_presets
 
         count = self._ask_number(f"How many seats, {MIN_SEATS} to {MAX_SEATS}? Enter keeps {len(seats)}.",
                                  MIN_SEATS, MAX_SEATS, len(seats))
@@ -387,10 +408,9 @@ class PlainApp:
                     break
                 self.con.say(f"Type human or one of {', '.join(LEVELS)}.")
             seats[i] = (name, kind)
-        presets = [p.name for p in all_presets()]
+        offer = self._offer_presets()
         while True:
-            answer = self._ask(f"Rules: a preset, {', '.join(presets)}, or the path of a rules file? "
-                               f"Enter keeps {rules}.")
+            answer = self._ask(f"Rules: {offer} Enter keeps {rules}.")
             problem = rules_problem(answer or rules, seats=len(seats), fix="type other rules, or q")
             if problem is None:
                 rules = answer or rules
