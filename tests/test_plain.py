@@ -699,3 +699,20 @@ def test_the_rules_questions_offer_only_presets_that_can_be_read(private_dirs):
     new_game = lines.index(f"Rules: {offer} Enter keeps standard.")
     settings = lines.index(f"Rules for a new game: {offer} Enter keeps standard.")
     assert lines[new_game - 1] == note and lines[settings - 1] == note
+
+
+def test_a_table_too_big_for_its_rules_is_told_how_many_seats_to_remove(tmp_path):
+    # A play-tester's 8 seats under rules dealing to at most 2 heard "Cannot start: These rules
+    # deal to at most 2 players, not 8; remove a seat." (one seat removed was not enough)
+    from ono99_tui.plain.menu import rules_problem
+
+    tiny = tmp_path / "tiny.toml"
+    tiny.write_text("hand_size = 10\n[deck]\nnumber_each = 1\n")  # (38 cards, ten a hand: three at most)
+    from ono99_tui.store.rule_presets import resolve
+
+    most = resolve(str(tiny))[0].max_players()
+    assert most < 8
+    assert rules_problem(str(tiny), seats=8) == \
+        f"These rules deal to at most {most} players, not 8; remove {8 - most} seats."
+    assert rules_problem(str(tiny), seats=most + 1).endswith("; remove a seat.")
+    assert rules_problem(str(tiny), seats=most) is None

@@ -176,6 +176,15 @@ class Rules:
     def max_players(self) -> int:
         return max(0, min(8, len(self._deck) // self.hand_size))
 
+    def too_many_seats(self, seats: int, fix: str | None = None) -> str | None:
+        """None when these rules deal to ``seats`` players, else the sentence saying so and, by
+        default, how many seats to remove (one removed was not always enough)."""
+        most = self.max_players()
+        if seats <= most:
+            return None
+        fix = fix or ("remove a seat" if seats - most == 1 else f"remove {seats - most} seats")
+        return f"These rules deal to at most {most} players, not {seats}; {fix}."
+
     # -- conversions ----------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """Nested dict of every key, as in a TOML document."""

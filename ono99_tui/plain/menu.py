@@ -347,7 +347,7 @@ class PlainApp:
             try:
                 setup = self._build(seats, rules, dealer, seed)
             except ValueError as exc:
-                self.con.say(f"Cannot start: {exc}")
+                self.con.say(f"Cannot start. {exc}")  # (its reason is a sentence of its own)
                 continue
             self._remember(seats, rules, dealer)
             return setup
@@ -495,7 +495,7 @@ class PlainApp:
             self.con.say(f"New game could not keep this setup: {exc.strerror or exc}.")
 
 
-def rules_problem(spec: str, seats: int | None = None, fix: str = "remove a seat") -> str | None:
+def rules_problem(spec: str, seats: int | None = None, fix: str | None = None) -> str | None:
     """None when ``spec`` names rules that load (and deal to ``seats`` players, when given);
     else one line saying why not: the rules questions of Settings and New game, and Start."""
     from ..engine.rules import RulesError
@@ -506,9 +506,7 @@ def rules_problem(spec: str, seats: int | None = None, fix: str = "remove a seat
     except RulesError as exc:
         more = f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else ""
         return f"{exc.problems[0]}{more}."
-    if seats is not None and seats > rules.max_players():
-        return f"These rules deal to at most {rules.max_players()} players, not {seats}; {fix}."
-    return None
+    return None if seats is None else rules.too_many_seats(seats, fix)
 
 
 def run(args) -> int:

@@ -209,8 +209,8 @@ class NewGameScreen(Screen):
             rules, label = resolve_rules(spec)
         except RulesError as exc:
             raise ValueError(str(exc.problems[0]) + (f" (and {len(exc.problems) - 1} more)" if len(exc.problems) > 1 else "")) from None
-        if len(seats) > rules.max_players():
-            raise ValueError(f"These rules deal to at most {rules.max_players()} players; remove a seat.")
+        if (too_many := rules.too_many_seats(len(seats))) is not None:
+            raise ValueError(too_many)
         dealer = str(self.query_one("#dealer", Select).value)
         first = None
         if dealer.startswith("seat:"):
