@@ -228,6 +228,30 @@ def test_hard_stops_dealing_once_its_play_outs_have_cost_what_long_rounds_would(
     assert 4 <= len(played) < 48 * 4 and len(played) % 4 == 0, len(played)  # whole deals, fewer of them
 
 
+def test_hard_stops_early_when_its_play_outs_barely_end(monkeypatch):
+    """A play-tester's legal house rules (hand size 2, target 999, a deck of one Ten and three
+    Holds, R4.6): rounds last hundreds of plays, the play-outs mostly stop at MAX_ROLLOUT_PLAYS
+    undecided, and the budget's cap let hard spend 2.3 s a decision (p99) on noise, so
+    `simulate --bots hard,hard` seemed to hang. After EARLY_DEALS deals averaging more than
+    LONG_ROUND plays a play-out, it stops (standard rounds average 6-7: never stopped there)."""
+    from tests.stacked import game_with, set_total
+
+    from ono99_tui.bots import search
+
+    played = []
+    real = search._outcome
+    monkeypatch.setattr(search, "_outcome", lambda *a, **k: played.append(a[3]) or real(*a, **k))
+    from ono99_tui.engine.rules import load_rules_text
+
+    rules = load_rules_text("hand_size = 2\ntarget = 999\n[dealer]\nfirst = \"random\"\n[deck]\nnumber_each = 0\n"
+                            "ten = 1\nminus_ten = 0\nhold = 3\nreverse = 0\ndouble_play = 0\nninety_nine = 0\n")
+    g = game_with([["10", "hold"], ["hold", "hold"]], rules=rules)
+    set_total(g, 980)
+    assert len(g.view(0).legal_plays()) == 2 and search.worth_searching(g.view(0))
+    search.choose_hard(g.view(0), random.Random(3))
+    assert len(played) == search.EARLY_DEALS * 2, len(played)  # both cards on each of the first deals only
+
+
 def _reference_rollout(view, hands, draw, card, seed, max_plays=400, policies=None, own=None):
     """The hard bot's play-out done the slow, obvious way: through the engine itself, each seat
     in ``policies`` played by the bot level it names (a "mixed" seat picks one each play), and

@@ -77,7 +77,8 @@ class RoundSim:
             # the engine's R4.3 reshuffle, seeded the same way so both give the same pile
             self.reshuffles += 1
             pile = self.discard[:-1]
-            random.Random(f"{self.seed}/round{self.round_no}/reshuffle{self.reshuffles}").shuffle(pile)
+            if len(pile) > 1:  # (one card is its own shuffle: a 4-card deck reshuffles every play)
+                random.Random(f"{self.seed}/round{self.round_no}/reshuffle{self.reshuffles}").shuffle(pile)
             self.discard = self.discard[-1:]
             self.seen = Counter(self.discard)
             pile.reverse()

@@ -56,6 +56,7 @@ SEARCH_ROOM = 40
 FULL_HAND = 4  # candidates whose play-outs ``iterations`` pays for in full (a standard hand, R3.1)
 LONG_ROUND = 40  # plays a play-out may take on average before the deals stop (see choose_hard)
 MAX_ROLLOUT_PLAYS = 400
+EARLY_DEALS = 8  # deals after which play-outs far longer than LONG_ROUND stop the search (choose_hard)
 
 
 HELPER_WEIGHT = 3.0  # how much likelier a hidden helper card is to sit in a hand than in the pile (measured)
@@ -245,7 +246,7 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
     iterations = min(iterations, iterations * FULL_HAND // (len(diffs) + 1))
     stop = None if deadline is None else time.perf_counter() + deadline
     spent = [0]
-    for _ in range(iterations):
+    for dealt in range(1, iterations + 1):
         hands, draw, *models = deal()
         policies = models[0] if models else None
         seed = rng.getrandbits(32)
@@ -255,5 +256,11 @@ def choose_hard(view: PlayerView, rng: random.Random, iterations: int = DEFAULT_
         if stop is not None and time.perf_counter() > stop:
             break
         if spent[0] >= budget:
+            break
+        if dealt == EARLY_DEALS and spent[0] > dealt * (len(diffs) + 1) * LONG_ROUND * 4:
+            # Play-outs averaging more than LONG_ROUND plays: house rules whose rounds barely end
+            # (a 4-card deck, a target of 999), where they mostly stop at MAX_ROLLOUT_PLAYS
+            # undecided, and the budget cost 2.3 s a decision (p99) for noise. A standard round
+            # averages 6-7 plays, at most 19 a decision: this never stops a standard search.
             break
     return best_by_gain(default, diffs, k)
