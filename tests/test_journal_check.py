@@ -633,7 +633,7 @@ async def test_resuming_a_damaged_save_tells_the_player_on_screen(store):
 
 
 async def test_the_load_screen_offers_a_damaged_saves_bak_and_b_puts_it_back(store):
-    from tests.waits import settle
+    from tests.waits import load_screen, settle
     from ono99_tui.tui.app import Ono99App
     from ono99_tui.tui.screens.load import LoadScreen
 
@@ -643,11 +643,7 @@ async def test_the_load_screen_offers_a_damaged_saves_bak_and_b_puts_it_back(sto
     path.write_text(damaged)
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.menu_choice("load")
-        await settle(pilot)
-        await app.workers.wait_for_complete()
-        await settle(pilot)
-        screen = app.screen
+        screen = await load_screen(pilot)
         assert isinstance(screen, LoadScreen)
         info = screen.infos[0]
         assert info.damaged and info.has_bak

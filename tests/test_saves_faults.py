@@ -26,6 +26,7 @@ from ono99_tui.store.saves import SaveError, SaveStore, check_name
 from ono99_tui.store.session import SaveSession, rebuild
 from tests.cli import ono99
 from tests.test_saves import SEATS, played, save
+from tests.waits import load_screen
 
 
 @pytest.fixture
@@ -202,11 +203,7 @@ async def test_load_screen_delete_and_rename_failures_are_notices_not_crashes(st
     save(store, "friday")
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.menu_choice("load")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
+        screen = await load_screen(pilot)
         assert isinstance(screen, LoadScreen)
         monkeypatch.setattr(Path, "unlink", lambda self, missing_ok=False: (_ for _ in ()).throw(
             PermissionError(13, "Permission denied")))
@@ -865,6 +862,17 @@ async def test_load_then_back_to_the_menu_leaves_the_save_untouched(store):
         assert (store.path(name).stat().st_mtime_ns, store.path(name).read_text()) == stamps[name], name
 
 
+def journal_plays(session, game, seed: int, plays: int = 3):
+    """``plays`` plays of one round, each saved (a journal append each): the random source."""
+    rng = random.Random(seed)
+    start = game.round_no
+    for _ in range(plays):
+        game.play(rng.choice(game.legal_plays()))
+        assert session.save(game) is None
+    assert game.round_no == start
+    return rng
+
+
 def test_a_short_write_to_the_journal_is_finished_or_refused(store, monkeypatch):
     """journal.py ignored what os.write returned: a short write lost the end of the line."""
     import ono99_tui.store.journal as journal_mod
@@ -875,12 +883,7 @@ def test_a_short_write_to_the_journal_is_finished_or_refused(store, monkeypatch)
     session = SaveSession(store, "short", SEATS, "standard")
     session.open()
     session.save(game)
-    rng = random.Random(1)
-    start_round = game.round_no
-    for _ in range(3):
-        game.play(rng.choice(game.legal_plays()))
-        assert session.save(game) is None
-    assert game.round_no == start_round
+    rng = journal_plays(session, game, 1)
     assert store.load("short").play_count == len(game.plays)  # every line whole
     monkeypatch.setattr(journal_mod.os, "write", lambda fd, data: 0)  # a disk that takes nothing
     game.play(rng.choice(game.legal_plays()))

@@ -15,7 +15,7 @@ from ono99_tui.tui.screens.modals import GameOverScreen, OutScreen, PassScreen, 
 from ono99_tui.tui.widgets.card import CardWidget
 from tests.test_saves import damaged_variants, save
 from tests.cli import ono99
-from tests.waits import settle, until_resumed, until_my_turn
+from tests.waits import load_screen, settle, until_my_turn, until_resumed
 
 
 
@@ -155,11 +155,7 @@ async def test_load_lists_a_damaged_save_explains_it_and_deletes_it(private_dirs
     store.path("zz broken").write_text("")
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.menu_choice("load")
-        await pilot.pause()
-        await app.workers.wait_for_complete()  # the list fills in from a worker
-        await pilot.pause()
-        screen = app.screen
+        screen = await load_screen(pilot)
         assert isinstance(screen, LoadScreen)
         broken = next(i for i, info in enumerate(screen.infos) if info.name == "zz broken")
         screen.query_one("#saves").highlighted = broken

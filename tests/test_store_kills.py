@@ -9,6 +9,7 @@ from ono99_tui.engine.rules import rules_from_dict
 from ono99_tui.store import stats
 from ono99_tui.store.saves import SaveStore
 from ono99_tui.table import TableSession
+from tests.waits import load_screen
 
 SHORT = rules_from_dict({"scoring": {"tokens": 1, "extra_life": False}})
 SEATS = [SeatSpec("You"), SeatSpec("Bo", "bot:easy"), SeatSpec("Cy", "bot:easy")]
@@ -101,25 +102,20 @@ def test_a_disk_that_fills_in_the_middle_of_a_journal_line_leaves_no_damage_behi
     journal-damaged file, and `saves check` exited 2 for it ever after. A failed append now takes
     its part line back out: the save opens clean with every play saved before the disk filled."""
     import errno
-    import random
 
     import ono99_tui.store.journal as journal_mod
     from ono99_tui.engine import Game
     from ono99_tui.engine.rules import DEFAULT
     from ono99_tui.store import saves as saves_mod
     from ono99_tui.store.session import SaveSession
+    from tests.test_saves_faults import journal_plays
 
     store = SaveStore()
     game = Game([s.name for s in SEATS], DEFAULT, 3)
     session = SaveSession(store, "full", SEATS, "standard")
     assert session.open() is None
     session.save(game)
-    rng = random.Random(2)
-    start = game.round_no
-    for _ in range(3):
-        game.play(rng.choice(game.legal_plays()))
-        assert session.save(game) is None
-    assert game.round_no == start
+    rng = journal_plays(session, game, 2)
     saved = len(game.plays)
 
     real = os.write
@@ -188,11 +184,7 @@ async def test_load_shows_an_odd_file_name_on_one_line_and_offers_a_save_name_to
         shutil.copy(store.path("friday"), folder + b"/" + raw + b".toml")
     app = Ono99App(bot_delay=600)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.menu_choice("load")
-        await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        screen = app.screen
+        screen = await load_screen(pilot)
         listing = screen.query_one("#saves")
         shown = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)]
         assert any(text.startswith("[b]two\\x0alines[/b]  DAMAGED") for text in shown), shown

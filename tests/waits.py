@@ -97,3 +97,15 @@ async def until_resumed(pilot):
         if isinstance(pilot.app.screen, GameScreen) and pilot.app.screen.is_mounted:
             return pilot.app.screen
     raise AssertionError(f"the game was never opened: {pilot.app.screen!r}")
+
+
+async def load_screen(pilot):
+    """The menu's Load opened and its list filled in (by the screen's worker): the screen."""
+    from ono99_tui.tui.screens.load import LoadScreen
+
+    pilot.app.menu_choice("load")
+    for _ in range(200):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, LoadScreen) and not pilot.app.workers:
+            return pilot.app.screen
+    raise AssertionError(f"Load never opened: {pilot.app.screen!r}")
