@@ -11,7 +11,7 @@ import asyncio
 import itertools
 from collections import deque
 
-from .protocol import MAX_SERVER_LINE, VERSION, LineBuffer, ProtocolError, decode, encode, view_from_dict
+from .protocol import MAX_SERVER_LINE, REPLIES, VERSION, LineBuffer, ProtocolError, decode, encode, view_from_dict
 
 
 class ServerError(Exception):
@@ -166,6 +166,12 @@ class Client:
                                                  ("version", "auth", "server_full")):
                     if reply["type"] == "error":
                         raise ServerError(reply.get("code", "error"), reply.get("message", "refused"))
+                    kind, needs = REPLIES.get(message["type"], (reply["type"], ()))
+                    if reply["type"] != kind or any(field not in reply for field in needs):
+                        raise self.unreadable(ProtocolError("bad_message", f"{message['type']} was answered "
+                                                            f"{reply['type']!r} without {', '.join(needs)}"
+                                                            if reply["type"] == kind else
+                                                            f"{message['type']} was answered {reply['type']!r}"))
                     return reply
                 held.append(reply)
         finally:
@@ -177,11 +183,28 @@ class Client:
             if not data:
                 raise Disconnected("the server closed the connection")
             for line in self._lines.feed(data):
-                if line is None:
-                    raise ProtocolError("too_long", "the server sent a line too long to read")
-                if line.strip():
-                    self._pending.append(decode(line))
+                try:
+                    if line is None:
+                        raise ProtocolError("too_long", "a line too long to read")
+                    if line.strip():
+                        message = decode(line)
+                        if message["type"] == "state":
+                            self.view(message)  # (read with the table's rules: a view without them needs them known)
+                        self._pending.append(message)
+                except ProtocolError as exc:
+                    raise self.unreadable(exc) from None
         return self._pending.popleft()
+
+    def unreadable(self, exc: ProtocolError) -> ProtocolError:
+        """What the server sent that this client cannot read, in one line for its player (before
+        the welcome as it is: Client.connect says the server does not answer as ono99)."""
+        if self.welcome is None:
+            return exc
+        from .. import __version__
+
+        return ProtocolError(exc.code, f"{self.address_said or 'the server'} sent a message this ono99 cannot read "
+                             f"({exc}): it may run another version of ono99 (this is {__version__}), or not be an "
+                             "ono99 table server; check the address, or ask its host")
 
     def close(self) -> None:
         self.writer.close()

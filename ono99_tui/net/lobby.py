@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ..text import alike, visible
 from .client import Client, ServerError, host_port, why_not
+from .protocol import ProtocolError
 
 
 @dataclass
@@ -293,3 +294,5 @@ def probe(plan: JoinPlan, timeout: float = 10.0) -> None:
         raise UserError(plan.told(exc)) from None
     except (OSError, TimeoutError) as exc:  # (Disconnected is a ConnectionError)
         raise UserError(cannot_connect(plan, exc)) from None
+    except ProtocolError as exc:  # (the server sent what this client cannot read: the line says so)
+        raise UserError(str(exc)) from None

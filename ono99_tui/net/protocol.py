@@ -9,9 +9,12 @@ plain dicts built from a PlayerView (rules as Rules.to_dict()).
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import fields
 from functools import lru_cache
 
+from ..engine.cards import ALL_CARDS
+from ..engine.game import GameSetupError, check_names
 from ..engine.rules import Rules, RulesError, rules_from_dict
 from ..engine.view import PlayerView
 
@@ -59,13 +62,27 @@ def encode(message: dict) -> bytes:
 
 
 def decode(line: bytes) -> dict:
-    """A line from the server (clients use this; the server uses ``parse``)."""
+    """A line from the server as a checked message (clients use this; the server uses ``parse``):
+    ProtocolError says what is wrong with it (see SERVER_MESSAGES)."""
     try:
         message = json.loads(line)
-    except (ValueError, RecursionError) as exc:
-        raise ProtocolError("bad_json", f"not JSON: {exc}") from None
+    except RecursionError:  # (Python's words for it named Python's own limit)
+        raise ProtocolError("bad_json", "not JSON this client reads: nested too deep") from None
+    except ValueError as exc:
+        raise ProtocolError("bad_json", f"not JSON: {str(exc)[:80]}") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
         raise ProtocolError("bad_message", "a message is a JSON object with a \"type\"")
+    kind = message["type"]
+    spec = SERVER_MESSAGES.get(kind)
+    if spec is None:
+        raise ProtocolError("unknown_type", f"a message of unknown type {kind[:40]!r}")
+    _check(message, spec, kind, _seats(message))
+    if kind == "state":
+        _check_view(message["view"])
+        if message["seat"] != (None if message["view"]["seat"] == -1 else message["view"]["seat"]):
+            raise ProtocolError("bad_message", "state: 'seat' is not its view's")
+        if message["full"] and "rules" not in message["view"]:
+            raise ProtocolError("bad_message", "state: a full state without its rules")
     return message
 
 
@@ -129,6 +146,188 @@ def _check_fields(kind: str, spec: dict, message: dict) -> None:
         raise ProtocolError("bad_message", f"{kind}: missing {', '.join(repr(m) for m in missing)}")
 
 
+# -- what a client accepts from the server -------------------------------------------
+# Every line from the server is checked as it is read (decode): a server that is not ono99, of
+# another version, a buggy fork or a hostile one is refused there with one ProtocolError saying
+# what it sent, never met later as a crash when a screen draws it. A spec is a dict (field ->
+# (spec, required); other fields are ignored), [spec] (a list of them; [spec, n]: at least n),
+# a tuple (any one of them), or one of these shapes. A SEAT is one of the message's seats (_seats).
+class _Shape:
+    def __init__(self, name: str, fits):
+        self.name, self.fits = name, fits
+
+
+def _int(low=-2**31, high=2**31 - 1, name="an integer") -> _Shape:
+    return _Shape(name, lambda v, n: type(v) is int and low <= v <= high)
+
+
+_CARDS = frozenset(ALL_CARDS)
+INT, COUNT = _int(), _int(0, name="a count")
+BOOL = _Shape("true or false", lambda v, n: type(v) is bool)
+TEXT = _Shape("a string", lambda v, n: type(v) is str and len(v) <= MAX_SERVER_TEXT)
+NULL = _Shape("null", lambda v, n: v is None)
+SEAT = _Shape("a seat number", lambda v, n: type(v) is int and 0 <= v < n)
+CARD = _Shape("a card", lambda v, n: type(v) is str and v in _CARDS)
+OBJECT = _Shape("an object", lambda v, n: type(v) is dict)
+
+
+def _one_of(*values) -> _Shape:
+    return _Shape(" or ".join(map(repr, values)), lambda v, n: type(v) in (str, int) and v in values)
+
+
+class _Tagged:
+    """An object whose "type" is one of ``kinds``' keys, with that kind's fields."""
+
+    def __init__(self, kinds: dict):
+        self.kinds = kinds
+
+
+class _PerSeat:
+    """A list of one ``item`` for each seat."""
+
+    def __init__(self, item):
+        self.item = item
+
+
+class _Pair:
+    """A list of exactly these, in order ([seat, card])."""
+
+    def __init__(self, *items):
+        self.items = items
+
+
+_SEAT_ROW = {"name": ((TEXT, NULL), True), "player": ((TEXT, NULL), True), "connected": (BOOL, True),
+             "left": (BOOL, False)}
+TABLE = {"id": (INT, True), "name": (TEXT, True), "rules": (TEXT, True), "rules_table": (OBJECT, False),
+         "seats": ([_SEAT_ROW], True), "started": (BOOL, True), "over": (BOOL, True), "watchers": (COUNT, False),
+         "watching": ([TEXT], False), "state": (TEXT, False), "closes_in": (INT, False),
+         "game": ((TEXT, NULL), False)}
+VIEW = {"seat": ((SEAT, _one_of(-1)), True), "names": ([TEXT], True), "rules": (OBJECT, False),
+        "round": (COUNT, True), "dealer": (SEAT, True), "hand": ([CARD], True), "hand_sizes": (_PerSeat(COUNT), True),
+        "in_round": ([SEAT], True), "played_this_round": ([CARD], True), "discard": ([CARD], True),
+        "draw_pile_size": (COUNT, True), "total": (INT, True), "direction": (_one_of(1, -1), True),
+        "current": ((SEAT, NULL), True), "plays_owed": (_int(0, 2), True), "ninety_nine_used": (BOOL, True),
+        "pending_double": (BOOL, True), "tie_break": (BOOL, True), "tokens": (_PerSeat(INT), True),
+        "points": (_PerSeat(INT), True), "out": (_PerSeat(BOOL), True), "over": (BOOL, True),
+        "winner": ((SEAT, NULL), True), "round_plays": ([_Pair(SEAT, CARD)], True)}
+# the events a seat is told (table/redact.py), with what the screens read of them
+_ROW = {"seat": (SEAT, True), "cards": ([_Pair(CARD, INT)], True), "missing": (COUNT, True),
+        "missing_points": (INT, False), "loser_penalty": (INT, True), "gained": (INT, True), "score": (INT, True)}
+EVENTS = {
+    "dealer": ({"seat": (SEAT, True), "method": (_one_of("high-card"), True),
+                "draws": ([[_Pair(SEAT, CARD)], 1], True)},  # (every draw for the first deal, ties too)
+               {"seat": (SEAT, True), "method": (_one_of("random", "named"), True)}),
+    "deal": {"round": (COUNT, True), "dealer": (SEAT, True), "seats": ([SEAT], True), "stacked": (BOOL, False),
+             "hand_size": (COUNT, False), "hand": ([CARD], False)},
+    "play": {"n": (COUNT, False), "round": (COUNT, True), "seat": (SEAT, True), "card": (CARD, True),
+             "total": (INT, True)},
+    "double": {"seat": (SEAT, True)},
+    "draw": {"seat": (SEAT, True), "hidden": (BOOL, False), "card": ((CARD, NULL), False)},
+    "reshuffle": {"round": (COUNT, True), "cards": (COUNT, True)},
+    "unseen_shuffled": {"round": (COUNT, True), "after": (COUNT, False), "cards": (COUNT, True)},
+    "round_lost": {"round": (COUNT, True), "seat": (SEAT, True), "total": (INT, True),
+                   "reason": (_one_of("bust", "no-legal-card", "play-limit"), True)},
+    "tokens": {"seat": (SEAT, True), "change": (INT, True), "tokens": (INT, True)},
+    "points": {"round": (COUNT, True), "breakdown": ([_ROW], True)},
+    "eliminated": {"round": (COUNT, False), "seat": (SEAT, True)},
+    "tie": {"seats": ([SEAT], True), "score": (INT, True)},
+    "game_over": {"winner": (SEAT, True), "standings": ([SEAT], True)},
+}
+_RE = {"re": ((INT, TEXT), False)}
+SERVER_MESSAGES: dict[str, dict] = {
+    "welcome": {**_RE, "version": (INT, True), "server": (TEXT, False), "name": (TEXT, False),
+                "password": (BOOL, False), "resumed": (BOOL, False), "one_table": (BOOL, False)},
+    "tables": {**_RE, "tables": ([TABLE], True)},
+    "ok": {**_RE, "table": (INT, False), "seat": (INT, False), "token": (TEXT, False), "game": ((TEXT, NULL), False),
+           "added": (INT, False), "seq": (INT, False), "duplicate": (BOOL, False)},
+    "pong": _RE,
+    "error": {**_RE, "code": (TEXT, True), "message": (TEXT, True)},
+    "notice": {"message": (TEXT, True)},
+    "kicked": {"message": (TEXT, True)},
+    "closing": {"message": (TEXT, True), "kept": (BOOL, False)},
+    "table": {"table": (TABLE, True), "seat": ((SEAT, NULL), True)},
+    "state": {"table": (INT, True), "seat": ((INT, NULL), True), "seq": (COUNT, True), "view": (VIEW, True),
+              "events": ([_Tagged(EVENTS)], True), "full": (BOOL, True)},
+}
+# what each request is answered with: the reply's type, and the fields its asker reads
+REPLIES = {"hello": ("welcome", ()), "tables": ("tables", ()), "create": ("ok", ("table",)),
+           "sit": ("ok", ("table", "seat", "token")), "watch": ("ok", ("table",)), "ping": ("pong", ())}
+MAX_SERVER_TEXT = 2000  # characters in any string the server sends (its longest, an error's message, ~300)
+
+
+def _name(spec) -> str:
+    if isinstance(spec, dict):
+        return "an object"
+    if isinstance(spec, (list, _PerSeat)):
+        return "a list"
+    if isinstance(spec, _Tagged):
+        return f"an object whose \"type\" is one of {', '.join(spec.kinds)}"
+    if isinstance(spec, _Pair):
+        return f"a list of {len(spec.items)}"
+    if isinstance(spec, tuple):
+        return " or ".join(_name(s) for s in spec)
+    return spec.name
+
+
+def _check(value, spec, where: str, seats: int) -> None:
+    """``value`` as ``spec`` says (see SERVER_MESSAGES), else ProtocolError naming ``where``."""
+    def bad(why=None):
+        return ProtocolError("bad_message", f"{where}: {why or 'must be ' + _name(spec)}")
+
+    if isinstance(spec, dict):
+        if type(value) is not dict:
+            raise bad()
+        for key, (sub, required) in spec.items():
+            if key in value:
+                _check(value[key], sub, f"{where}.{key}", seats)
+            elif required:
+                raise bad(f"no {key!r}")
+    elif isinstance(spec, _Tagged):
+        if type(value) is not dict or value.get("type") not in spec.kinds:
+            raise bad()
+        _check(value, spec.kinds[value["type"]], f"{where} ({value['type']})", seats)
+    elif isinstance(spec, (list, _PerSeat, _Pair)):
+        if type(value) is not list:
+            raise bad()
+        items = [spec[0]] * len(value) if isinstance(spec, list) else [spec.item] * len(value) \
+            if isinstance(spec, _PerSeat) else list(spec.items)
+        if len(items) != len(value) or isinstance(spec, _PerSeat) and len(value) != seats:
+            raise bad(f"must be a list of {len(items) if isinstance(spec, _Pair) else seats}")
+        if isinstance(spec, list) and len(spec) > 1 and len(value) < spec[1]:
+            raise bad(f"must be a list of at least {spec[1]}")
+        for i, (item, sub) in enumerate(zip(value, items)):
+            _check(item, sub, f"{where}[{i}]", seats)
+    elif isinstance(spec, tuple):
+        for one in spec:
+            try:
+                return _check(value, one, where, seats)
+            except ProtocolError:
+                pass
+        raise bad()
+    elif not spec.fits(value, seats):
+        raise bad()
+
+
+def _seats(message: dict) -> int:
+    """How many seats the seat numbers in ``message`` may name: its table's seats, its view's names."""
+    holder, key = {"table": ("table", "seats"), "state": ("view", "names")}.get(message["type"], ("", ""))
+    inner = message.get(holder)
+    seats = inner.get(key) if isinstance(inner, dict) else None
+    return len(seats) if isinstance(seats, list) else 0
+
+
+def _check_view(data: dict) -> None:
+    """A view's fields as VIEW says, and what they say together: the names of a game (check_names)."""
+    names = data.get("names") if isinstance(data, dict) else None
+    _check(data, VIEW, "view", len(names) if isinstance(names, list) else 0)
+    try:
+        check_names(names)
+    except GameSetupError as exc:
+        raise ProtocolError("bad_message", f"view.names: {exc}") from None
+    if len(set(data["in_round"])) != len(data["in_round"]):
+        raise ProtocolError("bad_message", "view.in_round: a seat twice")
+
+
 # -- views ----------------------------------------------------------------------------
 @lru_cache(maxsize=256)
 def _rules_dict(rules: Rules) -> dict:
@@ -190,6 +389,7 @@ def view_from_dict(data: dict, rules: Rules | None = None) -> PlayerView:
     """A view the server sent (checked: a bad one is a ProtocolError, not a crash later);
     ``rules``: the table's, for a view sent without them."""
     try:
+        _check_view(data)
         values = dict(data)
         if "rules" in values:
             values["rules"] = _rules_from_json(json.dumps(values["rules"], sort_keys=True))
@@ -197,12 +397,16 @@ def view_from_dict(data: dict, rules: Rules | None = None) -> PlayerView:
             values["rules"] = rules
         else:
             raise ValueError("a view without rules, and no full state before it")
-        values["round_plays"] = tuple((int(s), str(c)) for s, c in values["round_plays"])
+        deck = values["rules"].deck
+        if Counter(values["hand"]) - Counter(deck) or max(values["hand_sizes"]) > len(deck) \
+                or values["draw_pile_size"] > len(deck):
+            raise ValueError("more cards than the table's deck holds")
+        values["round_plays"] = tuple((s, c) for s, c in values["round_plays"])
         for name in _FIELDS:
             if isinstance(values[name], list):
                 values[name] = tuple(values[name])
         return PlayerView(**{name: values[name] for name in _FIELDS})
-    except (KeyError, TypeError, ValueError, RulesError) as exc:
+    except (ProtocolError, ValueError, RulesError) as exc:
         raise ProtocolError("bad_message", f"the server sent a view that cannot be read: {exc}") from None
 
 

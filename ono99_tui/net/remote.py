@@ -40,6 +40,9 @@ class RemoteTable:
         self.table_id = table_id
         self.my_seat = seat
         self.view = client.view(first_state) if client is not None else view_from_dict(first_state["view"])
+        if self.view.seat != (-1 if seat is None else seat):  # (a view for another seat than the one taken)
+            wrong = ProtocolError("bad_message", f"the state for seat {seat} is the view of seat {self.view.seat}")
+            raise wrong if client is None else client.unreadable(wrong)
         self.seq = first_state["seq"]
         self.events: list[dict] = list(first_state["events"])
         # the table as its first state gave it, for a front end that opens after the network thread
@@ -118,7 +121,7 @@ class RemoteTable:
 
     @property
     def seats(self) -> list[SeatSpec]:
-        if self.lobby is None:
+        if self.lobby is None or len(self.lobby["seats"]) != len(self.view.names):
             return [SeatSpec(n) for n in self.view.names]
         return [SeatSpec(s["name"], s["player"] or "human") for s in self.lobby["seats"]]
 
@@ -233,7 +236,7 @@ class RemoteTable:
         try:
             while True:
                 why, kind = await self._read_until_lost()
-                if self.view.over or self.redial is None or kind in ("kicked", "gone"):
+                if self.view.over or self.redial is None or kind in ("kicked", "gone", "unreadable"):
                     break
                 why, kind = await self._reconnect(why)
                 if kind != "back":
@@ -261,7 +264,9 @@ class RemoteTable:
                     except TimeoutError:
                         return "the server stopped answering", "silent"
                 self.handle(msg)
-        except (Disconnected, ConnectionError, ProtocolError) as exc:
+        except ProtocolError as exc:  # (dialling back would be answered the same: the table ends here)
+            why, kind = str(exc), "unreadable"
+        except (Disconnected, ConnectionError) as exc:
             why = str(exc) or why
         except _Ended as exc:
             why, kind = str(exc), exc.kind
@@ -287,12 +292,14 @@ class RemoteTable:
             try:
                 client = await asyncio.wait_for(self.redial(), DIAL_WITHIN)
             except ServerError as exc:
-                if exc.code in ("auth", "version", "bad_name", "no_table", "gone"):
+                if exc.code in ("auth", "version", "bad_name", "no_table", "gone", "not_ono99"):
                     # ("refused", not "gone": the seat may still be kept elsewhere, say by a host that
                     # brings its kept game back later, so its token stays kept)
                     return f"{exc}", "refused"
                 last = str(exc).rstrip(".") or last
-            except (OSError, TimeoutError, Disconnected, ProtocolError) as exc:
+            except ProtocolError as exc:  # (what the server sent: dialling again would be answered the same)
+                return str(exc), "unreadable"
+            except (OSError, TimeoutError, Disconnected) as exc:
                 last = why_not(exc)  # e.g. "connection refused"
             else:
                 if self.my_seat is not None and not client.welcome.get("resumed"):
@@ -323,6 +330,9 @@ class RemoteTable:
             if msg.get("table") != self.table_id:
                 return
             view = view_from_dict(msg["view"], self.view.rules)
+            if view.seat != self.view.seat or len(view.names) != len(self.view.names):
+                raise self.client.unreadable(ProtocolError("bad_message", "a state for another seat, or another "
+                                                           "number of seats, than the table's"))
             self.view, self.seq = view, msg["seq"]
             news, redraw = list(msg["events"]), False
             if msg["full"]:  # (after a reconnect: the latest events, most of them seen already)

@@ -275,7 +275,10 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
     while True:
         try:
             msg = await net.client.recv()
-        except (Disconnected, ConnectionError, ProtocolError) as exc:
+        except ProtocolError as exc:  # (dialling back would be answered the same)
+            inbox.put(("lost", str(exc), "unreadable"))
+            return
+        except (Disconnected, ConnectionError) as exc:
             why = str(exc) or "the server closed the connection"
             again = None if last is None else await _sit_again(net, plan, inbox, last, why)
             if again == "back":
@@ -296,7 +299,11 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
         elif kind == "state":
             seat = last["seat"] if last else msg.get("seat")
             table_id = last["table"]["id"] if last else msg["table"]
-            remote = RemoteTable(net.client, table_id, seat, msg)
+            try:
+                remote = RemoteTable(net.client, table_id, seat, msg)
+            except ProtocolError as exc:  # (a state for another seat than the one taken)
+                inbox.put(("lost", str(exc), "unreadable"))
+                return
             # closed by net.stop() in this loop's thread (the table's own close() runs in the player's)
             remote.owner_closes = True
             net.remote = remote
@@ -344,7 +351,7 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
                 continue
             inbox.put(("lost", f"{why}; dialling back: {exc}", "refused"))
             return "said"
-        except (OSError, TimeoutError, ProtocolError):
+        except (OSError, TimeoutError):
             if loop.time() - start >= GIVE_UP_AFTER:
                 return None
             continue
@@ -378,6 +385,10 @@ async def _sit_again(net: Network, plan: Plan | None, inbox: Inbox, last: dict, 
             except ServerError as exc:
                 client.close()
                 inbox.put(("lost", f"{why}, and the table is no longer there to sit at again: {exc}", "refused"))
+                return "said"
+            except ProtocolError as exc:  # (dialling again would be answered the same)
+                client.close()
+                inbox.put(("lost", str(exc), "unreadable"))
                 return "said"
             net.token = reply["token"]
             if plan.keep:

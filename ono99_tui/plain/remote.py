@@ -333,6 +333,8 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     """Why the connection ended, and, when the server stopped mid-game, how to come back
     (as the table screen's join says it)."""
     mid_game = remote is not None and remote.my_seat is not None and not remote.over
+    if exc.kind == "unreadable":  # (the line names the server and what it sent)
+        return str(exc)
     if exc.kind == "no_table" and mid_game:
         return no_table_now(str(exc), plan.keep)
     if exc.kind == "closed":  # (a watched table that closed: the connection did not end)
@@ -364,6 +366,7 @@ def _forget(plan: Plan, net: Network) -> None:
 def run_join(plan: Plan) -> int:
     """The lobby, then the table, on this terminal's lines; exit status 0, or UserError."""
     from ..net.client import ServerError
+    from ..net.protocol import ProtocolError
     from ..store.settings import load_settings
     from ..text import visible
     from ..tui.setup import TableSetup
@@ -385,6 +388,8 @@ def run_join(plan: Plan) -> int:
             raise UserError(told(exc, plan.name_hint)) from None
         except (OSError, TimeoutError) as exc:
             raise UserError(cannot_connect(plan, exc)) from None
+        except ProtocolError as exc:  # (the server sent what this client cannot read: the line says so)
+            raise UserError(str(exc)) from None
         console.say("Back in your seat." if resumed else f"Watching table {table_id}: you hold no cards."
                     if plan.watch else f"Seated at table {table_id}, seat {seat + 1}.")
         for note in net.notes:

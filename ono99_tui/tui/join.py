@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from ..net.client import Client, ServerError, host_port
+from ..net.protocol import ProtocolError
 from ..net.lobby import (NEW_TABLE, JoinPlan, cannot_connect, choose_table, choose_watched, connect_back,
                          host_again, host_leaving, kept_for_another, no_table_now, open_tables, table_instead)
 from ..net.remote import RemoteTable
@@ -194,6 +195,9 @@ class JoinApp(Ono99App):
         except (OSError, TimeoutError) as exc:
             self.fail(cannot_connect(plan, exc))
             return
+        except ProtocolError as exc:  # (the server sent what this client cannot read: the line says so)
+            self.fail(str(exc))
+            return
         self.seat, self.table_id, self.token = reply["seat"], reply["table"], reply["token"]
         if plan.keep:
             from ..net.kept_seats import keep_token
@@ -213,7 +217,7 @@ class JoinApp(Ono99App):
         try:
             table = plan.table if plan.table is not None else await choose_watched(self.client, plan)
             await self.client.request({"type": "watch", "table": table})
-        except ServerError as exc:
+        except (ServerError, ProtocolError) as exc:
             self.fail(str(exc))
             return
         self.seat, self.table_id = None, table
@@ -260,7 +264,10 @@ class JoinApp(Ono99App):
         while True:
             try:
                 msg = await self.client.recv()
-            except (ConnectionError, ValueError) as exc:
+            except ProtocolError as exc:  # (dialling back would be answered the same)
+                self.fail(str(exc))
+                return
+            except ConnectionError as exc:
                 if self.plan.redial and self.plan.serve is None and self.table_id is not None \
                         and await self._rejoin_lobby(str(exc)):
                     continue
@@ -289,14 +296,15 @@ class JoinApp(Ono99App):
                 self.fail(msg["message"])
                 return
             elif kind == "state":
-                self._open_table(msg)
+                try:
+                    self._open_table(msg)
+                except ProtocolError as exc:  # (a state for another seat than the one taken)
+                    self.fail(str(exc))
                 return
 
     async def _still_listed(self) -> bool:
         """Whether the server still lists the table we are at (True when it cannot say: the
         connection's own end is noticed by the next read)."""
-        from ..net.protocol import ProtocolError
-
         try:
             tables = (await self.client.request({"type": "tables"}))["tables"]
         except (ConnectionError, ServerError, ProtocolError):
@@ -309,7 +317,6 @@ class JoinApp(Ono99App):
         is gone or started without us, or after the long wait."""
         import asyncio
 
-        from ..net.protocol import ProtocolError
         from ..net.remote import GIVE_UP_AFTER, backoff
 
         self.client.close()
@@ -355,7 +362,10 @@ class JoinApp(Ono99App):
                     self.fail(f"the connection to the server ended ({why}) and the table is no longer "
                               f"there to sit at again: {exc}")
                     return False
-            except (OSError, TimeoutError, ProtocolError, _NoTableYet):
+            except ProtocolError as exc:  # (dialling again would be answered the same)
+                self.fail(str(exc))
+                return False
+            except (OSError, TimeoutError, _NoTableYet):
                 pass
             else:
                 self.client = client
