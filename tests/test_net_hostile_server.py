@@ -127,6 +127,19 @@ BAD = [
     ("over a string", state(over="no", winner="x")),
     ("a winner not there", state(over=True, winner=9, current=None)),
     ("plays owed a billion", state(plays_owed=10**9)),
+    ("my turn with no card to play", state(current=0, hand=[], hand_sizes=[0, 4])),
+    ("a hand not as many cards as its seat's", state(hand_sizes=[3, 4])),
+    ("over without a winner", state(over=True, winner=None, current=None)),
+    ("a winner while the game goes on", state(winner=1)),
+    ("nobody to move while the game goes on", state(current=None)),
+    ("the seat to move out of the game", state(out=[False, True])),
+    ("a seat in the round twice", state(in_round=[0, 0])),
+    ("game over standings missing a seat", with_(state(), events=[{"type": "game_over", "winner": 1,
+                                                                   "standings": [1]}])),
+    ("game over standings a seat twice", with_(state(), events=[{"type": "game_over", "winner": 1,
+                                                                 "standings": [1, 1]}])),
+    ("points of nobody", with_(state(), events=[{"type": "points", "round": 1, "breakdown": []}])),
+    ("a tie of one", with_(state(), events=[{"type": "tie", "seats": [1], "score": 3}])),
     ("events of numbers and unknown kinds", with_(state(), events=[1, {"type": "wat"}, {"no": "type"}])),
     ("a play by a seat not there", with_(state(), events=[{"type": "play", "n": 1, "round": 1, "seat": 9,
                                                            "card": "2", "total": 2}])),
@@ -341,6 +354,8 @@ HOSTILE = {
     "an event": lambda seat: {"state": with_(state(seat), events=[{"type": "deal"}])},
     "a later state": lambda seat: {"later": [with_(state(seat, total="x"), full=False)]},
     "the seat": lambda seat: {"table": {"type": "table", "table": table(), "seat": 1}},  # (the state: seat 0's)
+    "a turn without cards": lambda seat: {"later": [with_(state(seat, current=0, hand=[], hand_sizes=[0, 4]),
+                                                         full=False)]},
     "the view's names": lambda seat: {"state": state(seat, names=["A" * 5000, "B"])},
 }
 
@@ -400,3 +415,4 @@ def test_a_server_dialled_again_that_sends_what_the_client_cannot_read_ends_it_i
     assert "ono99: " in shown and (f"127.0.0.1:{server.port} sent a message this ono99 cannot read (" in shown or
                                    f"127.0.0.1:{server.port} does not answer as an ono99 table server" in shown), shown
     assert server.connections == 2  # (once dialled again: not again and again)
+

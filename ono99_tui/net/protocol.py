@@ -169,6 +169,8 @@ NULL = _Shape("null", lambda v, n: v is None)
 SEAT = _Shape("a seat number", lambda v, n: type(v) is int and 0 <= v < n)
 CARD = _Shape("a card", lambda v, n: type(v) is str and v in _CARDS)
 OBJECT = _Shape("an object", lambda v, n: type(v) is dict)
+EVERY_SEAT = _Shape("every seat once", lambda v, n: type(v) is list and all(type(s) is int for s in v)
+                    and sorted(v) == list(range(n)))
 
 
 def _one_of(*values) -> _Shape:
@@ -228,10 +230,10 @@ EVENTS = {
     "round_lost": {"round": (COUNT, True), "seat": (SEAT, True), "total": (INT, True),
                    "reason": (_one_of("bust", "no-legal-card", "play-limit"), True)},
     "tokens": {"seat": (SEAT, True), "change": (INT, True), "tokens": (INT, True)},
-    "points": {"round": (COUNT, True), "breakdown": ([_ROW], True)},
+    "points": {"round": (COUNT, True), "breakdown": ([_ROW, 1], True)},
     "eliminated": {"round": (COUNT, False), "seat": (SEAT, True)},
-    "tie": {"seats": ([SEAT], True), "score": (INT, True)},
-    "game_over": {"winner": (SEAT, True), "standings": ([SEAT], True)},
+    "tie": {"seats": ([SEAT, 2], True), "score": (INT, True)},
+    "game_over": {"winner": (SEAT, True), "standings": (EVERY_SEAT, True)},
 }
 _RE = {"re": ((INT, TEXT), False)}
 SERVER_MESSAGES: dict[str, dict] = {
@@ -324,8 +326,21 @@ def _check_view(data: dict) -> None:
         check_names(names)
     except GameSetupError as exc:
         raise ProtocolError("bad_message", f"view.names: {exc}") from None
-    if len(set(data["in_round"])) != len(data["in_round"]):
-        raise ProtocolError("bad_message", "view.in_round: a seat twice")
+    for holds, what in _VIEW_HOLDS:
+        if not holds(data):
+            raise ProtocolError("bad_message", f"view: {what}")
+
+
+# what every view of a game holds (engine/game.py), and the screens count on
+_VIEW_HOLDS = (
+    (lambda v: len(set(v["in_round"])) == len(v["in_round"]), "a seat in the round twice"),
+    (lambda v: (v["current"] is None) == v["over"], "whose turn it is while the game is on, and only then"),
+    (lambda v: (v["winner"] is None) != v["over"], "a winner once the game is over, and only then"),
+    (lambda v: v["current"] is None or v["current"] in v["in_round"] and not v["out"][v["current"]]
+     and v["hand_sizes"][v["current"]] > 0, "the seat to move is not in the round, or holds no card"),
+    (lambda v: len(v["hand"]) == (0 if v["seat"] < 0 else v["hand_sizes"][v["seat"]]),
+     "the hand is not as many cards as its seat holds"),
+)
 
 
 # -- views ----------------------------------------------------------------------------
@@ -398,14 +413,15 @@ def view_from_dict(data: dict, rules: Rules | None = None) -> PlayerView:
         else:
             raise ValueError("a view without rules, and no full state before it")
         deck = values["rules"].deck
+        values["round_plays"] = [(s, c) for s, c in values["round_plays"]]
         if Counter(values["hand"]) - Counter(deck) or max(values["hand_sizes"]) > len(deck) \
                 or values["draw_pile_size"] > len(deck):
             raise ValueError("more cards than the table's deck holds")
-        values["round_plays"] = tuple((s, c) for s, c in values["round_plays"])
-        for name in _FIELDS:
-            if isinstance(values[name], list):
-                values[name] = tuple(values[name])
-        return PlayerView(**{name: values[name] for name in _FIELDS})
+        view = PlayerView(**{name: tuple(values[name]) if isinstance(values[name], list) else values[name]
+                             for name in _FIELDS})
+        if view.my_turn and not view.legal_plays():  # (the engine ends a round on a seat that has none)
+            raise ValueError("this seat is to move with no card it may play")
+        return view
     except (ProtocolError, ValueError, RulesError) as exc:
         raise ProtocolError("bad_message", f"the server sent a view that cannot be read: {exc}") from None
 
