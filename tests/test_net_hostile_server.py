@@ -416,3 +416,16 @@ def test_a_server_dialled_again_that_sends_what_the_client_cannot_read_ends_it_i
                                    f"127.0.0.1:{server.port} does not answer as an ono99 table server" in shown), shown
     assert server.connections == 2  # (once dialled again: not again and again)
 
+
+@pytest.mark.parametrize("command", [["join", "--name", "Ann"], ["join", "--plain", "--name", "Ann"], ["watch"],
+                                     ["watch", "--plain"]])
+def test_a_server_listing_a_thousand_tables_is_told_in_a_line_of_some_length(command, fake):
+    """Before: every table waiting, named in full, in one line (a server's 1000 tables named with
+    2000 characters each: 2 MB of error on the terminal)."""
+    many = [with_(table(command[0] == "watch"), id=i, name=f"T{i} " + "x" * 1990) for i in range(1, 1001)]
+    server = fake(tables={"type": "tables", "tables": many})
+    status, text = on_a_terminal([command[0], f"127.0.0.1:{server.port}", *command[1:]])
+    assert status == 2 and "Traceback" not in text, text[-2000:]
+    said = text.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith("ono99: several tables") and len(said[0]) < 2000, said
+    assert "and 980 more" in said[0], said[0][-300:]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..text import alike, visible
+from ..text import alike, shorten
 from .client import Client, ServerError, host_port, why_not
 from .protocol import ProtocolError
 
@@ -50,6 +50,9 @@ def told(exc: Exception, name_hint: str) -> str:
 
 
 NEW_TABLE = -1  # choose_table's answer when a table is to be made
+# a line naming the tables to choose from names this many, each name cut to about this length
+# (a server's own names are short; another's may be 2000 characters, in a thousand tables)
+TABLES_NAMED, NAMED_LENGTH = 20, 40
 
 
 async def choose_watched(client: Client, plan: JoinPlan) -> int:
@@ -64,10 +67,10 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
         return candidates[0]["id"]
     if not candidates:
         raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} to watch")
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({_state(t)}, "
-                       f"{', '.join(visible(s['name']) for s in t['seats'] if s['name']) or 'nobody seated'})"
-                       for t in candidates[:20])
-    more = f" and {len(candidates) - 20} more" if len(candidates) > 20 else ""
+    listed = "; ".join(f"{t['id']}: {shorten(t['name'], NAMED_LENGTH)} ({_state(t)}, "
+                       f"{', '.join(shorten(s['name'], NAMED_LENGTH) for s in t['seats'] if s['name']) or 'nobody seated'})"
+                       for t in candidates[:TABLES_NAMED])
+    more = f" and {len(candidates) - TABLES_NAMED} more" if len(candidates) > TABLES_NAMED else ""
     raise ServerError("choose", f"several tables to watch ({listed}{more}): {plan.choose_hint}")
 
 
@@ -140,9 +143,10 @@ async def choose_table(client: Client, plan: JoinPlan) -> int:
         how = "make one with --or-create, watch a game with ono99 watch, or ask the host to start one"
         raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} is waiting for players: {how}")
     free = [sum(s["player"] is None for s in t["seats"]) for t in open_]
-    listed = "; ".join(f"{t['id']}: {visible(t['name'])} ({n} seat{'' if n == 1 else 's'} free)"
-                       for t, n in zip(open_, free))
-    raise ServerError("choose", f"several tables are waiting ({listed}): choose one with --table N")
+    listed = "; ".join(f"{t['id']}: {shorten(t['name'], NAMED_LENGTH)} ({n} seat{'' if n == 1 else 's'} free)"
+                       for t, n in zip(open_[:TABLES_NAMED], free))
+    more = f" and {len(open_) - TABLES_NAMED} more" if len(open_) > TABLES_NAMED else ""
+    raise ServerError("choose", f"several tables are waiting ({listed}{more}): choose one with --table N")
 
 
 async def check_named_table(client: Client, plan: JoinPlan, watcher: str = "ono99 watch") -> None:

@@ -224,7 +224,10 @@ async def sit(net: Network, plan: Plan) -> tuple[int, int, bool]:
         raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} is waiting for players: make one with "
                           "--or-create, or ask the host to start one (ono99 host)")
     else:
-        raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting))}): "
+        from ..net.lobby import TABLES_NAMED
+
+        more = f" and {len(waiting) - TABLES_NAMED} more" if len(waiting) > TABLES_NAMED else ""
+        raise ServerError("choose", f"several tables are waiting ({', '.join(map(str, waiting[:TABLES_NAMED]))}{more}): "
                           "choose one with --table N")
     for table in candidates:
         if table == NEW_TABLE:
