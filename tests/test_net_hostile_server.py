@@ -141,6 +141,7 @@ BAD = [
     ("points of nobody", with_(state(), events=[{"type": "points", "round": 1, "breakdown": []}])),
     ("a tie of one", with_(state(), events=[{"type": "tie", "seats": [1], "score": 3}])),
     ("events of numbers and unknown kinds", with_(state(), events=[1, {"type": "wat"}, {"no": "type"}])),
+    ("an event whose type is a list", with_(state(), events=[{"type": ["play"]}])),
     ("a play by a seat not there", with_(state(), events=[{"type": "play", "n": 1, "round": 1, "seat": 9,
                                                            "card": "2", "total": 2}])),
     ("a play of no card", with_(state(), events=[{"type": "play", "n": 1, "round": 1, "seat": 1,

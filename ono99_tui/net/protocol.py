@@ -285,7 +285,7 @@ def _check(value, spec, where: str, seats: int) -> None:
             elif required:
                 raise bad(f"no {key!r}")
     elif isinstance(spec, _Tagged):
-        if type(value) is not dict or value.get("type") not in spec.kinds:
+        if type(value) is not dict or type(value.get("type")) is not str or value["type"] not in spec.kinds:
             raise bad()
         _check(value, spec.kinds[value["type"]], f"{where} ({value['type']})", seats)
     elif isinstance(spec, (list, _PerSeat, _Pair)):
