@@ -430,3 +430,33 @@ def test_a_server_listing_a_thousand_tables_is_told_in_a_line_of_some_length(com
     said = text.strip().splitlines()
     assert len(said) == 1 and said[0].startswith("ono99: several tables") and len(said[0]) < 2000, said
     assert "and 980 more" in said[0], said[0][-300:]
+
+
+async def test_a_table_that_fails_in_this_client_says_so_and_keeps_the_seat():
+    """A bug here (a screen's update raising) was told as the server's: "... This server keeps no
+    table once it stops, so the game ends here (your seat is not kept)", and the seat's token was
+    forgotten, though the server keeps the seat."""
+    from ono99_tui.net.lobby import JoinPlan
+    from ono99_tui.tui.join import JoinApp
+
+    reader = asyncio.StreamReader()
+    reader.feed_data(encode(state()))
+    client = Client(reader, None)
+    client.welcome, client.address_said = {"type": "welcome", "version": 1}, "h:1"
+    remote = RemoteTable(client, 1, 0, await client.recv())
+    remote.client.close = lambda: None
+
+    def broken(update):
+        raise IndexError("list index out of range")
+    remote.subscribe(broken, 0)
+    lost = asyncio.get_running_loop().create_future()
+    remote.on_lost = lambda why, how: lost.set_result((why, how))
+    remote.start()
+    reader.feed_data(encode(with_(state(), full=False)))
+    why, how = await asyncio.wait_for(lost, 10)
+    assert how == "failed" and why.startswith("ono99 failed while reading the table's messages (IndexError"), why
+    app = JoinApp(JoinPlan("h", 1, "Ann", keep=True))
+    app.remote, app.token = remote, "tok"
+    forgotten = []
+    app._forget = lambda: forgotten.append(1)
+    assert app._seat_kept(why, how) == why and not forgotten

@@ -56,7 +56,8 @@ class RemoteTable:
         self.unsaved_plays = 0  # (the server saves)
         self.save_later = None  # (nothing is saved here)
         # the connection ended: (why, how: "closing", "kicked", "gone" for good, "refused" when
-        # dialling back, "no_table" when the server dialled back has no such table now, "gave_up", ...)
+        # dialling back, "no_table" when the server dialled back has no such table now, "gave_up",
+        # "unreadable" when the server sent what this client cannot read, "failed" for this client's own bug, ...)
         self.on_lost: Callable[[str, str], None] | None = None
         # a new connection back to this seat (or watch) after a drop; None: a drop ends the table here
         self.redial: Callable[[], Awaitable[Client]] | None = None
@@ -244,7 +245,8 @@ class RemoteTable:
         except Exception as exc:  # noqa: BLE001 - a bug here must not leave a table frozen on screen
             # (this task has no one awaiting it: an exception would end it silently, and the screen
             # would wait for ever for plays it was never shown; the front end says why and leaves)
-            why, kind = f"ono99 failed while reading the table's messages ({type(exc).__name__}: {exc})", "gone"
+            # ("failed": this client's fault, not the server's; the server keeps the seat)
+            why, kind = f"ono99 failed while reading the table's messages ({type(exc).__name__}: {exc})", "failed"
         self.status = None
         if self.on_lost is not None:
             self.on_lost(why, kind)

@@ -333,7 +333,7 @@ def _lost(plan: Plan, exc: Lost, remote) -> str:
     """Why the connection ended, and, when the server stopped mid-game, how to come back
     (as the table screen's join says it)."""
     mid_game = remote is not None and remote.my_seat is not None and not remote.over
-    if exc.kind == "unreadable":  # (the line names the server and what it sent)
+    if exc.kind in ("unreadable", "failed"):  # (the line says what went wrong, and where)
         return str(exc)
     if exc.kind == "no_table" and mid_game:
         return no_table_now(str(exc), plan.keep)
