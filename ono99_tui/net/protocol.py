@@ -291,12 +291,18 @@ def _check(value, spec, where: str, seats: int) -> None:
     elif isinstance(spec, (list, _PerSeat, _Pair)):
         if type(value) is not list:
             raise bad()
-        items = [spec[0]] * len(value) if isinstance(spec, list) else [spec.item] * len(value) \
-            if isinstance(spec, _PerSeat) else list(spec.items)
-        if len(items) != len(value) or isinstance(spec, _PerSeat) and len(value) != seats:
-            raise bad(f"must be a list of {len(items) if isinstance(spec, _Pair) else seats}")
-        if isinstance(spec, list) and len(spec) > 1 and len(value) < spec[1]:
-            raise bad(f"must be a list of at least {spec[1]}")
+        if isinstance(spec, _Pair):
+            items = spec.items
+            if len(value) != len(items):
+                raise bad(f"must be a list of {len(items)}")
+        elif isinstance(spec, _PerSeat):
+            items = (spec.item,) * seats
+            if len(value) != seats:
+                raise bad(f"must be a list of {seats}, one for each seat")
+        else:
+            items = spec[:1] * len(value)
+            if len(value) < (spec[1] if len(spec) > 1 else 0):
+                raise bad(f"must be a list of at least {spec[1]}")
         for i, (item, sub) in enumerate(zip(value, items)):
             _check(item, sub, f"{where}[{i}]", seats)
     elif isinstance(spec, tuple):
