@@ -532,3 +532,21 @@ async def test_a_search_and_enter_typed_together_in_the_palette_run_what_was_sea
                 break
         assert type(pilot.app.screen).__name__ == opened, pilot.app.screen_stack
         assert plays_of(game) == []
+
+
+async def test_tab_and_a_name_typed_with_n_on_the_menu_stay_in_the_field_tab_moved_to():
+    """A stranger's find over tmux: "n", "Zed", Tab, Tab, "X" in one read named seat 2 "X", then
+    the focus jumped back to seat 1 (New game's own focus, asked for as it was mounted, landed
+    after the keys), and the next letter typed replaced "Zed"."""
+    from textual.widgets import Input
+
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        screen = await _typed_into(pilot, NewGameScreen, "n", "Z", "e", "d", "tab", "tab", "X")
+        names = list(screen.query(".seat-name").results(Input))
+        await pilot.press("Q")
+        await settle(pilot)
+        assert names[0].value.endswith("Zed") and names[1].value == "XQ", [n.value for n in names]

@@ -109,3 +109,15 @@ async def test_a_header_whose_title_is_gone_is_not_titled(private_dirs):
         app.title = "another title"
         await pilot.pause()
         assert app.is_running
+
+
+def test_widget_focus_moves_the_focus_by_the_callback_key_order_waits_for():
+    """tui/key_order.py holds keys while a Widget.focus() has not landed, known by its callback's
+    name: this fails the day Textual renames it or sets the focus otherwise."""
+    from textual.widget import Widget
+
+    from ono99_tui.tui.key_order import FOCUS_CALLBACK
+
+    body = inspect.getsource(Widget.focus)
+    assert "def set_focus(" in body and "self.app.call_later(set_focus, self)" in body
+    assert FOCUS_CALLBACK == f"{Widget.focus.__qualname__}.<locals>.set_focus"

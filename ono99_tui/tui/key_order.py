@@ -36,6 +36,8 @@ from textual.widgets import Input
 # machine, now and then let "n" and letters typed on the menu reach New game before its focus
 READY_PASSES = 200
 
+FOCUS_CALLBACK = "Widget.focus.<locals>.set_focus"  # (tests/test_textual_private.py checks it is Textual's)
+
 
 class KeysInOrder:
     """A mixin for the App: keys wait for a new screen to be ready (see the module's docstring)."""
@@ -110,7 +112,32 @@ class KeysInOrder:
 
     def _screen_ready(self) -> bool:
         screen = self.screen
+        if self._focus_asked:
+            return False
         return screen.focused is not None or getattr(screen, "stack_updates", 1) > 0
+
+    # -- a focus asked for before keys read with it ---------------------------------------------
+    _focus_asked = 0  # Widget.focus() calls whose focus has not landed yet
+
+    def call_later(self, callback, *args, **kwargs) -> bool:
+        """Widget.focus() moves the focus by a callback queued on the app, behind the keys already
+        read: keys typed together with "n" on the menu (New game focuses its first name as it is
+        mounted) were handled first, "Zed", Tab, Tab, "X" named seat 2, then the focus went back
+        to seat 1 and the next letter replaced "Zed". Keys now wait for such a focus to land."""
+        if getattr(callback, "__qualname__", "") != FOCUS_CALLBACK:
+            return super().call_later(callback, *args, **kwargs)
+        self._focus_asked += 1
+
+        def set_focus(*a, **k):
+            try:
+                return callback(*a, **k)
+            finally:
+                self._focus_asked -= 1
+
+        if super().call_later(set_focus, *args, **kwargs):
+            return True
+        self._focus_asked -= 1
+        return False
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
