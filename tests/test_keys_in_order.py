@@ -24,7 +24,8 @@ from ono99_tui.tui.widgets.hand import HandPane
 from tests.stacked import game_with, set_total
 from tests.waits import settle
 
-CHARS = {"enter": "\r", "ctrl+s": "\x13", "left": None, "right": None, "backspace": "\x7f", "end": None, "home": None}
+CHARS = {"enter": "\r", "ctrl+s": "\x13", "left": None, "right": None, "backspace": "\x7f", "end": None, "home": None,
+         "escape": "\x1b", "up": None, "down": None, "tab": "\t"}
 
 
 def together(pilot, *keys: str) -> None:
@@ -550,3 +551,134 @@ async def test_tab_and_a_name_typed_with_n_on_the_menu_stay_in_the_field_tab_mov
         await pilot.press("Q")
         await settle(pilot)
         assert names[0].value.endswith("Zed") and names[1].value == "XQ", [n.value for n in names]
+
+
+async def _answered_by_keys_read_with_escape(pilot, screen, field_id, value):
+    """On ``screen`` (pushed), ``value`` typed into its field ``field_id``, then Escape (which asks
+    about the unsaved change), Right (to Save) and Enter in one read."""
+    app = pilot.app
+    app.push_screen(screen)
+    await settle(pilot)
+    field = screen.query_one(f"#{field_id}")
+    field.focus()
+    field.value = ""
+    await settle(pilot)
+    together(pilot, *value, "escape", "right", "enter")
+    for _ in range(50):
+        await settle(pilot)
+        if app.screen is not screen and not getattr(app, "_held_keys", None) and not app._holding:
+            break
+
+
+async def test_escape_and_the_answer_typed_together_at_settings_save_the_change(private_dirs):
+    """A stranger's find over tmux: at Settings, a bot delay, then Escape, Right and Enter in one
+    read (Escape asks "Leave settings?", Right to Save, Enter): the question stayed up, Right and
+    Enter lost (the question took them for keys typed before it came up). Typed slowly, the
+    delay is saved and the menu is back."""
+    from ono99_tui.store.settings import load_settings
+    from ono99_tui.tui.screens.menu import MenuScreen
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _answered_by_keys_read_with_escape(pilot, SettingsScreen(app.settings), "bot_delay", "2")
+        assert isinstance(app.screen, MenuScreen), app.screen_stack
+        assert load_settings()[0].bot_delay == 2
+
+
+async def test_escape_and_the_answer_typed_together_at_house_rules_save_the_change(private_dirs):
+    """The same at House rules: a target, Escape ("Unsaved changes to mine"), Right (Save), Enter."""
+    from ono99_tui.store import rule_presets as rp
+    from ono99_tui.tui.screens.menu import MenuScreen
+    from ono99_tui.tui.screens.rules_view import RulesViewScreen
+
+    path = rp.save_preset("mine", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await _answered_by_keys_read_with_escape(pilot, RulesViewScreen("mine"), "key-target", "66")
+        assert isinstance(app.screen, MenuScreen), app.screen_stack
+        assert "target = 66" in path.read_text()
+
+
+@pytest.mark.parametrize("keys, left", [(("d", "right", "enter"), ["second"]), (("d", "enter"), ["first", "second"]),
+                                        (("down", "d", "right", "enter", "d", "right", "enter"), [])])
+async def test_d_and_the_answer_typed_together_at_load_delete_the_save(private_dirs, keys, left):
+    """At Load, "d", Right (to Delete) and Enter in one read left the question up and deleted
+    nothing: Right and Enter were taken for keys typed before it came up. Typed slowly, the save
+    is deleted; "d" and Enter alone keep it (Keep it comes first)."""
+    from ono99_tui.store.saves import SaveStore
+    from ono99_tui.tui.screens.load import LoadScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _load_screen_with(pilot, "first", "second")
+        together(pilot, *keys)
+        for _ in range(50):
+            await settle(pilot)
+            if app.screen is screen and not getattr(app, "_held_keys", None) and len(screen.infos) == len(left):
+                break
+        assert app.screen is screen, app.screen_stack
+        assert sorted(SaveStore().names()) == left
+
+
+async def test_escape_and_a_number_typed_with_the_help_key_close_help_and_play():
+    """"?", Escape and 1 in one read left Help up and played nothing (Escape and 1 taken for keys
+    typed before Help came up). Typed slowly, Help opens, closes, and card 1 is played."""
+    from ono99_tui.tui.screens.modals import HelpScreen
+
+    async with _a_plain_table() as (pilot, game):
+        together(pilot, "question_mark", "escape", "1")
+        for _ in range(50):
+            await settle(pilot)
+            if plays_of(game) and not getattr(pilot.app, "_held_keys", None):
+                break
+        assert not isinstance(pilot.app.screen, HelpScreen) and plays_of(game) == ["2"], plays_of(game)
+
+
+async def test_a_name_saved_by_escape_and_the_answer_is_the_name_a_quick_game_typed_with_them_uses(private_dirs):
+    """A stranger's find over tmux: at Settings, a new name, Escape, Right (Save), Enter and g (Quick
+    game, on the menu) in one read: the settings were saved with the name, but the game started
+    with the old one (g reached the menu before the app took the saved settings)."""
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(screen := SettingsScreen(app.settings))
+        await settle(pilot)
+        field = screen.query_one("#player_name")
+        field.focus()
+        field.value = ""
+        await settle(pilot)
+        together(pilot, "A", "n", "n", "escape", "right", "enter", "g")
+        for _ in range(50):
+            await settle(pilot)
+            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding:
+                break
+        assert isinstance(app.screen, GameScreen), app.screen_stack
+        assert app.screen.table.game.names[0] == "Ann"
+
+
+@pytest.mark.parametrize("start", ["ctrl+s", "enter"])
+async def test_a_key_typed_with_the_one_that_starts_a_new_game_acts_at_the_table(start):
+    """Ctrl+S (or Enter) at New game and "?" in one read: the "?" was typed into the name field of
+    New game as it closed (the game is started by a message the "?" overtook). Typed slowly,
+    Help opens over the table."""
+    from ono99_tui.tui.screens.modals import HelpScreen
+    from ono99_tui.tui.screens.new_game import NewGameScreen
+
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.menu_choice("new")
+        await settle(pilot)
+        assert isinstance(app.screen, NewGameScreen)
+        together(pilot, start, "question_mark")
+        for _ in range(50):
+            await settle(pilot)
+            if isinstance(app.screen, HelpScreen) and not getattr(app, "_held_keys", None) and not app._holding:
+                break
+        assert [type(s) for s in app.screen_stack[1:]] == [GameScreen, HelpScreen], app.screen_stack
+        assert app.screen_stack[1].table.game.names[0] == "You"

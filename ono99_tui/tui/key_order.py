@@ -20,6 +20,15 @@ started with the name the field held before (a play-tester's "Zed" and Ctrl+S st
 The keys after one that ends a field's typing (Enter, Escape, a screen's Ctrl+S that is not a
 priority key) wait in the same way until the field and its screen have acted on it: they were
 sent on to the field with it, and typed into a form that key had closed.
+
+Every key that is not a field's own (a letter, or an editing key in a text field) waits likewise
+until the focused widget and the screen have acted on it, and what that asked of the app (a
+message: start the game, use the saved settings) is handled: a screen's binding acts when its
+queue reaches the key, and the keys read with it went on meanwhile to the screen it was leaving
+("?", Escape, "1" lost the 1 on Help; "Ann", Escape, Right, Enter (Save) and "g" at Settings
+started a game as "You"). A Widget.focus() asked for (New game focuses its first name as it is
+mounted) is waited for too. A question a key asks (_Notice's ``asked``) takes the keys read after
+that key (``key_time``), not only those read after it came up.
 """
 
 from __future__ import annotations
@@ -157,10 +166,20 @@ class KeysInOrder:
             return
         await super().on_event(event)
 
+    key_time: float | None = None  # when the key handled last was read (Textual's clock)
+
     async def _key(self, event: events.Key) -> None:
         """Handle a key; when it ends what is typed in a text field (Enter, Escape, a screen's
         Ctrl+S), the keys after it wait until the field and the screen have acted on it."""
-        field = self.focused if self._ends_typing(event) else None
+        self.key_time = event.time  # (a question this key asks takes the keys read after it: notice.py)
+        field = self.focused
+        if isinstance(field, Input):  # (letters are the field's, in order; the keys that end them wait)
+            field = field if self._ends_typing(event) or self._priority(event) else None
+        else:
+            # Any other key waits for the screen to act on it: a screen's binding (Escape closing
+            # Help, Enter on a list) acts when the screen's queue reaches it, and the keys read with
+            # it went on meanwhile to the screen it was leaving ("?", Escape, "1": 1 was lost on Help)
+            field = field or self.screen
         await super().on_event(event)
         if field is not None:
             self._wait_for_typing(field)
@@ -188,6 +207,12 @@ class KeysInOrder:
             return False
         active = self.screen.active_bindings.get(event.key)
         return active is not None and active.binding.priority and isinstance(active.node, Screen)
+
+    def _priority(self, event: events.Key) -> bool:
+        """Whether ``event`` is a priority key here (New game's Ctrl+S): it acts as it is read, and
+        what it asks of the app (start the game) is a message the keys after it wait behind."""
+        active = self.screen.active_bindings.get(event.key)
+        return active is not None and active.binding.priority
 
     def _ends_typing(self, event: events.Key) -> bool:
         """Whether ``event``, sent on to the focused text field, ends its typing: Enter (its submit),
@@ -236,7 +261,12 @@ class KeysInOrder:
         if not self._holding or self._waiting_on is not field:
             return
         self._holding, self._typed, self._waiting_on = False, True, None
-        self.call_later(self._handle_held_keys)
+        # (then behind what the screen on top now has queued, and what that posts to the app: a
+        # dialog's answer runs on the screen under it, and Settings' Save told the app the new
+        # settings by a message: "Ann", Escape, Right, Enter (Save), g started a game as "You")
+        go_on = lambda: self.call_later(self._handle_held_keys)  # noqa: E731
+        if not self.screen.call_later(go_on):
+            go_on()
 
     _waiting_on = None
 

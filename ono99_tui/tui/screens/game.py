@@ -864,5 +864,5 @@ class GameScreen(Screen):
         from .notice import _Notice
 
         title, body, leave = question
-        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave))),
+        self.app.push_screen(_Notice(title, body, (("stay", "Stay"), ("leave", leave)), asked=True),
                              lambda choice: go() if choice == "leave" else None)

@@ -177,7 +177,7 @@ class LoadScreen(Screen):
             self.reload(keep=keep)
 
         self.app.push_screen(_Notice(f"Delete {visible(info.name)}?", "The save is removed from disk. This cannot be undone.",
-                                     (("keep", "Keep it"), ("delete", "Delete"))), done)
+                                     (("keep", "Keep it"), ("delete", "Delete")), asked=True), done)
 
     def action_restore(self) -> None:
         """A damaged save's previous version (.bak) put back; the damaged one is kept beside it."""

@@ -212,6 +212,7 @@ class HelpScreen(_Notice):
     """The rules in brief and every key; from a table, also a way to the card reference."""
 
     BINDINGS = [Binding("r", "reference", "Card reference")]
+    asked = True  # opened by a key (?, F1) or the palette: the keys read after it are its own
 
     def __init__(self, rules: Rules, label: str, view=None):
         self.view = view

@@ -36,7 +36,7 @@ class _Notice(ModalScreen[str]):
     ]
 
     def __init__(self, title: str, body: str, buttons: tuple[tuple[str, str], ...] = (("ok", "Continue"),),
-                 escape: str | None = None, markup: bool = False):
+                 escape: str | None = None, markup: bool = False, asked: bool = False):
         """``markup``: the body is Textual markup (only for text the program wrote, with any
         user text in it escaped); otherwise title, body and labels are shown as plain text."""
         super().__init__()
@@ -44,6 +44,7 @@ class _Notice(ModalScreen[str]):
             body = visible(body, keep_newlines=True)
         self.title_text, self.body, self.buttons, self.markup = visible(title), body, buttons, markup
         self.escape = escape or buttons[0][0]
+        self.asked = asked or self.asked  # (a class may say so for all of its own: Help)
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog") as box:
@@ -63,9 +64,16 @@ class _Notice(ModalScreen[str]):
     # Key events carry the time they were read, on the clock Textual stamps every message with.
     _since = float("inf")
 
+    # A question a key asks (Escape over unsaved changes, d at Load) is answered by the keys read
+    # with that key, after it: "d", Right, Enter in one read left "Delete?" up, Right and Enter
+    # taken for keys typed before it came up. ``asked``: it opens in answer to the key just
+    # handled (tui/key_order.py's key_time); a notice that comes up by itself keeps its mount time.
+    asked = False
+
     @on(events.Mount)
     def _mounted_at(self, event: events.Mount) -> None:
-        self._since = event.time
+        key_time = getattr(self.app, "key_time", None)
+        self._since = min(event.time, key_time) if self.asked and key_time is not None else event.time
         self.call_after_refresh(self._fit)
         if getattr(self.app, "ascii", False):  # (no scrollbars in ASCII: their glyphs are not ASCII)
             body = self.query_one(".dialog-scroll", VerticalScroll)

@@ -185,7 +185,7 @@ class RulesViewScreen(Screen):
         # Save is offered where it can save: your own preset, its keys valid (as Settings' Stay / Save / Discard)
         save = (("save", "Save"),) if preset.mine and valid else ()
         self.app.push_screen(_Notice(f"Unsaved changes to {name}", f"Your changes to {name} are not saved. {how}.",
-                                     (("stay", "Keep editing"), *save, ("discard", "Discard changes"))), answer)
+                                     (("stay", "Keep editing"), *save, ("discard", "Discard changes")), asked=True), answer)
 
     def action_back(self) -> None:
         self._unless_edited(self.app.pop_screen)
@@ -409,7 +409,7 @@ class RulesViewScreen(Screen):
         if self.app.uses_preset(preset.name):  # (asked before, not found out at the next start)
             body += f" Settings use {preset.name} as the rules for new games: they go back to standard."
         self.app.push_screen(_Notice(f"Delete {preset.name}?", body,
-                                     (("keep", "Keep it"), ("delete", "Delete"))), done)
+                                     (("keep", "Keep it"), ("delete", "Delete")), asked=True), done)
 
     def _follow(self, old: str, new: str | None, done: str) -> None:
         """After a rename (``new``) or a delete (None), Settings that used ``old`` follow: the new

@@ -163,7 +163,7 @@ class SettingsScreen(Screen):
                 self.action_save()
 
         self.app.push_screen(_Notice("Leave settings?", "Your changes are not saved yet.",
-                                     (("stay", "Stay"), ("save", "Save"), ("discard", "Discard changes"))),
+                                     (("stay", "Stay"), ("save", "Save"), ("discard", "Discard changes")), asked=True),
                              answered)
 
     def _back(self) -> None:
