@@ -304,6 +304,25 @@ async def test_keys_typed_after_the_enter_that_names_a_copy_act_on_the_table(pri
         assert plays_of(game) == ["2"], plays_of(game)
 
 
+@pytest.mark.parametrize("keys", [("enter", "enter"), ("enter", "1"), ("enter", "right", "enter")])
+async def test_keys_read_with_the_one_that_answers_a_notice_that_came_by_itself_play_nothing(keys):
+    """A notice that comes up by itself (Round over, a hand-over) answered by Enter, with more keys
+    in the same read (a double press, over SSH): they were typed at the notice, not at the table
+    it uncovers, whose hand nobody has seen yet. They play nothing; the table takes keys again."""
+    from ono99_tui.tui.screens.notice import _Notice
+
+    async with _a_plain_table() as (pilot, game):
+        table = pilot.app.screen
+        pilot.app.push_screen(_Notice("Round 1 over", "Bo loses a token."))
+        await settle(pilot)
+        together(pilot, *keys)
+        await settle(pilot)
+        assert pilot.app.screen is table and plays_of(game) == [], plays_of(game)
+        await pilot.press("1")  # typed once the table is back: it plays
+        await settle(pilot)
+        assert plays_of(game) == ["2"]
+
+
 async def test_a_number_typed_with_the_help_key_plays_nothing():
     from ono99_tui.tui.screens.modals import HelpScreen
 

@@ -172,6 +172,10 @@ class KeysInOrder:
         """Handle a key; when it ends what is typed in a text field (Enter, Escape, a screen's
         Ctrl+S), the keys after it wait until the field and the screen have acted on it."""
         self.key_time = event.time  # (a question this key asks takes the keys read after it: notice.py)
+        from .screens.notice import _Notice
+
+        screen = self.screen
+        self._interrupted_by = screen if isinstance(screen, _Notice) and not screen.asked else None
         field = self.focused
         if isinstance(field, Input):  # (letters are the field's, in order; the keys that end them wait)
             field = field if self._ends_typing(event) or self._priority(event) else None
@@ -184,8 +188,20 @@ class KeysInOrder:
         if field is not None:
             self._wait_for_typing(field)
 
+    _interrupted_by = None  # a notice that came up by itself, met by the key handled last
+
     async def _handle_held_keys(self) -> None:
         while self._held_keys and not self._holding:
+            notice = self._interrupted_by
+            if notice is not None and notice not in self.screen_stack:
+                # The keys read with the one that answered a notice which came up by itself (Round
+                # over, Game over, a hand-over) were typed at it, not at the screen it uncovered:
+                # Enter, Enter on "Round over" played the new hand's card nobody had seen yet, and
+                # "Enter 1" at a hand-over played the next player's card blind. They are dropped,
+                # as keys typed before a notice came up are (notice.py).
+                self._interrupted_by = None
+                self._held_keys.clear()
+                return
             if not self._screen_ready() and self._held_passes < READY_PASSES:
                 self._held_passes += 1
                 self.call_after_refresh(self._handle_held_keys)
