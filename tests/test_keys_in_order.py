@@ -264,6 +264,25 @@ async def _a_plain_table():
         yield pilot, game
 
 
+async def _until(pilot, done) -> None:
+    """Settled until ``done()`` (a screen opened by keys may take a few passes to be on top)."""
+    for _ in range(50):
+        await settle(pilot)
+        if done():
+            return
+
+
+async def _emptied(pilot, screen, selector: str):
+    """``screen`` opened with its field ``selector`` focused and emptied: the field."""
+    pilot.app.push_screen(screen)
+    await settle(pilot)
+    field = screen.query_one(selector)
+    field.focus()
+    field.value = ""
+    await settle(pilot)
+    return field
+
+
 async def _typed_into(pilot, screen_type, *keys):
     """``keys`` together; then the screen they opened, once it has its focus (and the keys)."""
     together(pilot, *keys)
@@ -296,10 +315,7 @@ async def test_keys_typed_after_the_enter_that_names_a_copy_act_on_the_table(pri
 
     async with _a_plain_table() as (pilot, game):
         together(pilot, "ctrl+s", "a", "b", "enter", "1")
-        for _ in range(50):
-            await settle(pilot)
-            if plays_of(game):
-                break
+        await _until(pilot, lambda: plays_of(game))
         assert "ab" in SaveStore().names() and "ab1" not in SaveStore().names()
         assert plays_of(game) == ["2"], plays_of(game)
 
@@ -371,10 +387,7 @@ async def test_menu_keys_typed_together_act_in_the_order_typed():
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         together(pilot, "down", "enter", "question_mark")
-        for _ in range(50):
-            await settle(pilot)
-            if len(app.screen_stack) > 2 and not getattr(app, "_held_keys", None):
-                break
+        await _until(pilot, lambda: len(app.screen_stack) > 2 and not getattr(app, "_held_keys", None))
         from ono99_tui.tui.screens.modals import HelpScreen
 
         assert [type(s) for s in app.screen_stack[1:]] == [GameScreen, HelpScreen], app.screen_stack
@@ -449,10 +462,7 @@ async def test_a_new_name_typed_with_r_at_load_renames_the_save_r_was_pressed_on
         screen = await _load_screen_with(pilot, "first", "second")
         target = "second" if "down" in keys else "first"
         together(pilot, *keys)
-        for _ in range(50):
-            await settle(pilot)
-            if not getattr(app, "_held_keys", None) and (app.screen is screen or app.focused is not None):
-                break
+        await _until(pilot, lambda: not getattr(app, "_held_keys", None) and (app.screen is screen or app.focused is not None))
         if "enter" in keys:
             assert app.screen is screen
             assert sorted(SaveStore().names()) == sorted({"first", "second"} - {target} | {renamed})
@@ -473,10 +483,7 @@ async def test_a_name_typed_with_ctrl_s_at_new_game_is_the_name_the_game_starts_
         await settle(pilot)
         await _typed_into(pilot, NewGameScreen, "n")
         together(pilot, "backspace", "backspace", "backspace", "Z", "e", "d", start)
-        for _ in range(50):
-            await settle(pilot)
-            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None):
-                break
+        await _until(pilot, lambda: isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None))
         assert isinstance(app.screen, GameScreen)
         assert app.screen.table.game.names[0] == "Zed"
 
@@ -501,10 +508,7 @@ async def test_a_value_ctrl_s_and_a_menu_key_in_one_read_save_the_settings_then_
         field.value = ""
         await settle(pilot)
         together(pilot, "2", "ctrl+s", "g")
-        for _ in range(50):
-            await settle(pilot)
-            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding:
-                break
+        await _until(pilot, lambda: isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding)
         assert load_settings()[0].bot_delay == 2
         assert isinstance(app.screen, GameScreen), app.screen
 
@@ -519,17 +523,9 @@ async def test_a_value_then_ctrl_s_and_a_name_in_one_read_save_the_preset_as_typ
 
     app = Ono99App(bot_delay=600, seed=7)
     async with app.run_test(size=(80, 24)) as pilot:
-        app.push_screen(screen := RulesViewScreen("standard"))
-        await settle(pilot)
-        target = screen.query_one("#key-target")
-        target.focus()
-        target.value = ""
-        await settle(pilot)
+        target = await _emptied(pilot, screen := RulesViewScreen("standard"), "#key-target")
         together(pilot, "5", "0", "ctrl+s", "a", "b", "c", "enter")
-        for _ in range(50):
-            await settle(pilot)
-            if app.screen is screen and not getattr(app, "_held_keys", None) and not app._holding:
-                break
+        await _until(pilot, lambda: app.screen is screen and not getattr(app, "_held_keys", None) and not app._holding)
         assert app.screen is screen
         assert [p.name for p in rp.user_presets()] == ["abc"]
         assert rp.load(rp.user_presets()[0]).target == 50
@@ -546,10 +542,7 @@ async def test_a_search_and_enter_typed_together_in_the_palette_run_what_was_sea
         await pilot.press("ctrl+p")
         await palette_ready(pilot)
         together(pilot, *typed, "enter")
-        for _ in range(50):
-            await settle(pilot)
-            if type(pilot.app.screen).__name__ == opened and not pilot.app._holding:
-                break
+        await _until(pilot, lambda: type(pilot.app.screen).__name__ == opened and not pilot.app._holding)
         assert type(pilot.app.screen).__name__ == opened, pilot.app.screen_stack
         assert plays_of(game) == []
 
@@ -583,10 +576,7 @@ async def _answered_by_keys_read_with_escape(pilot, screen, field_id, value):
     field.value = ""
     await settle(pilot)
     together(pilot, *value, "escape", "right", "enter")
-    for _ in range(50):
-        await settle(pilot)
-        if app.screen is not screen and not getattr(app, "_held_keys", None) and not app._holding:
-            break
+    await _until(pilot, lambda: app.screen is not screen and not getattr(app, "_held_keys", None) and not app._holding)
 
 
 async def test_escape_and_the_answer_typed_together_at_settings_save_the_change(private_dirs):
@@ -634,10 +624,7 @@ async def test_d_and_the_answer_typed_together_at_load_delete_the_save(private_d
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await _load_screen_with(pilot, "first", "second")
         together(pilot, *keys)
-        for _ in range(50):
-            await settle(pilot)
-            if app.screen is screen and not getattr(app, "_held_keys", None) and len(screen.infos) == len(left):
-                break
+        await _until(pilot, lambda: app.screen is screen and not getattr(app, "_held_keys", None) and len(screen.infos) == len(left))
         assert app.screen is screen, app.screen_stack
         assert sorted(SaveStore().names()) == left
 
@@ -649,10 +636,7 @@ async def test_escape_and_a_number_typed_with_the_help_key_close_help_and_play()
 
     async with _a_plain_table() as (pilot, game):
         together(pilot, "question_mark", "escape", "1")
-        for _ in range(50):
-            await settle(pilot)
-            if plays_of(game) and not getattr(pilot.app, "_held_keys", None):
-                break
+        await _until(pilot, lambda: plays_of(game) and not getattr(pilot.app, "_held_keys", None))
         assert not isinstance(pilot.app.screen, HelpScreen) and plays_of(game) == ["2"], plays_of(game)
 
 
@@ -665,17 +649,9 @@ async def test_a_name_saved_by_escape_and_the_answer_is_the_name_a_quick_game_ty
     app = Ono99App(bot_delay=600, seed=7)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        app.push_screen(screen := SettingsScreen(app.settings))
-        await settle(pilot)
-        field = screen.query_one("#player_name")
-        field.focus()
-        field.value = ""
-        await settle(pilot)
+        field = await _emptied(pilot, screen := SettingsScreen(app.settings), "#player_name")
         together(pilot, "A", "n", "n", "escape", "right", "enter", "g")
-        for _ in range(50):
-            await settle(pilot)
-            if isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding:
-                break
+        await _until(pilot, lambda: isinstance(app.screen, GameScreen) and not getattr(app, "_held_keys", None) and not app._holding)
         assert isinstance(app.screen, GameScreen), app.screen_stack
         assert app.screen.table.game.names[0] == "Ann"
 
@@ -695,9 +671,6 @@ async def test_a_key_typed_with_the_one_that_starts_a_new_game_acts_at_the_table
         await settle(pilot)
         assert isinstance(app.screen, NewGameScreen)
         together(pilot, start, "question_mark")
-        for _ in range(50):
-            await settle(pilot)
-            if isinstance(app.screen, HelpScreen) and not getattr(app, "_held_keys", None) and not app._holding:
-                break
+        await _until(pilot, lambda: isinstance(app.screen, HelpScreen) and not getattr(app, "_held_keys", None) and not app._holding)
         assert [type(s) for s in app.screen_stack[1:]] == [GameScreen, HelpScreen], app.screen_stack
         assert app.screen_stack[1].table.game.names[0] == "You"
