@@ -273,7 +273,8 @@ def test_statistics_that_cannot_be_written_name_the_file_at_fault(private_dirs):
     while not table.game.over:
         table.game.play(table.game.legal_plays()[0])
     said = table._record_stats()
-    assert said == f"Statistics not updated: {data / 'stats.toml.lock'}: Is a directory", said
+    assert said == (f"Statistics not updated: {data / 'stats.toml.lock'}: a folder, not a file; move it away so "
+                    "that later games are counted"), said
 
 
 def test_a_save_whose_lock_is_a_folder_names_the_lock(private_dirs):

@@ -484,7 +484,10 @@ class TableSession:
             record_game(self.game, self.seats, game_id=self.game_id)
         except OSError as exc:  # which file: "Is a directory" alone did not say it was stats.toml.lock
             where = f"{visible(exc.filename)}: " if exc.filename and exc.strerror else ""
-            return f"Statistics not updated: {where}{exc.strerror or exc}"
+            why = exc.strerror or exc
+            if isinstance(exc, IsADirectoryError):  # ("Is a directory" named no way out)
+                why = "a folder, not a file; move it away so that later games are counted"
+            return f"Statistics not updated: {where}{why}"
         return None
 
     # -- subscribers ---------------------------------------------------------------------------
