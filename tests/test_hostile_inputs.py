@@ -481,6 +481,11 @@ async def test_many_broken_themes_are_named_in_one_notice_that_fits_with_the_oth
         assert any("no-such-preset" in n for n in said), said
         (summary,) = [n for n in said if "theme files" in n]
         assert summary.startswith("6 theme files skipped: aa, bb, cc, dd, ee, ff.") and "--theme NAME" in summary
+    from ono99_tui.tui.themes import skipped_notices
+
+    many = load_themes(themes)[1] * 3  # (eighteen: the first eight named, the count of the rest)
+    assert skipped_notices(many) == ["18 theme files skipped: aa, bb, cc, dd, ee, ff, aa, bb and 10 more. "
+                                     "ono99 --theme NAME says what is wrong with one."]
     for stem in broken:
         out = ono99("--theme", stem)
         assert out.returncode == 2 and f"{stem}.toml" in out.stderr and "Traceback" not in out.stderr, out.stderr

@@ -67,7 +67,7 @@ class Lobby:
         mine = None  # this seat's table
         watch = None  # w N: the table to watch, once the list says it is there
         here = None  # the table this lobby shows
-        closed = None  # a notice while watching: said, then the list asked whether our table is gone
+        closed = None  # a notice while watching, held until the list says whether our table is gone
         self.watching = watching
         while True:
             while self.inbox.other:

@@ -57,6 +57,7 @@ def _skipped(why: str, path: Path, name: str | None = None) -> Skipped:
 
 
 SKIPPED_SHOWN = 2  # start notices are toasts, of which about three fit at 80x24
+NAMED_AT_MOST = 8  # files named in the one notice for many (a toast of a few lines)
 
 
 def skipped_notices(problems: list[str]) -> list[str]:
@@ -67,8 +68,9 @@ def skipped_notices(problems: list[str]) -> list[str]:
     stems = [getattr(p, "stem", "") for p in problems]
     if not all(stems):  # (a folder that cannot be read is one problem alone: never here)
         return [f"Theme skipped: {p}" for p in problems]
-    return [f"{len(problems)} theme files skipped: {', '.join(shorten(s, 30) for s in stems)}. "
-            f"ono99 --theme NAME says what is wrong with one."]
+    named = ", ".join(shorten(s, 30) for s in stems[:NAMED_AT_MOST])
+    more = f" and {len(stems) - NAMED_AT_MOST} more" if len(stems) > NAMED_AT_MOST else ""
+    return [f"{len(problems)} theme files skipped: {named}{more}. ono99 --theme NAME says what is wrong with one."]
 
 
 @dataclass(frozen=True)
