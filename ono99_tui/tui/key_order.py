@@ -40,6 +40,8 @@ from textual.command import CommandPalette
 from textual.screen import Screen
 from textual.widgets import Input
 
+from .screens.notice import _Notice
+
 # passes a screen may take to resume before its keys are handled anyway: a bound for a screen that
 # never resumes, not a wait (a ready screen ends it at once). 20 was likely what, on a loaded
 # machine, now and then let "n" and letters typed on the menu reach New game before its focus
@@ -172,13 +174,11 @@ class KeysInOrder:
         """Handle a key; when it ends what is typed in a text field (Enter, Escape, a screen's
         Ctrl+S), the keys after it wait until the field and the screen have acted on it."""
         self.key_time = event.time  # (a question this key asks takes the keys read after it: notice.py)
-        from .screens.notice import _Notice
-
         screen = self.screen
         self._interrupted_by = screen if isinstance(screen, _Notice) and not screen.asked else None
         field = self.focused
         if isinstance(field, Input):  # (letters are the field's, in order; the keys that end them wait)
-            field = field if self._ends_typing(event) or self._priority(event) else None
+            field = field if self._ends_typing(event) or self._priority(event) is not None else None
         else:
             # Any other key waits for the screen to act on it: a screen's binding (Escape closing
             # Help, Enter on a list) acts when the screen's queue reaches it, and the keys read with
@@ -219,16 +219,14 @@ class KeysInOrder:
     def _behind_typing(self, event: events.Key) -> bool:
         """Whether ``event`` is a priority key of the screen's (Ctrl+S in New game) while a text
         field has the focus: the letters typed before it may still be queued for the field."""
-        if not isinstance(self.focused, Input):
-            return False
-        active = self.screen.active_bindings.get(event.key)
-        return active is not None and active.binding.priority and isinstance(active.node, Screen)
+        active = self._priority(event)
+        return isinstance(self.focused, Input) and active is not None and isinstance(active.node, Screen)
 
-    def _priority(self, event: events.Key) -> bool:
-        """Whether ``event`` is a priority key here (New game's Ctrl+S): it acts as it is read, and
-        what it asks of the app (start the game) is a message the keys after it wait behind."""
+    def _priority(self, event: events.Key):
+        """The priority binding ``event`` meets here (New game's Ctrl+S), else None: it acts as it
+        is read, and what it asks of the app (start the game) is a message the keys after it wait behind."""
         active = self.screen.active_bindings.get(event.key)
-        return active is not None and active.binding.priority
+        return active if active is not None and active.binding.priority else None
 
     def _ends_typing(self, event: events.Key) -> bool:
         """Whether ``event``, sent on to the focused text field, ends its typing: Enter (its submit),
