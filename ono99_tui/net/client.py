@@ -11,7 +11,8 @@ import asyncio
 import itertools
 from collections import deque
 
-from .protocol import MAX_SERVER_LINE, REPLIES, VERSION, LineBuffer, ProtocolError, decode, encode, view_from_dict
+from .protocol import (MAX_SERVER_LINE, READ_VIEW, REPLIES, VERSION, LineBuffer, ProtocolError, decode, encode,
+                       view_from_dict)
 
 
 class ServerError(Exception):
@@ -136,9 +137,11 @@ class Client:
                 "server you meant? if so, its host may have forgotten --password)")
 
     def view(self, state: dict):
-        """The PlayerView in a "state" message."""
-        view = view_from_dict(state["view"], self._rules)
-        self._rules = view.rules
+        """The PlayerView in a "state" message, read once: as it arrived (_read_one)."""
+        view = state.get(READ_VIEW)
+        if view is None:
+            view = state[READ_VIEW] = view_from_dict(state["view"], self._rules)
+            self._rules = view.rules
         return view
 
     def send(self, message: dict) -> None:

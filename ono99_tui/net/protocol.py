@@ -22,6 +22,7 @@ VERSION = 1
 MAX_LINE = 16 * 1024  # bytes per line a client may send (the biggest real message, a rules table, is ~1 KiB)
 MAX_SERVER_LINE = 4 * 1024 * 1024  # what a client accepts from the server (a state with a long log)
 MAX_TEXT = 200  # characters in any string field from a client
+READ_VIEW = "_read_view"  # a state's view as the client read it on arrival (a PlayerView: never encoded)
 
 
 class ProtocolError(ValueError):

@@ -17,7 +17,7 @@ from typing import Awaitable, Callable
 from ..engine.record import SeatSpec
 from ..table import HumanTurn, SeatUpdate, TableError, TableOver
 from .client import Client, Disconnected, ServerError, why_not
-from .protocol import ProtocolError, view_from_dict
+from .protocol import READ_VIEW, ProtocolError, view_from_dict
 
 
 
@@ -331,7 +331,7 @@ class RemoteTable:
         if kind == "state":
             if msg.get("table") != self.table_id:
                 return
-            view = view_from_dict(msg["view"], self.view.rules)
+            view = msg.get(READ_VIEW) or view_from_dict(msg["view"], self.view.rules)  # (read as it arrived)
             if view.seat != self.view.seat or len(view.names) != len(self.view.names):
                 raise self.client.unreadable(ProtocolError("bad_message", "a state for another seat, or another "
                                                            "number of seats, than the table's"))

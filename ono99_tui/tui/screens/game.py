@@ -187,6 +187,11 @@ class GameScreen(Screen):
         yield StableFooter(show_command_palette=not self.app.ascii)
 
     def on_mount(self) -> None:
+        if not self.is_attached:
+            # the app is leaving as this table mounts (a server that sent what it cannot read, Ctrl+Q
+            # as a game opened on a loaded machine): its panes are being taken down, and querying
+            # them stopped the exit with a traceback (NoMatches '#total')
+            return
         self.table.undo_allowed = self.app.settings.undo
         self.table.record_stats = True
         if self.table.saves_here:  # (a network table's server saves it)
