@@ -29,6 +29,11 @@ queue reaches the key, and the keys read with it went on meanwhile to the screen
 started a game as "You"). A Widget.focus() asked for (New game focuses its first name as it is
 mounted) is waited for too. A question a key asks (_Notice's ``asked``) takes the keys read after
 that key (``key_time``), not only those read after it came up.
+
+A screen that is reading what its keys act on says so (``keys_wait``; Load reading its list back
+after a delete) and the keys wait until it lets them go (``keys_may_go``): two deletes in one
+read deleted, the second time, the save read first instead of the one that took the deleted
+one's place.
 """
 
 from __future__ import annotations
@@ -123,7 +128,7 @@ class KeysInOrder:
 
     def _screen_ready(self) -> bool:
         screen = self.screen
-        if self._focus_asked:
+        if self._focus_asked or getattr(screen, "keys_wait", False):
             return False
         return screen.focused is not None or getattr(screen, "stack_updates", 1) > 0
 
@@ -152,6 +157,12 @@ class KeysInOrder:
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and not event.is_forwarded:
+            if event.key == "escape" and getattr(self.screen, "keys_wait", False) and not self._holding:
+                # (Escape leaves a screen still reading, a stuck disk's too: the keys typed before
+                # it were for the list it leaves, and are dropped)
+                self._held_keys = None
+                await self._key(event)
+                return
             if self._holding or self._held_keys or not self._screen_ready():
                 if self._held_keys is None:
                     self._held_keys = []
@@ -202,6 +213,8 @@ class KeysInOrder:
                 self._interrupted_by = None
                 self._held_keys.clear()
                 return
+            if getattr(self.screen, "keys_wait", False):
+                return  # (a screen reading what its keys act on: it lets them go, keys_may_go)
             if not self._screen_ready() and self._held_passes < READY_PASSES:
                 self._held_passes += 1
                 self.call_after_refresh(self._handle_held_keys)
@@ -212,6 +225,11 @@ class KeysInOrder:
                 return
             self._typed = False
             await self._key(self._held_keys.pop(0))
+
+    def keys_may_go(self) -> None:
+        """A screen whose ``keys_wait`` held the keys (Load, reading its list back) is ready."""
+        if self._held_keys and not self._holding:
+            self.call_later(self._handle_held_keys)
 
     # -- a screen's priority key behind letters queued for a text field ------------------------
     _typed = False  # the field has taken what was typed before the first held key: it acts now

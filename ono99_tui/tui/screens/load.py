@@ -80,11 +80,27 @@ class LoadScreen(Screen):
         self.reload()
 
     _keep: str | None = None  # the save to highlight again once the list is read back
+    # Keys wait (tui/key_order.py) while the list does not yet hold the line they would act on:
+    # the newest save on a first read, the save to highlight again on a read-back. Two deletes in
+    # one read deleted, the second time, the save read first instead of the one that took the
+    # deleted one's place.
+    keys_wait = False
+
+    def _keys_go(self) -> None:
+        if self.keys_wait:
+            self.keys_wait = False
+            may_go = getattr(self.app, "keys_may_go", None)
+            if may_go is not None:
+                may_go()
+
+    def on_unmount(self) -> None:
+        self._keys_go()
 
     def reload(self, keep: str | None = None) -> None:
         """Read the list again; ``keep``: the save to highlight in it (a renamed or restored one:
         the first line was highlighted instead, and the next d asked to delete another save)."""
         self._keep = keep
+        self.keys_wait = True
         self.infos = []
         saves = self.query_one("#saves", OptionList)
         saves.clear_options()
@@ -127,6 +143,8 @@ class LoadScreen(Screen):
             saves.highlighted, self._keep = kept, None
         elif first and self.infos:
             saves.highlighted = 0
+        if done or (self.infos and self._keep is None):
+            self._keys_go()
         if done:
             self._note(f"Enter open, d delete, r rename. Folder: {self.folder}" if self.infos
                        else f"No saved games yet: games are saved after every play, in {self.folder}")
@@ -135,6 +153,7 @@ class LoadScreen(Screen):
 
     def _failed(self, problem: str) -> None:
         self._note(problem)
+        self._keys_go()
 
     def _current(self) -> SaveInfo | None:
         index = self.query_one("#saves", OptionList).highlighted
