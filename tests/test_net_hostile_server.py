@@ -77,6 +77,8 @@ BAD = [
     ("a table message's seat a string", {"type": "table", "table": table(), "seat": "0"}),
     ("a table message's seat past its seats", {"type": "table", "table": table(), "seat": 5}),
     ("watching a string", {"type": "table", "seat": 0, "table": with_(table(), watching="abc")}),
+    ("watching 20,000 names (a server names 12)", {"type": "table", "seat": 0, "table": with_(
+        table(), watchers=20000, watching=[f"w{i}" for i in range(20000)])}),
     ("an ok's seat a string", {"type": "ok", "table": 1, "seat": "0", "token": "t"}),
     ("an ok's token a number", {"type": "ok", "table": 1, "seat": 0, "token": 5}),
     ("an error's message an object", {"type": "error", "code": "x", "message": {"a": 1}}),

@@ -151,7 +151,8 @@ def _check_fields(kind: str, spec: dict, message: dict) -> None:
 # Every line from the server is checked as it is read (decode): a server that is not ono99, of
 # another version, a buggy fork or a hostile one is refused there with one ProtocolError saying
 # what it sent, never met later as a crash when a screen draws it. A spec is a dict (field ->
-# (spec, required); other fields are ignored), [spec] (a list of them; [spec, n]: at least n),
+# (spec, required); other fields are ignored), [spec] (a list of them; [spec, n]: at least n;
+# [spec, n, m]: n to m),
 # a tuple (any one of them), or one of these shapes. A SEAT is one of the message's seats (_seats).
 class _Shape:
     def __init__(self, name: str, fits):
@@ -199,11 +200,13 @@ class _Pair:
         self.items = items
 
 
+WATCHERS_NAMED = 12  # watchers a table's listing names (all are counted): a server sends no more
+# (a hostile one's 20,000 names were taken, and its table took seconds to leave)
 _SEAT_ROW = {"name": ((TEXT, NULL), True), "player": ((TEXT, NULL), True), "connected": (BOOL, True),
              "left": (BOOL, False)}
 TABLE = {"id": (INT, True), "name": (TEXT, True), "rules": (TEXT, True), "rules_table": (OBJECT, False),
          "seats": ([_SEAT_ROW], True), "started": (BOOL, True), "over": (BOOL, True), "watchers": (COUNT, False),
-         "watching": ([TEXT], False), "state": (TEXT, False), "closes_in": (INT, False),
+         "watching": ([TEXT, 0, WATCHERS_NAMED], False), "state": (TEXT, False), "closes_in": (INT, False),
          "game": ((TEXT, NULL), False)}
 VIEW = {"seat": ((SEAT, _one_of(-1)), True), "names": ([TEXT], True), "rules": (OBJECT, False),
         "round": (COUNT, True), "dealer": (SEAT, True), "hand": ([CARD], True), "hand_sizes": (_PerSeat(COUNT), True),
@@ -304,6 +307,8 @@ def _check(value, spec, where: str, seats: int) -> None:
             items = spec[:1] * len(value)
             if len(value) < (spec[1] if len(spec) > 1 else 0):
                 raise bad(f"must be a list of at least {spec[1]}")
+            if len(spec) > 2 and len(value) > spec[2]:
+                raise bad(f"must be a list of at most {spec[2]}")
         for i, (item, sub) in enumerate(zip(value, items)):
             _check(item, sub, f"{where}[{i}]", seats)
     elif isinstance(spec, tuple):

@@ -12,6 +12,7 @@ from ..engine.rules import Rules
 from ..table import TableSession
 from ..table.seats import bot_names
 from ..text import alike
+from .protocol import WATCHERS_NAMED  # watchers named in a table's listing (all are counted)
 
 
 @dataclass
@@ -39,7 +40,6 @@ class Seat:
         return out
 
 
-WATCHERS_NAMED = 12  # watchers named in a table's listing (all are counted)
 
 
 @dataclass
