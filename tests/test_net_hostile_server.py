@@ -257,6 +257,7 @@ class FakeServer:
         self.loop.call_soon_threadsafe(self.loop.stop)
 
     connections = 0
+    seated = 0  # sits and watches answered
 
     async def handle(self, reader, writer):
         self.connections += 1  # (dialled again: "again" changes the hooks)
@@ -266,6 +267,8 @@ class FakeServer:
             while line := await reader.readline():
                 msg = json.loads(line)
                 kind, re = msg.get("type"), msg.get("id")
+                if kind in hooks.get("silent", ()):  # (a server stuck: never answers these)
+                    continue
 
                 def send(m):
                     if isinstance(m, bytes):
@@ -284,6 +287,7 @@ class FakeServer:
                 elif kind == "ping":
                     send({"type": "pong"})
                 elif kind in ("sit", "watch"):
+                    self.seated += 1
                     seat = 0 if kind == "sit" else None
                     send(hooks.get("sit_ok", {"type": "ok", "table": 1, "seat": 0, "token": "tok"}) if kind == "sit"
                          else {"type": "ok", "table": 1, "game": "g1"})
@@ -316,9 +320,16 @@ def fake():
         server.close()
 
 
-def on_a_terminal(argv: list[str], deadline: float = 60.0) -> tuple[int, str]:
+# ono99 with a client that asks a silent server whether it is there after 0.3 s, not 15 (and
+# gives it 0.3 s to answer): what a stuck server does is seen in a test's time
+PATIENT_LITTLE = ["-c", "import sys; from ono99_tui.net import client; client.PING_AFTER = client.PONG_WITHIN = 0.3; "
+                  "from ono99_tui.cli import main; sys.exit(main())"]
+
+
+def on_a_terminal(argv: list[str], deadline: float = 60.0, python=("-m", "ono99_tui"), until=None) -> tuple[int, str]:
     """``ono99 ARGV`` on an 80x24 PTY until it exits (killed, and the test failed, after
-    ``deadline``: a hang); (exit status, what it wrote)."""
+    ``deadline``: a hang); (exit status, what it wrote). ``until()``: true once it has done
+    what the test waits for (it is killed then)."""
     import fcntl
     import pty
     import struct
@@ -326,10 +337,13 @@ def on_a_terminal(argv: list[str], deadline: float = 60.0) -> tuple[int, str]:
 
     pid, fd = pty.fork()
     if pid == 0:
-        os.execv(sys.executable, [sys.executable, "-m", "ono99_tui", *argv])
+        os.execv(sys.executable, [sys.executable, *python, *argv])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
     out, end = bytearray(), time.monotonic() + deadline
     while time.monotonic() < end:
+        if until is not None and until():
+            os.kill(pid, signal.SIGKILL)
+            break
         if select.select([fd], [], [], 0.5)[0]:
             try:
                 chunk = os.read(fd, 65536)
@@ -462,3 +476,28 @@ async def test_a_table_that_fails_in_this_client_says_so_and_keeps_the_seat():
     forgotten = []
     app._forget = lambda: forgotten.append(1)
     assert app._seat_kept(why, how) == why and not forgotten
+
+
+@pytest.mark.parametrize("command", [["join", "--name", "Ann"], ["join", "--plain", "--name", "Ann"], ["watch"],
+                                     ["watch", "--plain"]])
+def test_a_server_that_stops_answering_before_the_table_opens_is_told_in_one_line(command, fake):
+    """A server that took the connection and the hello, then never answered the seat (or the
+    watch): the table screen showed "Connecting..." until Escape."""
+    server = fake(silent={"sit", "watch"})
+    status, text = on_a_terminal([command[0], f"127.0.0.1:{server.port}", *command[1:]], python=PATIENT_LITTLE)
+    shown = text.rsplit("\x1b[?1049l", 1)[-1]  # (what stays on the terminal once the screen has gone)
+    assert status == 2 and "Traceback" not in text, text[-2000:]
+    said = shown.strip().splitlines()
+    assert len(said) == 1 and "ono99: " in said[0] and (
+        f"127.0.0.1:{server.port} did not answer for 1 s" in said[0] or "no answer" in said[0]), said
+
+
+@pytest.mark.parametrize("plain", [[], ["--plain"]])
+def test_a_server_gone_silent_in_the_lobby_is_noticed_and_dialled_again(plain, fake):
+    """Waiting in the lobby for the game to start, a server stuck (or a connection dead without a
+    word) was never noticed: "Waiting for players" stayed up for good. It is asked whether it is
+    there, as at a table, and dialled again when it does not answer."""
+    server = fake(state=False, silent={"ping"})
+    on_a_terminal(["join", f"127.0.0.1:{server.port}", "--name", "Ann", *plain], python=PATIENT_LITTLE,
+                  until=lambda: server.seated >= 2)
+    assert server.seated >= 2  # (seated, the silence noticed, and seated again)

@@ -580,13 +580,13 @@ async def test_a_server_gone_silent_is_pinged_then_dialled_again(monkeypatch):
     import asyncio
 
     from ono99_tui.engine.record import SeatSpec
-    from ono99_tui.net import remote as remote_module
+    from ono99_tui.net import client as client_module
     from ono99_tui.net.protocol import view_to_dict
     from ono99_tui.net.remote import RemoteTable
     from ono99_tui.table import TableSession
 
-    monkeypatch.setattr(remote_module, "PING_AFTER", 0.2)
-    monkeypatch.setattr(remote_module, "PONG_WITHIN", 0.2)
+    monkeypatch.setattr(client_module, "PING_AFTER", 0.2)
+    monkeypatch.setattr(client_module, "PONG_WITHIN", 0.2)
     heard = []
 
     async def silent(reader, writer):  # reads everything, answers nothing, never closes

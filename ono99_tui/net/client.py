@@ -50,6 +50,15 @@ class Disconnected(ConnectionError):
     pass
 
 
+class Silent(Disconnected):
+    """The server stopped answering: silent past PING_AFTER, and no answer to a ping within
+    PONG_WITHIN (a connection that died without a word, or a server stuck)."""
+
+
+PING_AFTER = 15.0  # seconds of silence before the client asks the server whether it is still there
+PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it calls the server gone
+
+
 def split_address(text: str, default_port: int) -> tuple[str, int]:
     """'host', 'host:port', '[::1]:port' -> (host, port); ValueError says what is wrong."""
     host, port = text, default_port
@@ -153,9 +162,31 @@ class Client:
             return self._pending.popleft()
         return await self._read_one()
 
+    async def recv_or_ping(self) -> dict:
+        """The next message; a server silent for PING_AFTER is asked whether it is still there, and
+        one that does not answer within PONG_WITHIN raises Silent. (Waiting in the lobby, a server
+        stuck or a connection dead without a word left "Waiting for players" up for good.)"""
+        try:
+            return await asyncio.wait_for(self.recv(), PING_AFTER)
+        except TimeoutError:
+            self.send({"type": "ping"})
+        try:
+            return await asyncio.wait_for(self.recv(), PONG_WITHIN)
+        except TimeoutError:
+            raise Silent("the server stopped answering") from None
+
     async def request(self, message: dict) -> dict:
         """Send ``message`` and wait for its reply (other messages meanwhile stay queued for recv);
-        an error reply is raised as ServerError."""
+        an error reply is raised as ServerError; no reply within PING_AFTER + PONG_WITHIN, as
+        ServerError "silent" (a server stuck left "Connecting..." up until Escape)."""
+        try:
+            return await asyncio.wait_for(self._request(message), PING_AFTER + PONG_WITHIN)
+        except TimeoutError:
+            raise ServerError("silent", f"{self.address_said or 'the server'} did not answer for "
+                              f"{PING_AFTER + PONG_WITHIN:.0f} s (stuck, or the connection is lost): "
+                              "try again later") from None
+
+    async def _request(self, message: dict) -> dict:
         msg_id = next(self._ids)
         self.send({**message, "id": msg_id})
         held: list[dict] = []

@@ -16,7 +16,7 @@ from typing import Awaitable, Callable
 
 from ..engine.record import SeatSpec
 from ..table import HumanTurn, SeatUpdate, TableError, TableOver
-from .client import Client, Disconnected, ServerError, why_not
+from .client import Client, Disconnected, ServerError, Silent, why_not
 from .protocol import READ_VIEW, ProtocolError, view_from_dict
 
 
@@ -253,19 +253,13 @@ class RemoteTable:
 
     async def _read_until_lost(self) -> tuple[str, str]:
         """Read until the connection ends: (why, kind). A silent server is pinged: a connection
-        that died without a word (Wi-Fi gone) is noticed within PING_AFTER + PONG_WITHIN."""
+        that died without a word (Wi-Fi gone) is noticed within client.PING_AFTER + PONG_WITHIN."""
         why, kind = "the server closed the connection", ""
         try:
             while True:
-                try:
-                    msg = await asyncio.wait_for(self.client.recv(), PING_AFTER)
-                except TimeoutError:
-                    self.client.send({"type": "ping"})
-                    try:
-                        msg = await asyncio.wait_for(self.client.recv(), PONG_WITHIN)
-                    except TimeoutError:
-                        return "the server stopped answering", "silent"
-                self.handle(msg)
+                self.handle(await self.client.recv_or_ping())
+        except Silent as exc:
+            why, kind = str(exc), "silent"
         except ProtocolError as exc:  # (dialling back would be answered the same: the table ends here)
             why, kind = str(exc), "unreadable"
         except (Disconnected, ConnectionError) as exc:
@@ -399,8 +393,6 @@ class RemoteTable:
             sub.callback(update)
 
 
-PING_AFTER = 15.0  # seconds of silence before the client asks the server whether it is still there
-PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it reconnects
 DIAL_WITHIN = 10.0  # one reconnection attempt (connect and hello)
 BACKOFF_FIRST, BACKOFF_MAX = 0.5, 10.0  # seconds between attempts: doubling, jittered down by up to half
 GIVE_UP_AFTER = 15 * 60.0  # seconds of trying before the client gives up

@@ -277,7 +277,7 @@ async def lobby_reader(net: Network, inbox: Inbox, plan: Plan | None = None) -> 
     last = None
     while True:
         try:
-            msg = await net.client.recv()
+            msg = await net.client.recv_or_ping()  # (a server stuck is noticed: Silent)
         except ProtocolError as exc:  # (dialling back would be answered the same)
             inbox.put(("lost", str(exc), "unreadable"))
             return

@@ -263,7 +263,7 @@ class JoinApp(Ono99App):
     async def _wait_for_start(self) -> None:
         while True:
             try:
-                msg = await self.client.recv()
+                msg = await self.client.recv_or_ping()  # (a server stuck is noticed: Silent)
             except ProtocolError as exc:  # (dialling back would be answered the same)
                 self.fail(str(exc))
                 return
