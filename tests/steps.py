@@ -183,6 +183,10 @@ def check(state: dict, folder) -> list[str]:
         lost.append("the save is gone")
     if op == "delete" and names and names != ["friday"]:
         lost.append(f"unexpected saves {names}")
+    if op == "delete" and not names and store.lone_baks():
+        # (a delete cut short after the save went: `saves list` offered the deleted save back as
+        # "[previous version only]", to be restored)
+        lost.append(f"the deleted save is offered back: {store.lone_baks()}")
     # a new save made under a name a cut-short operation used must not inherit its journal
     for name in ("friday", "saturday"):
         if name not in names:

@@ -798,22 +798,27 @@ class SaveStore:
     def delete_owned(self, name: str) -> None:
         """Delete a save this process holds the lock of (Save as moving it), or nobody does.
 
-        The save goes first: that one unlink is the delete. A journal or .bak left by a
-        crash after it belongs to no save and is cleared when the name is next used
-        (``_clear_leftovers``)."""
+        Its previous version (.bak) goes first, then the save: that unlink is the delete. A
+        .bak left without its save is offered back (``saves list``: "previous version only"), so
+        a kill between the two brought the deleted save back; cut short before the save goes,
+        the save is whole. A journal left after it belongs to no save and is cleared when the
+        name is next used (``_clear_leftovers``)."""
         path = self.file_of(name)
+        bak = path.with_name(path.name + ".bak")
+        try:
+            bak.unlink(missing_ok=True)
+        except OSError as exc:
+            raise SaveError(f"cannot delete {bak}: {exc.strerror or exc}") from None
         try:
             path.unlink()
         except OSError as exc:
             raise SaveError(f"cannot delete {path}: {exc.strerror or exc}") from None
-        for extra in _EXTRAS:
-            if extra == ".lock":
-                continue  # the lock's holder removes it on release (removing it here would let
-                # another ono99 take a second lock on a new file while ours still stands)
-            try:
-                path.with_name(path.name + extra).unlink(missing_ok=True)
-            except OSError:
-                pass  # the save itself is gone; a leftover .bak or journal is harmless
+        try:
+            path.with_name(path.name + ".journal").unlink(missing_ok=True)
+        except OSError:
+            pass  # the save itself is gone; a leftover journal is harmless
+        # (not the .lock: its holder removes it on release; removing it here would let another
+        # ono99 take a second lock on a new file while ours still stands)
 
     def _clear_leftovers(self, path: Path) -> None:
         """A journal or .bak under a name with no save is a leftover (of a delete, or of a rename
