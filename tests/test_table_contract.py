@@ -82,7 +82,7 @@ async def test_a_failure_while_reading_the_tables_messages_ends_the_seat_with_wh
     session, remote = _tables()
 
     class Broken:
-        async def recv(self):
+        async def recv_or_ping(self):
             return {"type": "state", "table": 1}  # no "view": reading it fails
 
         def close(self):
