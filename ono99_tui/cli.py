@@ -1153,7 +1153,26 @@ class _Parser(argparse.ArgumentParser):
         if dashed:
             w = dashed[0]
             message += f" ({w} starts with -, so it was read as an option: write it as ./{w})"
+        elif message.startswith("the following arguments are required"):
+            # (`rules check -rf` said only that FILE was missing, as though -rf had not been typed)
+            unknown = [w for w in self._own_words() if w.startswith("-") and w not in ("-", "--")
+                       and not any(o.startswith(w.split("=")[0]) for o in self._option_string_actions)]
+            if unknown:
+                message += f" ({unknown[0]} is not an option of {self.prog})"
         super().error(message)
+
+    def _own_words(self) -> list[str]:
+        """The words typed after this (sub)command's own name: ``-rf`` in ``rules check -rf``."""
+        words, at = list(_WORDS), 0
+        for name in self.prog.split()[1:]:
+            if name in words[at:]:
+                at = words.index(name, at) + 1
+        return words[at:]
+
+    def _print_message(self, message, file=None):
+        # (a word typed is echoed in argparse's "unrecognized arguments: ..."; an ESC in it reached
+        # the terminal as it was typed: shown as \x1b, as every other message shows one)
+        super()._print_message(visible(message, keep_newlines=True) if message else message, file)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -473,3 +473,23 @@ def test_rules_compare_on_rules_for_fewer_seats_says_the_four_bots_are_its_defau
         "give --bots with at most 2 levels\n"), proc.stderr
     proc = ono99("rules", "compare", "standard", str(tiny), "--games", "4", "--bots", "easy,easy,easy")
     assert proc.returncode == 2 and proc.stderr.startswith(f"ono99: --bots: 3 seats but {tiny} deals"), proc.stderr
+
+
+def test_an_unknown_option_where_a_file_or_name_is_wanted_is_named_and_typed_words_are_shown_as_text():
+    """A stranger's `ono99 rules check -rf` was told only "the following arguments are required:
+    FILE", as though -rf had not been typed; and `ono99 stats ESC[31m...` echoed the ESC raw in
+    "unrecognized arguments", where every other message shows it as \\x1b."""
+    for args, said in ((("rules", "check", "-rf"), "rules check: error: the following arguments are required: FILE "
+                        "(-rf is not an option of ono99 rules check)"),
+                       (("saves", "delete", "-x"), "saves delete: error: the following arguments are required: NAME "
+                        "(-x is not an option of ono99 saves delete)"),
+                       (("--plain", "rules", "compare", "standard", "-q"), "rules compare: error: the following "
+                        "arguments are required: B (-q is not an option of ono99 rules compare)")):
+        proc = ono99(*args)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert proc.stderr.splitlines()[-1] == f"ono99 {said}", proc.stderr
+    proc = ono99("rules", "compare", "--games", "5")  # a known option: nothing added
+    assert proc.returncode == 2 and "not an option" not in proc.stderr, proc.stderr
+    proc = ono99("stats", "\x1b[31mred\x07")
+    assert proc.returncode == 2 and "\x1b" not in proc.stderr and "\x07" not in proc.stderr, proc.stderr
+    assert proc.stderr.splitlines()[-1] == "ono99 stats: error: unrecognized arguments: \\x1b[31mred\\x07"
