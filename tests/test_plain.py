@@ -716,3 +716,12 @@ def test_a_table_too_big_for_its_rules_is_told_how_many_seats_to_remove(tmp_path
         f"These rules deal to at most {most} players, not 8; remove {8 - most} seats."
     assert rules_problem(str(tiny), seats=most + 1).endswith("; remove a seat.")
     assert rules_problem(str(tiny), seats=most) is None
+
+
+def test_an_arrow_key_at_the_turn_says_arrows_do_nothing_and_asks_again():
+    # a stranger's Up arrow and Enter at "Which card?" was told "Nothing typed"
+    rc, lines = plain("--plain", lines="g\n\x1b[A\nq\n")
+    assert rc == 0
+    at = turns(lines)
+    assert lines[at[0] + 1:at[0] + 3] == ["Arrow keys and other special keys do nothing here: type your answer, "
+                                          "then Enter.", "Which card?"], lines

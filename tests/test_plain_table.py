@@ -257,3 +257,37 @@ def test_rounds_that_end_at_the_deal_are_told_one_by_one_with_the_scores_they_le
             assert lines[i + 1].startswith(f"Round {said + 1} is over.")
             said += 1
     assert said == len(notices)
+
+
+@pytest.mark.parametrize("keys", [b"\x1b[A", b"\x1bOB", b"\x1b", b"\x0c", b"\x1b[A\x1b[D\r"])
+def test_a_line_of_special_keys_only_is_not_an_enter_and_says_so(keys):
+    """A stranger pressed an arrow key and Enter at --plain's questions: the turn said "Nothing
+    typed", and a question whose Enter accepts (Press Enter for round 2, Enter keeps on) took it
+    as that Enter. Now the line is said to do nothing, and the same question asked again."""
+    from ono99_tui.plain.console import KEYS_ONLY
+
+    out = io.BytesIO()
+    con = Console(io.BytesIO(keys + b"\n3\n"), out)
+    assert con.ask("Which card?") == "3"
+    assert out.getvalue().decode().splitlines() == ["Which card?", KEYS_ONLY, "Which card?"]
+    assert Console(io.BytesIO(b"\n"), io.BytesIO()).ask("?") == ""  # Enter alone is still Enter
+    assert Console(io.BytesIO(b" \t\r\n"), io.BytesIO()).ask("?") == ""
+
+
+@pytest.mark.parametrize("raw", [b"\x1bOA\n", b"\x1bOB\n", b"\x1bOC\n", b"\x1bOP\n", b"\x1bO5D\n"])
+def test_an_arrow_key_in_application_mode_is_not_read_as_a_letter(raw):
+    # ESC O B (Down, as a terminal left in application cursor mode sends it) read as "B": the
+    # lobby's b (fill the seats with bots), ESC O A as "A": play again
+    assert clean_input(raw) == ""
+
+
+def test_a_network_table_asks_again_after_a_line_of_special_keys_too():
+    from ono99_tui.plain.console import KEYS_ONLY
+    from ono99_tui.plain.network import Inbox, InboxConsole
+
+    inbox, out = Inbox(), io.BytesIO()
+    con = InboxConsole(Console(io.BytesIO(b"\x1b[B\n3\n"), out), inbox)
+    inbox.put(("line", con.read_line()))
+    inbox.put(("line", con.read_line()))
+    assert con.ask("Which card?") == "3"
+    assert out.getvalue().decode().splitlines() == ["Which card?", KEYS_ONLY, "Which card?"]

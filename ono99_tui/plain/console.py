@@ -18,19 +18,33 @@ from typing import BinaryIO
 from ..text import visible
 
 MAX_LINE = 1024  # bytes of one input line kept; the rest of a longer line is read and dropped
-_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-Z\\-_]")  # escape sequences a terminal sends
+# escape sequences a terminal sends: CSI (ESC [, arrows), SS3 (ESC O: arrows in application mode,
+# F1-F4: ESC O B is Down, which read as the letter B), and the other two-character ones
+_CSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1bO[0-9;]*[ -~]|\x1b[@-Z\\-_]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+KEYS_ONLY = "Arrow keys and other special keys do nothing here: type your answer, then Enter."
 
 
 class EndOfInput(Exception):
     """Standard input is closed: the player has left (the game is saved on the way out)."""
 
 
+class KeysOnly(str):
+    """A line that held special keys only (an arrow, Escape, Tab, Ctrl+L) and then Enter: empty
+    once cleaned, yet not the Enter alone that accepts a question's default (an arrow key
+    pressed out of habit before Enter started the next round, or was told "Nothing typed")."""
+
+
 def clean_input(raw: bytes) -> str:
-    """One typed line as text: decoded leniently, escape sequences and control characters dropped."""
+    """One typed line as text: decoded leniently, escape sequences and control characters dropped
+    (a line of nothing else is a ``KeysOnly``)."""
     text = raw.decode("utf-8", errors="replace")
-    text = _CSI.sub("", text)
-    return _CONTROL.sub("", text).strip()
+    cleaned = _CONTROL.sub("", _CSI.sub("", text)).strip()
+    if not cleaned and text.strip("\r\n \t"):
+        return KeysOnly(cleaned)
+    return cleaned
 
 
 def terminal_stdin() -> BinaryIO:
@@ -88,6 +102,10 @@ class Console:
             self.say("(What was typed before this question was dropped.)")
         self.say(prompt)
         line = self.read_line()
+        while isinstance(line, KeysOnly):  # (said, and the question asked again)
+            self.say(KEYS_ONLY)
+            self.say(prompt)
+            line = self.read_line()
         if line is None:
             raise EndOfInput
         return line

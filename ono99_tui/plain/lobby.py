@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from . import words as W
-from .console import Console, EndOfInput
+from .console import KEYS_ONLY, Console, EndOfInput, KeysOnly
 from .network import Inbox, Lost, Network
 from .table import Leave
 
@@ -127,6 +127,9 @@ class Lobby:
                 line = self.inbox.typed.popleft()
                 if line is None:
                     raise EndOfInput
+                if isinstance(line, KeysOnly):
+                    self.con.say(KEYS_ONLY)
+                    continue
                 key = line.lower()
                 if key == "q":
                     raise Leave

@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from ..errors import UserError
-from .console import Console, EndOfInput
+from .console import KEYS_ONLY, Console, EndOfInput, KeysOnly
 
 DEFAULT_PORT = 7099
 NEW_TABLE = -1
@@ -95,7 +95,12 @@ class InboxConsole(Console):
 
     def ask(self, prompt: str, fresh: bool = False) -> str:
         self.say(prompt)  # (lines typed while others play are answered or dropped as they come)
-        return self.inbox.next_line()
+        line = self.inbox.next_line()
+        while isinstance(line, KeysOnly):  # (as Console.ask: said, and the question asked again)
+            self.say(KEYS_ONLY)
+            self.say(prompt)
+            line = self.inbox.next_line()
+        return line
 
 
 def read_stdin(console: Console, inbox: Inbox) -> None:
