@@ -20,10 +20,17 @@ EXIT_USAGE = 2
 
 def _out(text: str = "") -> None:
     # everything printed may hold names, keys or values from files: never raw control characters
+    _put(visible(text, keep_newlines=True) + "\n")
+
+
+def _put(text: str) -> None:
+    """``text`` to standard output as it is (a record exported to -, rules shown whole): a reader
+    gone stops the writing, a full disk is one line (`saves export NAME - > /dev/full` and
+    `rules show > /dev/full` ended in tracebacks)."""
     if _reader_gone:
         return
     try:
-        sys.stdout.write(visible(text, keep_newlines=True) + "\n")
+        sys.stdout.write(text)
     except BrokenPipeError:
         _stop_writing()
     except OSError as exc:  # (a full disk, /dev/full: one line, not a traceback)
@@ -89,7 +96,7 @@ def cmd_rules_show(args) -> int:
     except RulesError as exc:
         raise UserError(str(exc)) from None
     header = f"O'NO 99 house rules: {label}\nEvery key with its value; a rules file need only name the keys it changes."
-    sys.stdout.write(visible(commented_toml(rules, header), keep_newlines=True))
+    _put(visible(commented_toml(rules, header), keep_newlines=True))
     return 0
 
 
@@ -530,7 +537,7 @@ def cmd_saves_export(args) -> int:
     left_out: list[str] = []  # (plays of a damaged journal: said, as replay says them)
     if args.file == "-":  # (a stranger's "-" became a file named "-" in the current folder)
         record = _save_errors(lambda: store.exported(args.name, left_out))
-        sys.stdout.write(record.to_toml())
+        _put(record.to_toml())
     else:
         target = _save_errors(lambda: store.export(args.name, args.file, left_out))
         _out(f"Exported {args.name!r} to {target}.")
@@ -1172,7 +1179,20 @@ class _Parser(argparse.ArgumentParser):
     def _print_message(self, message, file=None):
         # (a word typed is echoed in argparse's "unrecognized arguments: ..."; an ESC in it reached
         # the terminal as it was typed: shown as \x1b, as every other message shows one)
-        super()._print_message(visible(message, keep_newlines=True) if message else message, file)
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(visible(message, keep_newlines=True))
+            file.flush()
+        except BrokenPipeError:
+            if file is sys.stdout:
+                _stop_writing()
+        except (AttributeError, OSError) as exc:  # (`ono99 --help > /dev/full` said nothing, and exit 0)
+            if file is sys.stdout and not isinstance(exc, AttributeError):
+                _stop_writing()
+                _err(f"ono99: cannot write to standard output: {exc.strerror or exc}")
+                sys.exit(EXIT_USAGE)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -493,3 +493,22 @@ def test_an_unknown_option_where_a_file_or_name_is_wanted_is_named_and_typed_wor
     proc = ono99("stats", "\x1b[31mred\x07")
     assert proc.returncode == 2 and "\x1b" not in proc.stderr and "\x07" not in proc.stderr, proc.stderr
     assert proc.stderr.splitlines()[-1] == "ono99 stats: error: unrecognized arguments: \\x1b[31mred\\x07"
+
+
+def test_rules_show_a_save_exported_to_standard_output_and_help_on_a_full_disk_say_so_in_one_line(private_dirs):
+    """`ono99 saves export NAME - > /dev/full` and `ono99 rules show > /dev/full` ended in
+    tracebacks (exit 1); `ono99 --help > /dev/full` wrote nothing and exited 0."""
+    mid_round_save(SaveStore())
+    name = "friday"
+    run = [sys.executable, "-m", "ono99_tui"]
+    for args in (["saves", "export", name, "-"], ["rules", "show"], ["rules", "show", "points"], ["--help"],
+                 ["--version"], ["saves", "export", "--help"]):
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([*run, *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr == "ono99: cannot write to standard output: No space left on device\n", (args, proc.stderr)
+    for args in (["saves", "export", name, "-"], ["--help"]):  # (| true: the reader gone is no error)
+        reader = subprocess.Popen([*run, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        reader.stdout.close()
+        err = reader.stderr.read().decode()
+        assert reader.wait(60) == 0 and err == "", (args, err)
