@@ -54,7 +54,18 @@ def _stop_writing() -> None:
 
 
 def _err(text: str) -> None:
-    print(visible(text, keep_newlines=True), file=sys.stderr)
+    try:
+        print(visible(text, keep_newlines=True), file=sys.stderr, flush=True)
+    except OSError:
+        # 2> /dev/full, or 2>&1 | head -1 gone: nowhere to say it; the command goes on to its own
+        # exit status (`rules check bad.toml 2>&1 | head -0` exited 0, and 2> /dev/full with a
+        # traceback's 1)
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stderr.fileno())  # (the interpreter's last flush goes nowhere, quietly)
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
 
 
 # -- rules ---------------------------------------------------------------------

@@ -512,3 +512,18 @@ def test_rules_show_a_save_exported_to_standard_output_and_help_on_a_full_disk_s
         reader.stdout.close()
         err = reader.stderr.read().decode()
         assert reader.wait(60) == 0 and err == "", (args, err)
+
+
+def test_a_checker_whose_messages_cannot_be_written_keeps_its_exit_status(tmp_path):
+    """`ono99 rules check bad.toml 2>&1 | head -0` exited 0 (a bad file passed for good in a
+    pipefail script), and `... 2> /dev/full` exited 1 with a traceback nobody could read."""
+    (tmp_path / "ok.toml").write_text("target = 50\n")
+    (tmp_path / "bad.toml").write_text("targt = 50\n")
+    run = [sys.executable, "-m", "ono99_tui", "rules", "check"]
+    for files, status in ((["bad.toml"], 2), (["ok.toml", "bad.toml"], 2), (["ok.toml"], 0)):
+        reader = subprocess.Popen([*run, *files], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=tmp_path)
+        reader.stdout.close()  # (2>&1 | true: the reader has gone before a word was read)
+        assert reader.wait(60) == status, files
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([*run, *files], stdout=subprocess.DEVNULL, stderr=full, cwd=tmp_path, timeout=60)
+        assert proc.returncode == status, files
