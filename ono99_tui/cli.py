@@ -640,6 +640,10 @@ def _server_config(args):
     # waiting for good)
     if not str(args.bind).strip():
         raise UserError("--bind needs an address (127.0.0.1, 0.0.0.0 for every interface, ::1, ...)")
+    from .net.client import host_problem
+
+    if (why := host_problem(str(args.bind))) is not None:
+        raise UserError(f"--bind {shorten(repr(args.bind), 80)}: {why}")
     password = args.password
     if password is not None and not password.strip():
         # ($PW unset in a script): the server would have said it asks a password and let anyone in

@@ -527,3 +527,16 @@ def test_a_checker_whose_messages_cannot_be_written_keeps_its_exit_status(tmp_pa
         with open("/dev/full", "w") as full:
             proc = subprocess.run([*run, *files], stdout=subprocess.DEVNULL, stderr=full, cwd=tmp_path, timeout=60)
         assert proc.returncode == status, files
+
+
+@pytest.mark.parametrize("words", [["join", "a" * 64 + ":7099", "--name", "Ann"], ["join", "a..b", "--name", "Ann"],
+                                   ["join", ".x", "--name", "Ann", "--plain"], ["watch", "a" * 300],
+                                   ["serve", "--bind", "a" * 64, "--port", "0"],
+                                   ["serve-ssh", "--open", "--bind", "a..b", "--port", "0"]])
+def test_a_host_name_the_resolver_cannot_encode_is_one_message(private_dirs, words):
+    """`ono99 join` at a host name with a part over 63 characters, or an empty one (a..b, .x),
+    ended in a traceback from the resolver's IDNA encoding ("label too long"), as did serve's --bind."""
+    proc = ono99(*words, input="", timeout=60)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.count("\n") == 1, proc.stderr
+    assert proc.stderr.endswith(": not a host name: each part between dots is 1 to 63 letters, digits or dashes\n")

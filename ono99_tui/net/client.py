@@ -11,6 +11,7 @@ import asyncio
 import itertools
 from collections import deque
 
+from ..text import shorten
 from .protocol import (MAX_SERVER_LINE, READ_VIEW, REPLIES, VERSION, LineBuffer, ProtocolError, decode, encode,
                        view_from_dict)
 
@@ -59,6 +60,19 @@ PING_AFTER = 15.0  # seconds of silence before the client asks the server whethe
 PONG_WITHIN = 10.0  # ...and how long it waits for the answer before it calls the server gone
 
 
+def host_problem(host: str) -> str | None:
+    """Why ``host`` cannot be a host name or address, or None. A part between dots longer than
+    63 characters, or an empty one (a..b, .a), ended `ono99 join` in a traceback from the
+    resolver's IDNA encoding; an address (1.2.3.4, ::1, fe80::1%eth0) is never a name's parts."""
+    if ":" in host:
+        return None  # (an IPv6 address: its own checks, the resolver's message)
+    try:
+        host.encode("idna")
+    except UnicodeError:
+        return "not a host name: each part between dots is 1 to 63 letters, digits or dashes"
+    return None
+
+
 def split_address(text: str, default_port: int) -> tuple[str, int]:
     """'host', 'host:port', '[::1]:port' -> (host, port); ValueError says what is wrong."""
     host, port = text, default_port
@@ -86,6 +100,8 @@ def split_address(text: str, default_port: int) -> tuple[str, int]:
                              "brackets, like [::1]:7099)") from None
     if not host:
         raise ValueError(f"{text!r}: no host name")
+    if (why := host_problem(host)) is not None:
+        raise ValueError(f"{shorten(repr(text), 80)}: {why}")
     try:
         port = int(port)
     except ValueError:
