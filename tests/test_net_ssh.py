@@ -873,3 +873,22 @@ def test_a_gateway_under_a_low_open_file_limit_says_so_once_for_the_whole_proces
         _, err = proc.communicate(timeout=60)
     said = [line for line in err.splitlines() if "open files are limited" in line]
     assert len(said) == 1 and ("sessions" in said[0] or "tabs" in said[0]), err
+
+
+def test_an_authorized_keys_file_without_a_public_key_says_what_the_file_holds(tmp_path):
+    """serve-ssh --authorized-keys given the private key (~/.ssh/id_ed25519, not its .pub), an
+    empty file or one of garbage said asyncssh's "No valid entries found"."""
+    from ono99_tui.net import ssh
+
+    private = tmp_path / "id_ed25519"
+    private.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n"
+                       "-----END OPENSSH PRIVATE KEY-----\n")
+    with pytest.raises(ValueError) as said:
+        ssh.authorized_keys(private)
+    assert str(said.value) == (f"{private} is a private key: give the public keys, such as the {private}.pub "
+                               "ssh-keygen made beside it (never share a private key)")
+    for text in ("", "garbage\n", "ssh-ed25519\n"):
+        (tmp_path / "keys").write_text(text)
+        with pytest.raises(ValueError) as said:
+            ssh.authorized_keys(tmp_path / "keys")
+        assert str(said.value).startswith(f"{tmp_path / 'keys'}: no public key in it; "), str(said.value)

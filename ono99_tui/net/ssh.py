@@ -90,10 +90,16 @@ def authorized_keys(path) -> asyncssh.SSHAuthorizedKeys:
     from ..store.readfile import read_text
 
     text = read_text(path, "authorized keys file")  # (ReadError: a ValueError, "PATH: REASON")
+    if "PRIVATE KEY-----" in text:  # (asyncssh said "No valid entries found")
+        raise ValueError(f"{path} is a private key: give the public keys, such as the {path}.pub "
+                         "ssh-keygen made beside it (never share a private key)")
     keys = asyncssh.SSHAuthorizedKeys()
     try:
         keys.load(text)  # (asyncssh's import_authorized_keys lets an empty file through: nobody gets in)
     except (asyncssh.KeyImportError, ValueError) as exc:
+        if str(exc) == "No valid entries found":  # (asyncssh's words for an empty file, or one of no keys)
+            raise ValueError(f"{path}: no public key in it; the file holds one a line, in OpenSSH's "
+                             "authorized_keys format (ssh-ed25519 AAAA... name), as a .pub file does") from None
         raise ValueError(f"{path}: {exc}") from None
     return keys
 
