@@ -262,3 +262,12 @@ def test_a_pool_whose_terminate_never_returns_is_left_and_its_workers_killed(mon
     simulate._terminate(Pool(), Context())
     assert all(c.killed for c in children)
     stuck.set()
+
+
+def test_a_records_folder_the_file_system_cannot_name_is_one_line(tmp_path):
+    # `simulate --records` with a name longer than the file system allows (255 bytes a part) ended
+    # in a traceback from Path.exists (File name too long)
+    target = tmp_path / ("r" * 300)
+    out = ono99("simulate", "--bots", "easy,easy", "--games", "2", "--records", str(target))
+    assert out.returncode == 2 and out.stdout == "", out.stderr
+    assert out.stderr == f"ono99: --records: cannot use {target}: file name too long\n", out.stderr

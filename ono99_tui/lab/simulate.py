@@ -322,15 +322,18 @@ def indistinct(summary: dict) -> list[tuple[str, str]]:
 def check_records_dir(path: str) -> Path:
     """A directory for the records that will not overwrite anything already there."""
     target = Path(path)
-    if target.exists() and not target.is_dir():
-        raise SimulationError(f"--records: {path} exists and is not a directory")
-    if target.is_dir():
-        clash = sorted(target.glob("game-*.toml"))
-        if clash:
-            raise SimulationError(
-                f"--records: {path} already holds game records ({clash[0].name}, ...); "
-                "choose an empty or new directory so nothing is overwritten"
-            )
+    try:  # (a name too long for the file system, a folder it may not look in: one line, not a traceback)
+        is_dir = target.is_dir()
+        if not is_dir and target.exists():
+            raise SimulationError(f"--records: {path} exists and is not a directory")
+        clash = sorted(target.glob("game-*.toml")) if is_dir else []
+    except OSError as exc:
+        raise SimulationError(f"--records: cannot use {path}: {(exc.strerror or str(exc)).lower()}") from None
+    if clash:
+        raise SimulationError(
+            f"--records: {path} already holds game records ({clash[0].name}, ...); "
+            "choose an empty or new directory so nothing is overwritten"
+        )
     try:
         target.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
