@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 
 from . import __version__
@@ -1165,6 +1166,11 @@ class _Number(argparse.Action):
         setattr(namespace, self.dest, number)
 
 
+_OTHER_WORDS = {"rm": "delete", "del": "delete", "remove": "delete", "ls": "list", "load": "resume",
+                "continue": "resume", "play": "resume", "server": "serve", "ssh": "serve-ssh", "spectate": "watch",
+                "connect": "join", "statistics": "stats", "sim": "simulate", "validate": "check"}
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser; its usage errors also say when a word that names a file was read as an
     option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
@@ -1175,6 +1181,18 @@ class _Parser(argparse.ArgumentParser):
         if dashed:
             w = dashed[0]
             message += f" ({w} starts with -, so it was read as an option: write it as ./{w})"
+        elif (chose := re.match(r"argument (?:COMMAND|ACTION): invalid choice: '(.*)' \(choose from ", message)):
+            # (`ono99 save list`, `ono99 simualte`, `ono99 help`: the list alone, no word of which was meant)
+            import difflib
+
+            subs = next(a for a in self._actions if isinstance(a, argparse._SubParsersAction))
+            typed = chose.group(1)
+            close = [w for w in (_OTHER_WORDS.get(typed.lower()),) if w in subs.choices] \
+                or difflib.get_close_matches(typed.lower(), list(subs.choices), n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {self.prog} {close[0]}?"
+            elif chose.group(1) in ("help", "h", "?"):
+                message += f"; {self.prog} --help says what each does"
         elif message.startswith("the following arguments are required"):
             # (`rules check -rf` said only that FILE was missing, as though -rf had not been typed)
             unknown = [w for w in self._own_words() if w.startswith("-") and w not in ("-", "--")

@@ -540,3 +540,21 @@ def test_a_host_name_the_resolver_cannot_encode_is_one_message(private_dirs, wor
     assert proc.returncode == 2 and proc.stdout == "", proc.stderr
     assert proc.stderr.count("\n") == 1, proc.stderr
     assert proc.stderr.endswith(": not a host name: each part between dots is 1 to 63 letters, digits or dashes\n")
+
+
+def test_a_mistyped_command_is_told_the_command_it_likely_meant():
+    """`ono99 save list`, `ono99 saves rm x` and `ono99 help` got argparse's list of choices and
+    no word of which one was meant."""
+    for words, typed, hint in ((["save", "list"], "save", "; did you mean ono99 saves?"),
+                               (["simualte"], "simualte", "; did you mean ono99 simulate?"),
+                               (["rules", "chek", "x"], "chek", "; did you mean ono99 rules check?"),
+                               (["saves", "rm", "x"], "rm", "; did you mean ono99 saves delete?"),
+                               (["saves", "LS"], "LS", "; did you mean ono99 saves list?"),
+                               (["help"], "help", "; ono99 --help says what each does"),
+                               (["rules", "help"], "help", "; ono99 rules --help says what each does")):
+        proc = ono99(*words)
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        last = proc.stderr.splitlines()[-1]
+        assert f"invalid choice: '{typed}'" in last and last.endswith(hint), last
+    proc = ono99("xyzzy")  # nothing like it: the list alone
+    assert proc.returncode == 2 and proc.stderr.splitlines()[-1].endswith("'web', 'host')"), proc.stderr
