@@ -115,11 +115,18 @@ def cmd_rules_show(args) -> int:
 def cmd_rules_check(args) -> int:
     from .engine.rules import RulesError
     from .store.files import load_rules_file
+    from .store.readfile import STDIN
 
     bad = 0
+    if args.files.count("-") > 1:
+        raise UserError("rules check: - (standard input) can be given once")
     for path in args.files:
         try:
-            load_rules_file(path)
+            if path == "-":  # (`... | ono99 rules check -` said "-: no such file")
+                _piped_rules()
+                path = STDIN
+            else:
+                load_rules_file(path)
         except RulesError as exc:
             bad += 1
             for problem in exc.problems:
@@ -127,6 +134,18 @@ def cmd_rules_check(args) -> int:
         else:
             _out(f"{path}: ok")
     return EXIT_USAGE if bad else 0
+
+
+def _piped_rules():
+    """Rules from standard input (``rules check -``), or RulesError naming it and what is wrong."""
+    from .engine.rules import Problem, RulesError, load_rules_text
+    from .store.readfile import STDIN, ReadError, read_stdin
+
+    try:
+        text = read_stdin("rules file", command="rules check")
+    except ReadError as exc:
+        raise RulesError([Problem(exc.where, "", exc.reason)]) from None
+    return load_rules_text(text, STDIN)
 
 
 # -- replay ----------------------------------------------------------------------
@@ -1263,7 +1282,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_rules_show)
     p = rules_sub.add_parser("check", help="check rules files; exit 0 when all are valid, 2 when not")
     p.add_argument("files", nargs="+", metavar="FILE", type=_named,
-                   help="house-rule files (.toml); every problem of each is said, with the key and what is allowed")
+                   help="house-rule files (.toml; - reads one from standard input); every problem of each is said, "
+                   "with the key and what is allowed")
     p.set_defaults(func=cmd_rules_check)
     p = rules_sub.add_parser(
         "compare", help="simulate the same deals under two rule sets and compare them side by side",

@@ -558,3 +558,14 @@ def test_a_mistyped_command_is_told_the_command_it_likely_meant():
         assert f"invalid choice: '{typed}'" in last and last.endswith(hint), last
     proc = ono99("xyzzy")  # nothing like it: the list alone
     assert proc.returncode == 2 and proc.stderr.splitlines()[-1].endswith("'web', 'host')"), proc.stderr
+
+
+def test_rules_check_dash_checks_the_rules_piped_in():
+    # `cat house.toml | ono99 rules check -` said "-: cannot read the rules file: no such file"
+    proc = ono99("rules", "check", "-", input="target = 50\n")
+    assert proc.returncode == 0 and proc.stdout == "standard input: ok\n", proc
+    proc = ono99("rules", "check", "-", input="target = 5\n")
+    assert proc.returncode == 2 and proc.stderr == ("standard input: target: 5 is out of range; allowed: a whole "
+                                                    "number from 10 to 999\n"), proc.stderr
+    proc = ono99("rules", "check", "-", "-", input="")
+    assert proc.returncode == 2 and proc.stderr == "ono99: rules check: - (standard input) can be given once\n"

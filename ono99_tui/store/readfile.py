@@ -89,7 +89,7 @@ def read_text(path: str | Path, what: str, limit: int = LIMIT) -> str:
 STDIN = "standard input"
 
 
-def read_stdin(what: str, limit: int = LIMIT, stream=None) -> str:
+def read_stdin(what: str, limit: int = LIMIT, stream=None, command: str = "saves import") -> str:
     """The UTF-8 text piped to standard input (``-`` for a file name), at most ``limit`` bytes, or
     ReadError. A terminal is refused: the command would wait silently for a record typed by hand."""
     import sys
@@ -97,10 +97,10 @@ def read_stdin(what: str, limit: int = LIMIT, stream=None) -> str:
     stream = sys.stdin if stream is None else stream
     if stream is None or stream.closed:
         raise ReadError(STDIN, f"cannot read the {what}: standard input is closed; pipe one in "
-                        "(... | ono99 saves import -) or give a file name")
+                        f"(... | ono99 {command} -) or give a file name")
     if stream.isatty():
         raise ReadError(STDIN, f"cannot read the {what}: standard input is a terminal; pipe one in "
-                        "(... | ono99 saves import -) or give a file name")
+                        f"(... | ono99 {command} -) or give a file name")
     raw = stream.buffer.read(limit + 1)
     if len(raw) > limit:
         raise ReadError(STDIN, f"the {what} is too large (more than {_size(limit)})")
