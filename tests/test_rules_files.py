@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ono99_tui.store.files import load_rules_file
+from tests.cli import ono99
 from ono99_tui.store.presets import load_preset, preset_names, resolve_rules
 from ono99_tui.engine.rules import (
     DEFAULT, KEYS, Rules, RulesError, commented_toml, load_rules_text, rules_from_dict,
@@ -219,3 +220,24 @@ def test_any_text_gives_rules_or_a_clear_error_never_a_traceback(text):
         load_rules_text(text, "fuzz.toml")
     except RulesError as exc:
         assert exc.problems and all(str(p).startswith("fuzz.toml") for p in exc.problems)
+
+
+def test_a_rules_file_typed_with_a_tilde_is_in_the_home_folder_and_a_name_too_long_is_no_preset(
+        private_dirs, tmp_path, monkeypatch):
+    """"~/house.toml" typed at New game's "or file", at --plain's rules question or quoted on a
+    command line was "no such file" while it was there; a 300-letter name ended `ono99 rules
+    show` and `ono99 --rules` in a traceback (File name too long)."""
+    from ono99_tui.store.presets import lasting_spec
+    from ono99_tui.store.rule_presets import resolve
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "house.toml").write_text("target = 50\n")
+    monkeypatch.setenv("HOME", str(home))
+    rules, label = resolve("~/house.toml")
+    assert rules.target == 50 and label == str(home / "house.toml")
+    assert lasting_spec("~/house.toml") == str(home / "house.toml")
+    proc = ono99("rules", "show", "a" * 300)
+    assert proc.returncode == 2 and "no preset or file named 'aaa" in proc.stderr, proc.stderr
+    proc = ono99("--rules", "a" * 300, "--plain", input="")
+    assert proc.returncode == 2 and "--rules: no preset or file named 'aaa" in proc.stderr, proc.stderr

@@ -37,14 +37,36 @@ def load_preset(name: str) -> Rules:
     return load_rules_text(preset_text(name), f"preset {name}")
 
 
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file, False where it cannot be looked at: a name too long for the
+    file system (`ono99 rules show` of 300 letters ended in a traceback: File name too long)."""
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:
+        return False
+
+
+def _typed_path(spec: str) -> Path:
+    """A rules file's path as typed: a leading ~ is the home folder (typed at New game's "or file",
+    in --plain's question, or quoted on a command line: "~/house.toml" was "no such file")."""
+    return Path(os.path.expanduser(spec)) if spec.startswith("~") else Path(spec)
+
+
 def lasting_spec(spec: str, user_dir: Path | None = None) -> str:
     """``spec`` as it resolves the same from any folder later: a preset name as it is, a rules
     file as an absolute path (a relative one names a file in the folder ono99 runs in now)."""
     if not spec or spec in _files():
         return spec
-    if user_dir is not None and "/" not in spec and (Path(user_dir) / f"{spec}.toml").is_file():
+    if user_dir is not None and "/" not in spec and _is_file(Path(user_dir) / f"{spec}.toml"):
         return spec
-    return os.path.abspath(spec)
+    return os.path.abspath(_typed_path(spec))
 
 
 def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules, str]:
@@ -54,10 +76,10 @@ def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules
         return load_preset("standard"), "standard"
     if spec in _files():
         return load_preset(spec), spec
-    if user_dir is not None and "/" not in spec and (Path(user_dir) / f"{spec}.toml").is_file():
+    if user_dir is not None and "/" not in spec and _is_file(Path(user_dir) / f"{spec}.toml"):
         return load_preset_file(Path(user_dir) / f"{spec}.toml"), spec
-    path = Path(spec)
-    if path.suffix == ".toml" or path.exists() or "/" in spec:
+    path = _typed_path(spec)
+    if path.suffix == ".toml" or _exists(path) or "/" in spec:
         return load_rules_file(path), str(path)
     raise RulesError(
         [Problem("", "", f"no preset or file named {spec!r} (presets: {', '.join(preset_names())}"
