@@ -761,3 +761,19 @@ def test_a_play_made_before_the_plain_table_opens_is_said_once():
     played = [i for i, line in enumerate(lines) if line.startswith("Bot: ")]
     assert len(played) == 1, lines
     assert played[0] < lines.index("Your turn."), lines  # (and before the turn it leads to)
+
+
+def test_an_arrow_key_at_a_network_tables_turn_says_arrows_do_nothing_and_asks_again():
+    # a stranger's Down arrow (ESC O B in application mode) and Enter at a plain host's "Which
+    # card?" was told "Nothing typed"
+    host = Running("host", "--plain", "--port", "0", "--bot-delay", "0", "--seats", "2", "--no-save")
+    try:
+        host.wait_for(r"^Others join with: ono99 join localhost:\d+ --name NAME$")
+        host.type("b\ns\n\x1bOB\nq\n", close=True)
+        assert host.finish() == 0
+    finally:
+        stop(host)
+    lines = host.lines
+    at = lines.index("Arrow keys and other special keys do nothing here: type your answer, then Enter.")
+    assert lines[at - 1] == lines[at + 1] == "Which card?", lines
+    assert not any(line.startswith("Nothing typed") for line in lines), lines

@@ -21,7 +21,7 @@ from ..net.lobby import cannot_connect, host_again, host_leaving, no_table_now
 from ..net.remote import RECONNECTED
 from ..table import SeatUpdate
 from . import words as W
-from .console import Console, EndOfInput, terminal_stdin
+from .console import KEYS_ONLY, Console, EndOfInput, KeysOnly, terminal_stdin
 from .lobby import Lobby
 from .network import Inbox, InboxConsole, Lost, Network, Plan, join_plan, lobby_reader, read_stdin, sit
 from .table import PROMPT, Leave, PlainTable
@@ -184,6 +184,11 @@ class RemotePlain(PlainTable):
                 head = self.inbox.typed[0]
                 if head is None:
                     raise EndOfInput
+                if mine and isinstance(head, KeysOnly):  # (an arrow and Enter: "Nothing typed")
+                    self.inbox.typed.popleft()
+                    self.con.say(KEYS_ONLY)
+                    self.con.say(PROMPT)
+                    continue
                 if mine:
                     self.inbox.typed.popleft()
                     if self._answer(self.seat, head):
