@@ -378,3 +378,16 @@ async def test_the_menu_says_how_many_bots_the_quick_game_seats(private_dirs, tm
             await pilot.pause()
             menu = app.screen.query_one("#menu", OptionList)
             assert str(menu.get_option("quick").prompt) == f"Quick game: you against {words}"
+
+
+def test_two_theme_files_of_one_name_keep_the_first_and_say_why_the_other_is_not_used(tmp_path):
+    # a.toml and b.toml both saying name = "plum": b's colours were used and a's dropped, unsaid
+    from ono99_tui.tui.themes import load_themes
+
+    (tmp_path / "a.toml").write_text("name = 'plum'\n[colors]\nprimary = '#8E4585'\n")
+    (tmp_path / "b.toml").write_text("name = 'plum'\n[colors]\nprimary = '#00FF00'\n")
+    themes, problems = load_themes(tmp_path)
+    assert themes["plum"].theme.primary.upper() == "#8E4585"
+    assert problems == [f"{tmp_path / 'b.toml'}: name: 'plum' is the name of your theme in a.toml too; "
+                        "give this one another name"]
+    assert problems[0].names == {"b", "plum"}

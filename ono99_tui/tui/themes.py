@@ -198,5 +198,10 @@ def load_themes(user_dir: Path | None = None) -> tuple[dict[str, ThemeFile], lis
             problems.append(_skipped(f"{visible(path)}: name: {tf.theme.name!r} is a shipped theme; give yours another name",
                                      path, tf.theme.name))
             continue
+        if tf.theme.name in themes:  # (two files of one name: the later one won, and nothing was said)
+            first = Path(themes[tf.theme.name].source).name
+            problems.append(_skipped(f"{visible(path)}: name: {tf.theme.name!r} is the name of your theme in "
+                                     f"{visible(first)} too; give this one another name", path, tf.theme.name))
+            continue
         themes[tf.theme.name] = tf
     return themes, problems
