@@ -258,3 +258,22 @@ async def test_new_game_at_40x12_shows_who_plays_each_seat():
         assert isinstance(app.screen, NewGameScreen)
         text = shown(app)
         assert "Human" in text and text.count("Medium bot") == 3, text
+
+
+async def test_a_terminal_a_few_columns_wide_shows_the_menu_without_a_traceback(private_dirs):
+    """A stranger's pane split down to a sliver (1 to 6 columns): the menu's list wrapped its
+    entries to a width of 0, Rich's chop_cells raised ValueError (range() arg 3 must not be
+    zero) and the app stopped with a traceback. It now lays out, and widens again as it was."""
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for width, height in ((6, 10), (3, 3), (1, 1), (2, 5), (80, 24)):
+            await pilot.resize_terminal(width, height)
+            await pilot.pause()
+        assert "Quick game: you against three medium bots" in shown(app)
+    assert app.return_code in (None, 0)
+    for width in (1, 3, 6):  # (started that narrow, too)
+        app = Ono99App(bot_delay=600)
+        async with app.run_test(size=(width, 3)) as pilot:
+            await pilot.pause()
+        assert app.return_code in (None, 0)

@@ -121,3 +121,17 @@ def test_widget_focus_moves_the_focus_by_the_callback_key_order_waits_for():
     body = inspect.getsource(Widget.focus)
     assert "def set_focus(" in body and "self.app.call_later(set_focus, self)" in body
     assert FOCUS_CALLBACK == f"{Widget.focus.__qualname__}.<locals>.set_focus"
+
+
+def test_the_width_zero_guard_is_on_each_divide_line_that_wraps_text():
+    """tui/textual_fixes.py wraps rich.text's and textual.content's divide_line (Rich's private
+    rich._wrap) so text wrapped to width 0 does not raise. Fails the day either stops calling it."""
+    import rich.text
+    import textual.content
+
+    import ono99_tui.tui.textual_fixes  # noqa: F401 - (applied on import)
+
+    for module in (rich.text, textual.content):
+        assert getattr(module.divide_line, "_ono99_guarded", False), module
+        assert "divide_line(" in inspect.getsource(module).split("import divide_line", 1)[1]
+    assert rich.text.divide_line("abc", 0) == [1, 2]  # (as at width 1: one cell a line)

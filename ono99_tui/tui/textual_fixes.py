@@ -19,10 +19,16 @@ method is missing (a Textual that has changed it).
   callback ran (a screen replaced or the app closed at once, on a loaded machine: New game
   started by a name and Ctrl+S in one read), the callback found no title widget and raised
   NoMatches, and the app stopped. A header whose title widget is gone now sets nothing.
+- Text wrapped to a width of exactly 0 (the menu's option list in a terminal 1 to 6 columns
+  wide: a pane split down to a sliver, a window dragged narrow) reached Rich's chop_cells, whose
+  range() step of 0 raised ValueError, and the app stopped with a traceback. Such text is now
+  wrapped as at a width of 1 (only its height is asked there; nothing of it fits on screen).
 """
 
 from __future__ import annotations
 
+import rich.text
+import textual.content
 from textual import events
 from textual._xterm_parser import XTermParser
 from textual.screen import Screen
@@ -84,7 +90,16 @@ def _titles_while_titled(on_mount):
     return _on_mount
 
 
+def _never_at_width_zero(divide_line):
+    def _divide_line(text, width, fold=True):
+        return divide_line(text, width or 1, fold)
+    return _divide_line
+
+
 _guard(OptionList, "_move_page", _paging_once_laid_out)
+# (each module that calls Rich's divide_line, by the name it imported it under)
+_guard(rich.text, "divide_line", _never_at_width_zero)
+_guard(textual.content, "divide_line", _never_at_width_zero)
 _guard(Header, "_on_mount", _titles_while_titled)
 _guard(XTermParser, "_sequence_to_key_events", _keeping_alt)
 _guard(Screen, "_screen_resized", _at_the_latest_size)
