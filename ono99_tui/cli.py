@@ -1190,6 +1190,35 @@ _OTHER_WORDS = {"rm": "delete", "del": "delete", "remove": "delete", "ls": "list
                 "connect": "join", "statistics": "stats", "sim": "simulate", "validate": "check"}
 
 
+class _Before(argparse.Action):
+    """An option of ono99's own, given before a command (``ono99 --rules points host``): kept
+    aside as well, as ``before_NAME``, since a command's option of the same name sets its own
+    default over it (the host's table was made with standard rules, and nothing said)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        value = True if self.nargs == 0 else values
+        setattr(namespace, self.dest, value)
+        setattr(namespace, f"before_{self.dest}", value)
+
+
+def _options_before(parser: argparse.ArgumentParser, args) -> None:
+    """ono99's own --rules and --ascii, given before a command: used by the command that has the
+    same option (host and simulate --rules, replay --ascii) unless it was given there too; a
+    command that plays no new game is told --rules is not for it, not left to ignore it."""
+    rules, ascii_ = getattr(args, "before_rules", None), getattr(args, "before_ascii", False)
+    func = getattr(args, "func", None)
+    if rules is not None and func not in (cmd_play, cmd_resume):
+        if func in (cmd_host, cmd_simulate):
+            if args.rules is None:
+                args.rules = rules
+        else:
+            chosen = _chosen_parser(parser, _WORDS)
+            chosen.error(f"--rules is for a new game ({chosen.prog} does not use it): ono99 --rules "
+                         f"{shorten(rules, 40)}, ono99 host --rules ..., ono99 simulate --rules ...")
+    if ascii_ and func is cmd_replay:
+        args.ascii = True
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse's parser; its usage errors also say when a word that names a file was read as an
     option because it starts with a dash (``rules check -x.toml`` said FILE was missing)."""
@@ -1259,11 +1288,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"ono99 {__version__}")
     glyphs = parser.add_mutually_exclusive_group()
-    glyphs.add_argument("--ascii", action="store_true", help="draw with ASCII characters only")
+    glyphs.add_argument("--ascii", action=_Before, nargs=0, default=False, help="draw with ASCII characters only")
     glyphs.add_argument("--unicode", action="store_true",
                         help="draw with Unicode characters even where the terminal looks unable to "
                         "(TERM=linux, vt100, dumb, or a locale that is not UTF-8 get ASCII by default)")
-    parser.add_argument("--rules", metavar="PRESET|FILE", type=_named, help="house rules for a new game")
+    parser.add_argument("--rules", metavar="PRESET|FILE", type=_named, action=_Before, help="house rules for a new game")
     parser.add_argument("--plain", action="store_true",
                         help="lines of text instead of the full screen: for screen readers, braille displays "
                         "and pipes (also after resume: ono99 resume --plain NAME)")
@@ -1535,6 +1564,7 @@ def main(argv: list[str] | None = None) -> int:
     args, extra = parser.parse_known_args(_dash_values(parser, list(_WORDS)))
     if extra:
         _unrecognized(parser, args, extra)
+    _options_before(parser, args)
     try:
         status = args.func(args)
         try:

@@ -569,3 +569,25 @@ def test_rules_check_dash_checks_the_rules_piped_in():
                                                     "number from 10 to 999\n"), proc.stderr
     proc = ono99("rules", "check", "-", "-", input="")
     assert proc.returncode == 2 and proc.stderr == "ono99: rules check: - (standard input) can be given once\n"
+
+
+def test_rules_and_ascii_given_before_a_command_are_used_by_it_or_refused_never_dropped(tmp_path):
+    """`ono99 --rules points simulate ...` and `ono99 --rules points host` played standard rules,
+    and `ono99 --ascii replay FILE` drew Unicode: the command's own option of that name set its
+    default over the one given before it, and nothing was said. `ono99 --rules points stats`
+    ignored it too."""
+    proc = ono99("--rules", "points", "simulate", "--bots", "easy,easy", "--games", "2")
+    assert proc.returncode == 0 and proc.stdout.startswith("2 games, 2 seats, rules: points,"), proc
+    proc = ono99("--rules", "points", "simulate", "--bots", "easy,easy", "--games", "2", "--rules", "standard")
+    assert proc.returncode == 0 and proc.stdout.startswith("2 games, 2 seats, rules: standard,"), proc  # (its own wins)
+    for words in (["stats"], ["rules", "show"], ["join", "h", "--name", "A"], ["saves", "list"]):
+        proc = ono99("--rules", "points", *words)
+        command = " ".join(w for w in words if w in ("stats", "rules", "show", "join", "saves", "list"))
+        assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+        assert proc.stderr.splitlines()[-1] == (
+            f"ono99 {command}: error: --rules is for a new game (ono99 {command} does not use it): ono99 --rules "
+            "points, ono99 host --rules ..., ono99 simulate --rules ..."), proc.stderr
+    record = tmp_path / "games"
+    assert ono99("simulate", "--bots", "easy,easy", "--games", "2", "--records", str(record)).returncode == 0
+    first = sorted(record.iterdir())[0]
+    assert "->" in ono99("--ascii", "replay", str(first)).stdout
