@@ -135,3 +135,26 @@ def test_the_width_zero_guard_is_on_each_divide_line_that_wraps_text():
         assert getattr(module.divide_line, "_ono99_guarded", False), module
         assert "divide_line(" in inspect.getsource(module).split("import divide_line", 1)[1]
     assert rich.text.divide_line("abc", 0) == [1, 2]  # (as at width 1: one cell a line)
+
+
+def test_the_terminal_is_asked_its_size_before_the_columns_and_lines_variables(monkeypatch):
+    """With COLUMNS=200 LINES=60 exported (some shell profiles do), the screen was drawn 200
+    columns wide in an 80x24 window, and COLUMNS=100000 LINES=100000 took gigabytes: Textual's
+    LinuxDriver asks shutil.get_terminal_size, which prefers the variables to the terminal."""
+    import os
+
+    from textual.drivers.linux_driver import LinuxDriver
+
+    import ono99_tui.tui.textual_fixes  # noqa: F401 - (applied on import)
+
+    assert getattr(LinuxDriver._get_terminal_size, "_ono99_guarded", False)
+    assert "self._get_terminal_size()" in inspect.getsource(LinuxDriver)  # (what it sizes the screen by)
+    monkeypatch.setenv("COLUMNS", "200")
+    monkeypatch.setenv("LINES", "60")
+    monkeypatch.setattr(os, "get_terminal_size", lambda fd: os.terminal_size((80, 24)))
+    assert LinuxDriver._get_terminal_size(None) == (80, 24)
+
+    def no_terminal(fd):
+        raise OSError(25, "Inappropriate ioctl for device")
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    assert LinuxDriver._get_terminal_size(None) == (200, 60)  # (no terminal to ask: the variables)

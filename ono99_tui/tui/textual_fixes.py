@@ -23,13 +23,22 @@ method is missing (a Textual that has changed it).
   wide: a pane split down to a sliver, a window dragged narrow) reached Rich's chop_cells, whose
   range() step of 0 raised ValueError, and the app stopped with a traceback. Such text is now
   wrapped as at a width of 1 (only its height is asked there; nothing of it fits on screen).
+- The terminal's size was asked of shutil.get_terminal_size, which prefers the COLUMNS and LINES
+  environment variables to the terminal itself: with COLUMNS=200 exported (as some shell profiles
+  do) the screen was drawn 200 columns wide in an 80-column window, resizing it changed nothing,
+  and COLUMNS=100000 LINES=100000 took gigabytes and drew nothing. The terminal is now asked
+  first; the variables are used only where there is no terminal to ask.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+
 import rich.text
 import textual.content
 from textual import events
+from textual.drivers.linux_driver import LinuxDriver
 from textual._xterm_parser import XTermParser
 from textual.screen import Screen
 from textual.widgets import Header, OptionList
@@ -96,7 +105,21 @@ def _never_at_width_zero(divide_line):
     return _divide_line
 
 
+def _the_terminals_own_size(get_size):
+    def _get_terminal_size(self):
+        for stream in (sys.__stdout__, sys.__stderr__, sys.__stdin__):
+            try:
+                columns, lines = os.get_terminal_size(stream.fileno())
+            except (AttributeError, OSError, ValueError):
+                continue
+            if columns > 0 and lines > 0:
+                return columns, lines
+        return get_size(self)
+    return _get_terminal_size
+
+
 _guard(OptionList, "_move_page", _paging_once_laid_out)
+_guard(LinuxDriver, "_get_terminal_size", _the_terminals_own_size)
 # (each module that calls Rich's divide_line, by the name it imported it under)
 _guard(rich.text, "divide_line", _never_at_width_zero)
 _guard(textual.content, "divide_line", _never_at_width_zero)
