@@ -92,9 +92,11 @@ class Ono99App(KeysInOrder, App):
         takes the app's first size from Rich; its driver then sends the size it measures. Two sizes
         at every start (80x25, then the real 80x24 or 120x40): the screen laid out at each in
         turn for ever (tui/textual_fixes.py now stops that). Rich is given the size the driver
-        reads (shutil.get_terminal_size), so the first size is the real one."""
+        reads (tui/textual_fixes.terminal_size), so the first size is the real one."""
         if self.console.is_dumb_terminal:
-            self.console.size = shutil.get_terminal_size()
+            from .textual_fixes import terminal_size
+
+            self.console.size = terminal_size() or shutil.get_terminal_size()
 
     def _no_colour_at_all(self) -> None:
         """NO_COLOR means no colour (no-color.org): Textual turns it into greys instead (its

@@ -105,16 +105,22 @@ def _never_at_width_zero(divide_line):
     return _divide_line
 
 
+def terminal_size() -> tuple[int, int] | None:
+    """The terminal's own size (columns, lines), never the COLUMNS and LINES variables; None
+    when no standard stream is a terminal that knows its size."""
+    for stream in (sys.__stdout__, sys.__stderr__, sys.__stdin__):
+        try:
+            columns, lines = os.get_terminal_size(stream.fileno())
+        except (AttributeError, OSError, ValueError):
+            continue
+        if columns > 0 and lines > 0:
+            return columns, lines
+    return None
+
+
 def _the_terminals_own_size(get_size):
     def _get_terminal_size(self):
-        for stream in (sys.__stdout__, sys.__stderr__, sys.__stdin__):
-            try:
-                columns, lines = os.get_terminal_size(stream.fileno())
-            except (AttributeError, OSError, ValueError):
-                continue
-            if columns > 0 and lines > 0:
-                return columns, lines
-        return get_size(self)
+        return terminal_size() or get_size(self)
     return _get_terminal_size
 
 
