@@ -271,3 +271,53 @@ def test_a_records_folder_the_file_system_cannot_name_is_one_line(tmp_path):
     out = ono99("simulate", "--bots", "easy,easy", "--games", "2", "--records", str(target))
     assert out.returncode == 2 and out.stdout == "", out.stderr
     assert out.stderr == f"ono99: --records: cannot use {target}: file name too long\n", out.stderr
+
+
+def _children(pid: int) -> set[int]:
+    import subprocess
+
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return {int(p) for p in out.split()}
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split()[2] == "Z"  # (a zombie, its parent init, is gone as a player)
+    except OSError:
+        return True
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_simulation_stopped_by_a_signal_leaves_no_worker_playing_on(how):
+    """`kill PID` (or a closed terminal, or kill -9) of `ono99 simulate --jobs 2` ended the parent
+    at once and left its two workers playing on as orphans, at full speed, until every game
+    asked for was played."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-m", "ono99_tui", "simulate", "--bots", "hard,hard", "--games",
+                             "1000000", "--jobs", "2"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    workers: set[int] = set()
+    try:
+        end = time.monotonic() + 60
+        while len(workers := _children(proc.pid)) < 2:  # (its pool's workers, once forked)
+            assert proc.poll() is None and time.monotonic() < end, proc.stderr.read()
+            time.sleep(0.05)
+        proc.send_signal(getattr(signal, how))
+        assert proc.wait(60) != 0
+        end = time.monotonic() + 30
+        while not all(_gone(w) for w in workers):
+            assert time.monotonic() < end, f"workers still playing after {how}: {workers}"
+            time.sleep(0.05)
+        assert b"Traceback" not in proc.stderr.read()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        for worker in workers:  # (a failed run leaves none behind either)
+            if not _gone(worker):
+                os.kill(worker, signal.SIGKILL)

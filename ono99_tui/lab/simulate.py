@@ -139,6 +139,28 @@ def _worker_start() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    _die_with_the_parent()
+
+
+def _die_with_the_parent() -> None:
+    """On Linux, a worker is killed when its parent dies, however it dies (kill -9 included): an
+    orphaned worker would play on at full speed until its batches were done."""
+    import os
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # (it died before the line above: nothing will send the signal)
+        os._exit(1)
 
 
 @contextmanager
@@ -159,12 +181,38 @@ def _pool(ctx, jobs: int):
         if block:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
         raise
+    ending = {}
     try:
         if block:
             signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a pending Ctrl+C lands here, or later
+        ending = _ended_by_signals()
         yield pool
     finally:
-        _terminate(pool, ctx)
+        try:
+            _terminate(pool, ctx)
+        finally:
+            for signum, handler in ending.items():
+                signal.signal(signum, handler)
+
+
+def _ended_by_signals() -> dict:
+    """SIGTERM or SIGHUP (kill, a closed terminal) ends the parent through its ``finally``, so the
+    pool is ended with it: by default the parent died at once and its workers played on, orphans
+    at full speed, until every game asked for was played. Returns the handlers replaced."""
+    import signal
+
+    def end(signum, frame):
+        raise SystemExit(128 + signum)
+
+    replaced = {}
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is None:
+            continue
+        try:
+            replaced[signum] = signal.signal(signum, end)
+        except (ValueError, OSError):  # (not the main thread: its caller's own way out stands)
+            pass
+    return replaced
 
 
 TERMINATE_WAIT = 5.0  # seconds Pool.terminate may take before the workers are killed and it is left
