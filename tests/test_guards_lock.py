@@ -283,3 +283,14 @@ def test_a_table_that_opened_without_the_lock_never_writes_over_what_another_sav
     c = SaveSession(store, "friday", SEATS, "standard")  # the lock was let go: the next table takes it
     assert c.open(store.open_game("friday")[1]) is None
     c.close()
+
+
+def test_the_pid_file_fallback_reads_a_pid_no_process_can_have_without_a_traceback(save, monkeypatch):
+    """A damaged note, "²@host" (a digit to str.isdigit, not to int) or a pid past any the system
+    can give, raised ValueError or OverflowError from the check, and the save could not be opened."""
+    monkeypatch.setattr(lock_module, "fcntl", None)
+    path = Lock(save).path
+    host = socket.gethostname()
+    for note, held in ((f"\u00b2@{host}", True), (f"{10 ** 30}@{host}", False)):
+        path.write_text(note + "\n")
+        assert Lock(save).held_by_other() is held, note

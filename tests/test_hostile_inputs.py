@@ -489,3 +489,14 @@ async def test_many_broken_themes_are_named_in_one_notice_that_fits_with_the_oth
     for stem in broken:
         out = ono99("--theme", stem)
         assert out.returncode == 2 and f"{stem}.toml" in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_last_setup_whose_dealer_seat_is_a_superscript_digit_is_reported_not_raised(private_dirs):
+    # dealer = "seat:²" in last-setup.toml raised ValueError from int() as New game opened
+    from ono99_tui.store.last_setup import load_last_setup
+
+    path = private_dirs / "last-setup.toml"
+    path.write_text('rules = "standard"\ndealer = "seat:\u00b2"\n'
+                    '[[seats]]\nname = "A"\nplayer = "human"\n[[seats]]\nname = "B"\nplayer = "bot:easy"\n')
+    setup, problem = load_last_setup(path)
+    assert setup is None and "dealer: one of rules, high-card, random or seat:N" in problem, problem

@@ -725,3 +725,14 @@ def test_an_arrow_key_at_the_turn_says_arrows_do_nothing_and_asks_again():
     at = turns(lines)
     assert lines[at[0] + 1:at[0] + 3] == ["Arrow keys and other special keys do nothing here: type your answer, "
                                           "then Enter.", "Which card?"], lines
+
+
+def test_a_superscript_or_circled_digit_is_not_a_number_and_no_traceback():
+    # "²" is a digit to str.isdigit but not to int(): at "Which card?" and at Load's question the
+    # plain game ended in a ValueError traceback
+    rc, lines = plain("--plain", lines="g\n\u00b2\n\u2460\nq\nl\n\u00b2\n\nq\n")
+    assert rc == 0
+    at = turns(lines)
+    assert lines[at[0] + 1] == "'\u00b2' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, w, ? or q."
+    assert lines[at[1] + 1].startswith("'\u2460' is not a command: ")
+    assert any(line.startswith("No save '\u00b2': type a number from 1 to ") for line in lines), lines

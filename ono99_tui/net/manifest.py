@@ -180,7 +180,7 @@ def _kept_tables(folder: Path | None = None):
     except OSError:
         return
     for path in paths:
-        if path.name != "tables.json" and not (path.name.startswith("host-") and path.stem[5:].isdigit()):
+        if path.name != "tables.json" and not (path.name.startswith("host-") and path.stem[5:].isdecimal()):
             continue
         # (quietly: reading here is a check, the server's own read logs what is wrong)
         previous, log.disabled = log.disabled, True

@@ -302,7 +302,7 @@ class PlainApp:
             answer = self.con.ask("Type a save's number or name, or press Enter to go back.")
             if not answer or answer.lower() == "q":  # (a save named q opens by its number)
                 return
-            info = infos[int(answer) - 1] if answer.isdigit() and 1 <= int(answer) <= len(infos) else \
+            info = infos[int(answer) - 1] if answer.isdecimal() and 1 <= int(answer) <= len(infos) else \
                 next((i for i in infos if i.name == answer), None)
             if info is None:
                 self.con.say(f"No save {answer!r}: type a number from 1 to {len(infos)}, a name, or Enter or q "
@@ -425,7 +425,7 @@ class PlainApp:
             if answer in DEALERS:
                 dealer = answer
                 break
-            if answer.isdigit() and 1 <= int(answer) <= len(seats):
+            if answer.isdecimal() and 1 <= int(answer) <= len(seats):
                 dealer = f"seat:{int(answer) - 1}"
                 break
             self.con.say(f"Type rules, high-card, random, or a number from 1 to {len(seats)}.")
@@ -436,7 +436,7 @@ class PlainApp:
             if not answer:
                 seed = None
                 break
-            if answer.isdigit() and int(answer) < 2**63:
+            if answer.isdecimal() and int(answer) < 2**63:
                 seed = int(answer)
                 break
             self.con.say("A seed is a whole number from 0 to 2 to the power 63, minus 1.")
@@ -447,7 +447,7 @@ class PlainApp:
             answer = self._ask(question)
             if not answer:
                 return default
-            if answer.isdigit() and low <= int(answer) <= high:
+            if answer.isdecimal() and low <= int(answer) <= high:
                 return int(answer)
             self.con.say(f"Type a number from {low} to {high}, Enter, or q.")
 

@@ -322,7 +322,7 @@ class PlainTable:
 
     @staticmethod
     def _card_index(key: str, cards: list[str]) -> int | None:
-        if key.isdigit():
+        if key.isdecimal():
             return int(key)
         if key in ("h", "t", "r", "d", "m", "u", "q", "s", "l", "w"):
             return None  # the commands win over the cards' short names

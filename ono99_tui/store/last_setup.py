@@ -52,7 +52,7 @@ def _check(doc: dict) -> LastSetup:
     rules, dealer = doc.get("rules"), doc.get("dealer", "rules")
     if not isinstance(rules, str) or not rules.strip():
         raise ValueError("rules: must be a preset name or a rules file")
-    seat_dealer = isinstance(dealer, str) and dealer.startswith("seat:") and dealer[5:].isdigit() \
+    seat_dealer = isinstance(dealer, str) and dealer.startswith("seat:") and dealer[5:].isdecimal() \
         and int(dealer[5:]) < len(pairs)
     if dealer not in DEALER_CHOICES and not seat_dealer:
         raise ValueError(f"dealer: one of {', '.join(DEALER_CHOICES)} or seat:N, got {dealer!r}")

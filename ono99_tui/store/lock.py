@@ -129,10 +129,10 @@ class Lock:
         pid_s, _, host = self.owner().partition("@")
         if not host:
             return False  # empty or garbled (written on a full disk): nobody's
-        if host == socket.gethostname() and pid_s.isdigit():
+        if host == socket.gethostname() and pid_s.isdecimal():
             try:
                 os.kill(int(pid_s), 0)
-            except ProcessLookupError:
+            except (ProcessLookupError, OverflowError):  # (no such process; a pid no process can have)
                 return False
             except OSError:
                 return True

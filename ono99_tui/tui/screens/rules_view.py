@@ -235,7 +235,7 @@ class RulesViewScreen(Screen):
                 values[spec.path] = widget.value
             else:
                 text = widget.value.strip()
-                values[spec.path] = int(text) if text.lstrip("-").isdigit() else text
+                values[spec.path] = int(text) if text.lstrip("-").isdecimal() else text
         return values
 
     def validate(self) -> Rules | None:
