@@ -241,3 +241,14 @@ def test_a_rules_file_typed_with_a_tilde_is_in_the_home_folder_and_a_name_too_lo
     assert proc.returncode == 2 and "no preset or file named 'aaa" in proc.stderr, proc.stderr
     proc = ono99("--rules", "a" * 300, "--plain", input="")
     assert proc.returncode == 2 and "--rules: no preset or file named 'aaa" in proc.stderr, proc.stderr
+
+
+def test_a_rules_file_name_with_a_nul_pasted_in_is_no_file_and_no_bare_error(private_dirs):
+    # pasted into New game's "or file", "a\0b.toml" was told Python's "embedded null byte"
+    from ono99_tui.engine.rules import RulesError
+    from ono99_tui.store.rule_presets import resolve
+
+    for spec in ("a\0b.toml", "/tmp/a\0b"):
+        with pytest.raises(RulesError) as said:
+            resolve(spec)
+        assert str(said.value).startswith(f"no preset or file named {spec!r}"), str(said.value)

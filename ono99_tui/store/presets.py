@@ -79,7 +79,7 @@ def resolve_rules(spec: str | None, user_dir: Path | None = None) -> tuple[Rules
     if user_dir is not None and "/" not in spec and _is_file(Path(user_dir) / f"{spec}.toml"):
         return load_preset_file(Path(user_dir) / f"{spec}.toml"), spec
     path = _typed_path(spec)
-    if path.suffix == ".toml" or _exists(path) or "/" in spec:
+    if "\0" not in spec and (path.suffix == ".toml" or _exists(path) or "/" in spec):  # (a NUL pasted: no file)
         return load_rules_file(path), str(path)
     raise RulesError(
         [Problem("", "", f"no preset or file named {spec!r} (presets: {', '.join(preset_names())}"
