@@ -29,7 +29,9 @@ def test_a_bad_port_or_address_is_one_line_and_exit_2():
                  # page's websocket address wrong ("open http:/ in a browser"): refused
                  ["--public-url", "http://"], ["--public-url", "https://x.org/?a=1"], ["--public-url", "https://x.org/#f"],
                  ["--public-url", "http://u:p@x.org"], ["--public-url", "http://exa mple.org"],
-                 ["--public-url", "http://x.org:99999"], ["--public-url", "http:///x"]):
+                 ["--public-url", "http://x.org:99999"], ["--public-url", "http:///x"],
+                 # an address no browser can open was taken and shown: port 0, an empty part of the name
+                 ["--public-url", "http://x.org:0/"], ["--public-url", "http://a..b/"]):
         proc = ono99("web", *args, timeout=30)
         assert proc.returncode == 2, (args, proc.stderr)
         assert len(proc.stderr.strip().splitlines()) == 1 and proc.stderr.startswith("ono99: "), proc.stderr

@@ -42,6 +42,7 @@ from yarl import URL
 from ..text import visible
 from .child import (CHOOSE_ENV, NAME_ENV, InnerTable, InputBucket, Resizes, Sandbox, check_name, duration, end_group,
                     join_argv, seat_key, start, watch_argv)
+from .client import host_problem
 from .guesses import Guesses
 from .server import _address
 from .zygote import Zygote, ZygoteSpec
@@ -736,7 +737,9 @@ def public_url(text: str) -> str:
         url = None
     if (url is None or url.scheme not in ("http", "https") or not url.raw_host or url.user is not None
             or url.password is not None or url.raw_query_string or url.raw_fragment or "?" in text or "#" in text
-            or any(c.isspace() or not c.isprintable() for c in text.strip()) or not HOST_PORT.fullmatch(url.raw_authority)):
+            or any(c.isspace() or not c.isprintable() for c in text.strip()) or not HOST_PORT.fullmatch(url.raw_authority)
+            # (http://host:0/ and http://a..b/ were taken: an address no browser can open)
+            or url.explicit_port == 0 or host_problem(url.raw_host) is not None):
         raise ValueError(f"--public-url must be {PUBLIC_URL_RULE}, not {text!r}")
     return str(url).rstrip("/")
 
