@@ -711,3 +711,19 @@ async def test_the_rules_screen_deletes_a_preset_whose_file_name_is_no_preset_na
         assert app.screen is screen and not (folder / "[bold]x.toml").exists()
         assert not any(n.startswith("Not deleted") for n in _notices(app)), _notices(app)
         assert "[bold]x" not in [p.name for p in screen.presets]
+
+
+async def test_a_superscript_digit_typed_as_a_rule_value_is_invalid_not_a_traceback(private_dirs):
+    # "²" (a digit to str.isdigit, not to int) typed as the target stopped the app with ValueError
+    rp.save_preset("mine", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "\u00b2"
+        await pilot.pause()
+        help_text = str(key(screen, "target").parent.parent.query_one("#key-target-help").render())
+        assert "invalid" in help_text, help_text
+        screen.action_save()
+        await pilot.pause()
+    assert rp.resolve("mine")[0].target == 99  # nothing invalid saved
