@@ -727,3 +727,19 @@ async def test_a_superscript_digit_typed_as_a_rule_value_is_invalid_not_a_traceb
         screen.action_save()
         await pilot.pause()
     assert rp.resolve("mine")[0].target == 99  # nothing invalid saved
+
+
+async def test_a_pasted_run_of_thousands_of_digits_as_a_rule_value_is_invalid_not_a_traceback(private_dirs):
+    # 5,000 digits pasted into the target stopped the app: int() refuses past 4,300 digits
+    rp.save_preset("mine", rp.resolve("standard")[0])
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(screen := RulesViewScreen("mine"))
+        await pilot.pause()
+        key(screen, "target").value = "9" * 5000
+        await pilot.pause()
+        help_text = str(key(screen, "target").parent.parent.query_one("#key-target-help").render())
+        assert "invalid" in help_text and "(5000 characters)" in help_text, help_text
+        screen.action_save()
+        await pilot.pause()
+    assert rp.resolve("mine")[0].target == 99

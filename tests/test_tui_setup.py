@@ -97,6 +97,9 @@ async def test_two_seats_added_in_one_tick_both_come():
     (lambda f: list(f.query(SeatRow))[1].query_one(Input).__setattr__("value", "You"), "must differ"),
     (lambda f: list(f.query(SeatRow))[2].query_one(Input).__setattr__("value", ""), "Seat 3 needs a name"),
     (lambda f: f.query_one("#rules-file", Input).__setattr__("value", "/nonexistent/house.toml"), "cannot read the rules file"),
+    # a pasted run of 5,000 digits was told Python's "Exceeds the limit (4300 digits) for integer string conversion"
+    (lambda f: f.query_one("#seed", Input).__setattr__("value", "9" * 5000), "Seed must be from 0 to 2^63-1."),
+    (lambda f: f.query_one("#seed", Input).__setattr__("value", "x" * 5000), "Seed must be a whole number, not 'xxx"),
 ])
 async def test_bad_setup_is_explained_and_the_form_stays(change, message):
     app = Ono99App(bot_delay=600)

@@ -34,7 +34,7 @@ from ...store.rule_presets import resolve as resolve_rules
 from ...engine.describe import agree
 from ...engine.record import SeatSpec
 from ...engine.rules import RulesError
-from ...text import visible
+from ...text import shorten, visible
 from ..messages import StartGame
 from ..setup import TableSetup
 
@@ -224,9 +224,10 @@ class NewGameScreen(Screen):
         setup = TableSetup(seats, rules, label, first_dealer=first)
         if seed_text:
             try:
-                setup.seed = int(seed_text)
+                # (int() refuses past 4,300 digits, and said so in Python's words: too big, as it is)
+                setup.seed = 2**63 if len(seed_text) > 40 and seed_text.isdecimal() else int(seed_text)
             except ValueError:
-                raise ValueError(f"Seed must be a whole number, not {seed_text!r}.") from None
+                raise ValueError(f"Seed must be a whole number, not {shorten(repr(seed_text), 40)}.") from None
             if not 0 <= setup.seed < 2**63:
                 raise ValueError("Seed must be from 0 to 2^63-1.")
         try:  # the engine's own checks (deck size, dealer draw) before leaving this screen

@@ -235,7 +235,8 @@ class RulesViewScreen(Screen):
                 values[spec.path] = widget.value
             else:
                 text = widget.value.strip()
-                values[spec.path] = int(text) if text.lstrip("-").isdecimal() else text
+                # (int() refuses past 4,300 digits: a pasted run of them stopped the app with ValueError)
+                values[spec.path] = int(text) if text.lstrip("-").isdecimal() and len(text) <= 100 else text
         return values
 
     def validate(self) -> Rules | None:
