@@ -105,14 +105,34 @@ def parse_toml(text: str, source: str, what: str, max_depth: int = MAX_DEPTH) ->
     if depth > max_depth:
         raise ReadError(source, f"the {what} is nested too deeply (about {depth} levels; at most {max_depth})")
     try:
-        return tomllib.loads(text)
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         line, detail = _toml_problem(text, str(exc))
         raise ReadError(source, f"the {what} is not valid TOML: {detail}", line=line) from None
     except RecursionError:  # belt and braces: toml_depth should have caught it
         raise ReadError(source, f"the {what} is nested too deeply") from None
-    except ValueError as exc:  # tomllib lets int()'s own limit through (over 4300 digits)
-        raise ReadError(source, f"the {what} is not valid TOML: {exc}"[:200]) from None
+    except ValueError:  # tomllib lets int()'s own limit through (over 4300 digits), in Python's words
+        raise ReadError(source, f"the {what} holds {TOO_BIG}") from None
+    if _has_huge_int(doc):
+        raise ReadError(source, f"the {what} holds {TOO_BIG}")
+    return doc
+
+
+MOST_BITS = 128  # no ono99 file holds a bigger number (seeds are below 2**63)
+TOO_BIG = f"a number too big for any ono99 file (more than {len(str(2 ** MOST_BITS)) - 1} digits)"
+
+
+def _has_huge_int(value) -> bool:
+    """Whether a number past MOST_BITS is in ``value``: a hexadecimal one of thousands of digits
+    (0xfff...: int()'s digit limit is for decimal only) was read, then shown in a message, and
+    Python's decimal conversion raised ValueError: a traceback from `ono99 rules check`."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value.bit_length() > MOST_BITS
+    if isinstance(value, dict):
+        return any(_has_huge_int(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_has_huge_int(v) for v in value)
+    return False
 
 
 # -- tomllib's messages, said for a person -----------------------------------------------

@@ -252,3 +252,18 @@ def test_a_rules_file_name_with_a_nul_pasted_in_is_no_file_and_no_bare_error(pri
         with pytest.raises(RulesError) as said:
             resolve(spec)
         assert str(said.value).startswith(f"no preset or file named {spec!r}"), str(said.value)
+
+
+@pytest.mark.parametrize("number", ["9" * 5000, "0x" + "f" * 5000, "0o" + "7" * 5000, "-" + "9" * 5000])
+def test_a_number_of_thousands_of_digits_is_one_plain_message_never_a_traceback(tmp_path, number):
+    """target = 0xfff... (5,000 digits: int()'s digit limit is for decimal only) was read, then
+    shown in "is out of range", and Python's decimal conversion raised ValueError: a traceback
+    from `ono99 rules check`. 5,000 decimal digits said "use sys.set_int_max_str_digits()"."""
+    path = tmp_path / "big.toml"
+    path.write_text(f"target = {number}\n")
+    proc = ono99("rules", "check", str(path))
+    assert proc.returncode == 2 and proc.stderr == (
+        f"{path}: the rules file holds a number too big for any ono99 file (more than 38 digits)\n"), proc.stderr
+    path.write_text(f"target = {'0x' + 'f' * 32}\n")  # (2**128 - 1: still a number, out of range)
+    proc = ono99("rules", "check", str(path))
+    assert proc.returncode == 2 and "340282366920938463463374607431768211455 is out of range" in proc.stderr
