@@ -736,3 +736,12 @@ def test_a_superscript_or_circled_digit_is_not_a_number_and_no_traceback():
     assert lines[at[0] + 1] == "'\u00b2' is not a command: type a card's number from 1 to 4, or h, t, s, l, r, u, w, ? or q."
     assert lines[at[1] + 1].startswith("'\u2460' is not a command: ")
     assert any(line.startswith("No save '\u00b2': type a number from 1 to ") for line in lines), lines
+
+
+def test_plain_output_on_a_full_disk_is_one_line_and_exit_2():
+    # `ono99 --plain > /dev/full` ended in an OSError traceback (exit 1)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "ono99_tui", "--plain"], input="g\n1\nq\nq\n", text=True,
+                              stdout=full, stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == 2 and proc.stderr == "ono99: cannot write to standard output: No space left on device\n", \
+        proc.stderr

@@ -89,10 +89,17 @@ class Console:
 
     def say(self, text: str = "") -> None:
         """Write one line (or several, one per newline in ``text``), safe as text."""
-        for line in str(text).split("\n"):
-            safe = _CONTROL.sub("", visible(line))
-            self._out.write(safe.encode("utf-8", errors="replace") + b"\n")
-        self._out.flush()
+        try:
+            for line in str(text).split("\n"):
+                safe = _CONTROL.sub("", visible(line))
+                self._out.write(safe.encode("utf-8", errors="replace") + b"\n")
+            self._out.flush()
+        except BrokenPipeError:
+            raise  # (its reader gone: ono99 ends quietly, cli.main)
+        except OSError as exc:  # (> /dev/full, a full disk: one line, not a traceback)
+            from ..errors import UserError
+
+            raise UserError(f"cannot write to standard output: {exc.strerror or exc}") from None
 
     def ask(self, prompt: str, fresh: bool = False) -> str:
         """Say ``prompt`` on a line of its own and read the answer; EndOfInput when input ends.
