@@ -46,9 +46,14 @@ def _stop_writing() -> None:
     on to its own exit status (`rules check a.toml bad.toml | head -1` said 0: the check stopped)."""
     global _reader_gone
     _reader_gone = True
+    _nowhere(sys.stdout)
+
+
+def _nowhere(stream) -> None:
+    """``stream`` writes to /dev/null from now on: the interpreter's last flush goes nowhere, quietly."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # (the interpreter's last flush goes nowhere, quietly)
+        os.dup2(devnull, stream.fileno())
         os.close(devnull)
     except (OSError, ValueError):
         pass
@@ -61,12 +66,7 @@ def _err(text: str) -> None:
         # 2> /dev/full, or 2>&1 | head -1 gone: nowhere to say it; the command goes on to its own
         # exit status (`rules check bad.toml 2>&1 | head -0` exited 0, and 2> /dev/full with a
         # traceback's 1)
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stderr.fileno())  # (the interpreter's last flush goes nowhere, quietly)
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass
+        _nowhere(sys.stderr)
 
 
 # -- rules ---------------------------------------------------------------------
