@@ -9,6 +9,7 @@ Target: hard median <= 100 ms and p99 <= 300 ms on this 2-core machine (the load
 average is printed beside the figures: on a shared machine it moves them).
 
     python benchmarks/bots.py [--positions N] [--levels random,easy,medium,hard] [--rules PRESET|FILE] [--players N]
+                              [--variant hard-ei]
 
 House rules move the cost: a bigger hand (``hand_size`` up to 10, R3.1) gives the hard bot more
 distinct cards to compare, each played out.
@@ -53,7 +54,19 @@ def main() -> None:
     ap.add_argument("--levels", default=",".join(LEVELS))
     ap.add_argument("--rules", default="standard", metavar="PRESET|FILE")
     ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--variant", help="time hard with a variant's search constants (rounds.py's VARIANTS)")
     args = ap.parse_args()
+    if args.variant:
+        import os
+        import sys
+
+        from ono99_tui.bots import search
+
+        sys.path.insert(0, os.path.dirname(__file__))
+        from rounds import VARIANTS
+
+        for k, v in VARIANTS[args.variant].items():
+            setattr(search, k, v)
     from ono99_tui.store.rule_presets import resolve
 
     rules, label = resolve(args.rules)

@@ -32,6 +32,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from ono99_tui.bots import search  # noqa: E402
 from ono99_tui.bots.heuristics import TUNED  # noqa: E402
 from ono99_tui.bots.levels import Bot  # noqa: E402
+from ono99_tui.bots.trained import trained_policy  # noqa: E402
 from ono99_tui.bots.stakes import win_chance  # noqa: E402
 from ono99_tui.engine import Game  # noqa: E402
 from ono99_tui.store.rule_presets import resolve  # noqa: E402
@@ -42,7 +43,9 @@ from ono99_tui.store.rule_presets import resolve  # noqa: E402
 VARIANTS = {"hard-own-tuned": {"OWN": TUNED},
             # its next turn in the play-outs chosen from what it would know then (bots/lookahead.py)
             "hard-look": {"LOOKAHEAD": True}, "hard-look-k1": {"LOOKAHEAD": True, "LOOK_K": 1.0},
-            "hard-look-256": {"LOOKAHEAD": True, "LOOK_DEALS": 256}}
+            "hard-look-256": {"LOOKAHEAD": True, "LOOK_DEALS": 256},
+            # its own later turns in the play-outs by the policy trained on its searches (bots/trained.py)
+            "hard-ei": {"OWN": trained_policy()}}
 
 
 def first_round(players: int, deal: int, seed: int, seat: int, level: str, rules,

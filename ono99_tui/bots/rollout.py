@@ -19,6 +19,7 @@ from ..engine import cards as C
 from ..engine.game import MISSING_CARD_POINTS
 from ..engine.legal import legal_plays
 from .heuristics import HELPERS, MEDIUM, _standing_of, score_cards
+from .trained import Trained
 
 MIX = {"medium": 0.6, "easy": 0.25, "random": 0.15}  # belief.MIX: a person, as the reading models one
 
@@ -142,11 +143,16 @@ class RoundSim:
         legal = self.legal
         if len(legal) == 1:
             return legal[0]
-        scores = score_cards(self.rules, legal, self.hands[self.current], self.total, self.owed == 2,
-                             len(self.order) > 2, self.bust_share, self.standing_after,
-                             self.own if self.current == self.me else MEDIUM)
+        own = self.own if self.current == self.me else MEDIUM
+        hand = self.hands[self.current]
+        scores = score_cards(self.rules, legal, hand, self.total, self.owed == 2,
+                             len(self.order) > 2, self.bust_share, self.standing_after, own)
         best = max(scores.values())
-        return rng.choice([c for c in legal if scores[c] == best])
+        card = rng.choice([c for c in legal if scores[c] == best])
+        if own is not MEDIUM and isinstance(own, Trained):  # its own turn by a trained policy (trained.py)
+            card = own.pick(self.rules, legal, card, hand, self.total, self.owed == 2, len(self.order) == 2,
+                            self.bust_share)
+        return card
 
 
     def choose(self, rng: random.Random) -> str:
