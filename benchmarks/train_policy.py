@@ -16,8 +16,9 @@ what that seat sees (hand, total, whether it owes two plays, the cards it cannot
 view only) and every card's mean paired gain over medium's card in the search (points of round
 survival, with its standard error), then plays the search's choice.
 
-``train`` fits a linear model of those gains on ``trained.features`` (the card's features less
-medium's card's; ridge regression, numpy here only: the bot itself is pure Python), holds out
+``train`` fits a linear model on ``trained.features`` (by default a softmax policy over each
+position's cards, fitted to the gain it expects; or ridge regression of each card's gain on its
+features less medium's card's; plain Python, like the bot), holds out
 every fifth game to pick the margin a card must clear and to report what the policy would have
 gained there, and with ``--write`` writes the weights to ``ono99_tui/bots/ei_weights.py``.
 """
@@ -113,28 +114,105 @@ def _rows(path: str) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def _phi(row: dict, card: str):
-    import numpy as np
-
+def _phi(row: dict, card: str) -> dict[int, float]:
     unseen = row["unseen"]
-    x = np.zeros(trained.N_FEATURES)
+    x: dict[int, float] = {}
     for i, v in trained.features(DEFAULT, card, row["hand"], row["total"], row["first_of_two"],
-                                 lambda room: _bust_share(unseen, room)):
-        x[i] += v
+                                 lambda room: _bust_share(unseen, room), card == row["default"]):
+        x[i] = x.get(i, 0.0) + v
     return x
 
 
-def _design(rows):
-    import numpy as np
+def _busts(row, card: str) -> bool:
+    """A card that busts: the policy never plays one in medium's place, so it is not trained on."""
+    return card in trained.C.ADDERS and row["total"] + trained.C.EFFECT[card] >= DEFAULT.target
 
-    xs, ys, owner = [], [], []
-    for k, row in enumerate(rows):
+
+def _design(rows) -> list[tuple[dict[int, float], float]]:
+    """(the card's features less medium's card's, the card's gain over medium's) for every card."""
+    out = []
+    for row in rows:
         base = _phi(row, row["default"])
         for card, gain in row["gain"].items():
-            xs.append(_phi(row, card) - base)
-            ys.append(gain)
-            owner.append(k)
-    return np.array(xs), np.array(ys), np.array(owner)
+            if _busts(row, card):
+                continue
+            x = _phi(row, card)
+            for i, v in base.items():
+                x[i] = x.get(i, 0.0) - v
+            out.append(({i: v for i, v in x.items() if v}, gain))
+    return out
+
+
+def _ridge(data, ridge: float) -> list[float]:
+    """Least squares with a ridge of ``ridge`` x the count of cards, solved in plain Python
+    (Gaussian elimination with partial pivoting; a hundred-odd features)."""
+    n = trained.N_FEATURES
+    a = [[0.0] * n for _ in range(n)]
+    b = [0.0] * n
+    for x, y in data:
+        items = list(x.items())
+        for i, vi in items:
+            b[i] += vi * y
+            row = a[i]
+            for j, vj in items:
+                row[j] += vi * vj
+    for i in range(n):
+        a[i][i] += ridge * len(data)
+    for col in range(n):
+        piv = max(range(col, n), key=lambda r: abs(a[r][col]))
+        a[col], a[piv], b[col], b[piv] = a[piv], a[col], b[piv], b[col]
+        p = a[col][col]
+        for r in range(col + 1, n):
+            f = a[r][col] / p
+            if f:
+                ar, ac = a[r], a[col]
+                for c in range(col, n):
+                    ar[c] -= f * ac[c]
+                b[r] -= f * b[col]
+    w = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        w[i] = (b[i] - sum(a[i][j] * w[j] for j in range(i + 1, n))) / a[i][i]
+    return w
+
+
+def _groups(rows) -> list[list[tuple[dict[int, float], float]]]:
+    """Per position: (features, gain over medium's card) of every legal card, medium's (gain 0)
+    included."""
+    out = []
+    for row in rows:
+        cards = [(_phi(row, row["default"]), 0.0)]
+        cards += [(_phi(row, c), g) for c, g in row["gain"].items() if not _busts(row, c)]
+        out.append(cards)
+    return out
+
+
+def _softmax_fit(groups, l2: float, steps: int, lr: float = 0.05) -> list[float]:
+    """A softmax policy over each position's cards, fitted to the most gain it expects:
+    maximise the mean over positions of sum_c pi(c) gain(c) - l2 |w|^2 (gains in points of round
+    survival), by Adam on the exact gradient. Its deterministic play is the card of highest
+    score, which ``Trained.pick`` plays when it beats medium's by the margin."""
+    n = trained.N_FEATURES
+    w = [0.0] * n
+    m1, m2 = [0.0] * n, [0.0] * n
+    for t in range(1, steps + 1):
+        grad = [-2 * l2 * x for x in w]
+        for cards in groups:
+            z = [sum(w[i] * v for i, v in x.items()) for x, _ in cards]
+            top = max(z)
+            e = [math.exp(v - top) for v in z]
+            tot = sum(e)
+            p = [v / tot for v in e]
+            mean = sum(pc * 100 * g for pc, (_, g) in zip(p, cards))
+            for pc, (x, g) in zip(p, cards):
+                f = pc * (100 * g - mean) / len(groups)
+                if f:
+                    for i, v in x.items():
+                        grad[i] += f * v
+        for i in range(n):  # Adam, ascending
+            m1[i] = 0.9 * m1[i] + 0.1 * grad[i]
+            m2[i] = 0.999 * m2[i] + 0.001 * grad[i] ** 2
+            w[i] += lr * (m1[i] / (1 - 0.9 ** t)) / (math.sqrt(m2[i] / (1 - 0.999 ** t)) + 1e-8)
+    return w
 
 
 def _policy_gain(rows, coef, margin: float) -> tuple[float, float, int]:
@@ -153,17 +231,14 @@ def _policy_gain(rows, coef, margin: float) -> tuple[float, float, int]:
 
 
 def train(args) -> None:
-    import numpy as np
-
     rows = _rows(args.data)
     held = [r for r in rows if r["game"] % 5 == 0]
     fit = [r for r in rows if r["game"] % 5 != 0]
-    x, y, _ = _design(fit)
-    lam = args.ridge * len(y)
-    coef = np.linalg.solve(x.T @ x + lam * np.eye(x.shape[1]), x.T @ y)
+    data = _design(fit)
+    coef = _ridge(data, args.ridge) if args.model == "ridge" else _softmax_fit(_groups(fit), args.l2, args.steps)
     label = [0.0 if best_by_gain_mean(r) is None else r["gain"][best_by_gain_mean(r)] for r in held]
     print(f"{len(rows)} positions ({len(fit)} fit, {len(held)} held out, every fifth game); "
-          f"{len(y)} cards; ridge {args.ridge}")
+          f"{len(data)} cards; {args.model}, ridge {args.ridge}, l2 {args.l2}, steps {args.steps}")
     print(f"  held out, the search's own choice (labels' best, biased up): {100 * sum(label) / len(label):+.3f}")
     best = None
     for margin in args.margins:
@@ -176,18 +251,19 @@ def train(args) -> None:
     print(f"  chosen margin {best[2]}: held out {best[0]:+.3f} (se {best[1]:.3f}); load {_load()}")
     if args.write:
         # refit on every position for the shipped weights, margin as chosen on the held-out games
-        x, y, _ = _design(rows)
-        coef = np.linalg.solve(x.T @ x + args.ridge * len(y) * np.eye(x.shape[1]), x.T @ y)
+        coef = (_ridge(_design(rows), args.ridge) if args.model == "ridge"
+                else _softmax_fit(_groups(rows), args.l2, args.steps))
         games = sorted({r["game"] for r in rows})
         with open(WEIGHTS_FILE, "w", encoding="utf-8") as fh:
             fh.write('"""Weights of the trained play-out policy (bots/trained.py). Written by\n'
                      f"benchmarks/train_policy.py from {len(rows)} positions of {len(games)} heads-up games "
                      f"(game seeds {SEED_BASE} + {games[0]}..{games[-1]}),\n"
-                     f"labelled by searches of {rows[0]['deals'] if rows else 0}+ deals; ridge {args.ridge}; "
+                     f"labelled by searches of up to {max(r['deals'] for r in rows)} deals; {args.model}, ridge {args.ridge}, "
+                     f"l2 {args.l2}, steps {args.steps};\n"
                      f"held out: {best[0]:+.3f} (se {best[1]:.3f}) points a position.\n"
                      'Do not edit by hand."""\n\n')
             fh.write(f"MARGIN = {best[2]!r}\n")
-            fh.write("COEF = (\n" + "".join(f"    {v!r},\n" for v in coef.round(6).tolist()) + ")\n")
+            fh.write("COEF = (\n" + "".join(f"    {round(v, 6)!r},\n" for v in coef) + ")\n")
         print(f"wrote {os.path.normpath(WEIGHTS_FILE)}")
 
 
@@ -211,7 +287,10 @@ def main() -> None:
     c.add_argument("--seconds", type=float, default=1500)
     t = sub.add_parser("train")
     t.add_argument("--data", required=True)
+    t.add_argument("--model", choices=("softmax", "ridge"), default="softmax")
     t.add_argument("--ridge", type=float, default=1e-4)
+    t.add_argument("--l2", type=float, default=1e-3)
+    t.add_argument("--steps", type=int, default=200)
     t.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.005, 0.01, 0.02, 0.04])
     t.add_argument("--write", action="store_true")
     args = ap.parse_args()

@@ -38,7 +38,8 @@ N_KIND_ROOM = len(KINDS) * (len(ROOMS) + 1) * 2  # kind x room bucket x first of
 OFF_EFF = N_KIND_ROOM  # effect of an adder / 10, by room bucket
 OFF_SQUEEZE = OFF_EFF + len(ROOMS) + 1  # bust share left to the next player, by card group x first of two
 OFF_REST = OFF_SQUEEZE + 5 * 2
-N_FEATURES = OFF_REST + 3  # last helper spent; no safe second play; helpers kept
+IS_MEDIUM = OFF_REST + 3  # the card medium plays: the model is a correction to medium, not a replacement
+N_FEATURES = OFF_REST + 4  # last helper spent; no safe second play; helpers kept; medium's card
 
 
 def _room_bucket(room: int) -> int:
@@ -48,9 +49,11 @@ def _room_bucket(room: int) -> int:
     return len(ROOMS)
 
 
-def features(rules, card: str, hand, total: int, first_of_two: bool, bust_share) -> list[tuple[int, float]]:
+def features(rules, card: str, hand, total: int, first_of_two: bool, bust_share,
+             medium_card: bool = False) -> list[tuple[int, float]]:
     """Sparse features (index, value) of playing ``card`` from what the seat to move sees.
-    ``bust_share(room)``: the share of the cards it cannot see that would bust with that room."""
+    ``bust_share(room)``: the share of the cards it cannot see that would bust with that room;
+    ``medium_card``: ``card`` is the one medium plays."""
     room = rules.target - total
     b = _room_bucket(room)
     fot = 1 if first_of_two else 0
@@ -70,6 +73,8 @@ def features(rules, card: str, hand, total: int, first_of_two: bool, bust_share)
                    for c in rest):
             out.append((OFF_REST + 1, 1.0))
     out.append((OFF_REST + 2, helpers / 4))
+    if medium_card:
+        out.append((IS_MEDIUM, 1.0))
     return out
 
 
@@ -86,7 +91,7 @@ class Trained(Weights):
                        bust_share) -> float:
         coef = self.coef
         mine = sum(coef[i] * v for i, v in features(rules, card, hand, total, first_of_two, bust_share))
-        base = sum(coef[i] * v for i, v in features(rules, default, hand, total, first_of_two, bust_share))
+        base = sum(coef[i] * v for i, v in features(rules, default, hand, total, first_of_two, bust_share, True))
         return mine - base
 
     def pick(self, rules, legal, default: str, hand, total: int, first_of_two: bool, heads_up: bool,
