@@ -6,6 +6,7 @@ Two steps:
     python benchmarks/train_policy.py collect --out /tmp/ei-data.jsonl [--games 400] [--start 0]
                                               [--iterations 1152] [--seconds 1500]
     python benchmarks/train_policy.py train --data /tmp/ei-data.jsonl [--write]
+    python benchmarks/train_policy.py alone [--deals 2000] [--start 0] [--seed 7]
 
 ``collect`` plays heads-up games (standard rules) between the expert (``hard``'s search at
 ``--iterations`` deals a decision, by default three times the 384 ``hard`` uses) and medium,
@@ -21,6 +22,8 @@ position's cards, fitted to the gain it expects; or ridge regression of each car
 features less medium's card's; plain Python, like the bot), holds out
 every fifth game to pick the margin a card must clear and to report what the policy would have
 gained there, and with ``--write`` writes the weights to ``ono99_tui/bots/ei_weights.py``.
+``alone`` plays the shipped policy on its own (medium corrected by it wherever hard would search)
+against medium in paired heads-up first rounds, as ``rounds.py`` pairs them (a few seconds).
 """
 
 from __future__ import annotations
@@ -267,6 +270,33 @@ def train(args) -> None:
         print(f"wrote {os.path.normpath(WEIGHTS_FILE)}")
 
 
+def alone(args) -> None:
+    """The trained policy on its own against medium: heads-up first rounds of rounds.py's deals
+    (game seed ``seed`` x 100,000 + deal, the same bots' seeds), each seat played once by medium
+    and once by medium corrected by the policy wherever hard would search, paired."""
+    policy = trained.trained_policy()
+
+    def first_round(deal: int, seat: int, use: bool) -> int:
+        g = Game(["P0", "P1"], DEFAULT, args.seed * 100_000 + deal, record_events=False)
+        bots = [Bot("medium", deal * 10 + s) for s in range(2)]
+        while g.round_no == 1 and not g.over:
+            view = g.view(g.current)
+            card = bots[g.current].choose(view)  # (always asked: the bots' random streams stay paired)
+            if use and g.current == seat and len(view.legal_plays()) > 1:
+                unseen = view.unseen()
+                card = policy.pick(view.rules, view.legal_plays(), card, view.hand, view.total,
+                                   view.plays_owed == 2, True, lambda room: _bust_share(unseen, room))
+            g.play(card)
+        return int(g.last_loser == seat)
+
+    d = [first_round(deal, seat, False) - first_round(deal, seat, True)
+         for deal in range(args.start, args.start + args.deals) for seat in range(2)]
+    m, se = _mean_se(d)
+    print(f"the trained policy alone vs medium, heads-up, deals {args.start}-{args.start + args.deals - 1} "
+          f"(seed {args.seed}), every seat: {len(d)} paired rounds, gain {100 * m:+.2f} points of round "
+          f"survival (se {100 * se:.2f}), outcomes differ in {sum(1 for x in d if x)}; load {_load()}")
+
+
 def best_by_gain_mean(row):
     """The labels' best card (None: medium's), the search's own rule with k = 0."""
     best, gain = None, 0.0
@@ -293,8 +323,12 @@ def main() -> None:
     t.add_argument("--steps", type=int, default=200)
     t.add_argument("--margins", type=float, nargs="+", default=[0.0, 0.005, 0.01, 0.02, 0.04])
     t.add_argument("--write", action="store_true")
+    a = sub.add_parser("alone")
+    a.add_argument("--deals", type=int, default=2000)
+    a.add_argument("--start", type=int, default=0)
+    a.add_argument("--seed", type=int, default=7)
     args = ap.parse_args()
-    collect(args) if args.step == "collect" else train(args)
+    {"collect": collect, "train": train, "alone": alone}[args.step](args)
 
 
 if __name__ == "__main__":

@@ -95,6 +95,9 @@ MODEL_PLAYOUTS = True  # the others play the play-outs by the kind of player the
 # medium, yet as hard's own policy it changed 54 of 800 paired heads-up rounds, for +0.00 (se
 # 0.92) points of round survival (benchmarks/rounds.py --bot hard-own-tuned --against hard):
 # where TUNED differs from medium (under a Double Play) hard searches anyway (docs/bots.md).
+# trained.trained_policy() (expert iteration: medium corrected by a model fitted to this search's
+# high-budget gains, benchmarks/train_policy.py) plays heads-up its own later turns in the
+# play-outs; off, see docs/bots.md "Its own later turns by a trained policy" (rounds.py --bot hard-ei).
 OWN = MEDIUM
 
 
