@@ -93,7 +93,7 @@ def test_end_of_input_leaves_saves_and_resume_by_name_continues():
 def test_save_as_writes_a_copy_to_return_to_and_the_game_goes_on_under_its_own_name():
     rc, lines = plain("--plain", lines="g\nw\nbad/name\nw\nmy game\n1\n1\n")
     assert rc == 0
-    assert any(line.startswith("Not saved as that name: save name 'bad/name': use letters") for line in lines)
+    assert any(line.startswith('Not saved as that name: save name "bad/name": use letters') for line in lines)
     copied = next(line for line in lines if line.startswith("A copy is saved as my game; "))
     going_on = saved_name(lines)
     assert copied == f"A copy is saved as my game; this game goes on saving as {going_on}."

@@ -66,6 +66,17 @@ def test_unicode_names_still_refuse_separators_dots_controls_and_invisible_chara
         check_name(bad)
 
 
+def test_a_refused_name_is_shown_as_typed_not_in_pythons_quoting():
+    """A play-tester's find: "[b]x[/b] \\" was refused as '[b]x[/b] \\\\', its backslash doubled
+    (Python's repr), so the name shown was not the one typed."""
+    with pytest.raises(SaveError) as refused:
+        check_name("[b]x[/b] \\")
+    assert str(refused.value).startswith('save name "[b]x[/b] \\": use letters'), str(refused.value)
+    with pytest.raises(SaveError) as refused:
+        check_name("a\x1bb")  # (a control character is still shown as an escape, never raw)
+    assert '"a\\x1bb"' in str(refused.value) and "\x1b" not in str(refused.value), str(refused.value)
+
+
 def test_a_name_is_one_spelling_of_its_letters():
     """'é' typed as e + a combining accent (as some systems send it) names the same save."""
     import unicodedata

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 from .atomic import is_link, remove_stale_temps, write_atomic, write_new
 from .journal import JournalRead, journal_path, read_journal
 from .lock import Lock
-from ..text import visible
+from ..text import quoted, visible
 from .paths import saves_dir
 from .readfile import RECORD_LIMIT, STDIN, ReadError, parse_toml, read_stdin, read_text
 from .save_index import SaveIndex
@@ -66,10 +66,11 @@ def check_name(name: str) -> str:
     if len(name) > MAX_NAME:
         raise SaveError(f"save names are at most {MAX_NAME} characters ({len(name)} given)")
     if not _name_ok(name):
-        raise SaveError(f"save name {name!r}: use letters, digits, spaces, '-' and '_', starting with a letter "
+        # (shown as typed: Python's quoting doubled a backslash, so the name shown was not the one typed)
+        raise SaveError(f"save name {quoted(name)}: use letters, digits, spaces, '-' and '_', starting with a letter "
                         "or digit (no '/', '\\', '..' or leading '.')")
     if name.rstrip().lower() in _RESERVED:
-        raise SaveError(f"save name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9); "
+        raise SaveError(f"save name {quoted(name)} is a device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9); "
                         "choose another")
     return name
 
