@@ -599,3 +599,25 @@ def test_guesses_are_forgotten_after_their_minute():
     assert g.wait("a") >= 1 and g.wait("b") == 0
     time.sleep(0.25)  # (the window itself is what is waited for)
     assert g.wait("a") == 0 and g._wrong == {}
+
+
+def test_a_connection_still_open_when_the_server_leaves_logs_no_traceback():
+    """A soak run's server logged "Exception in callback StreamReaderProtocol...": a connection's
+    handler still reading when the server's loop ended was cancelled (asyncio.run cancels what is
+    left), and Python 3.11's streams called task.exception() on the cancelled task, which raises.
+    A handler cancelled so now ends quietly."""
+    async def go():
+        loop = asyncio.get_running_loop()
+        called = []
+        loop.set_exception_handler(lambda _loop, context: called.append(context.get("message")))
+        async with serving() as server:
+            reader, writer = await raw_from(server)
+            await soon(lambda: server._handlers, "the connection's handler runs")
+            for task in list(server._handlers):
+                task.cancel()  # (as asyncio.run cancels the tasks left when its coroutine ends)
+            await soon(lambda: not server._handlers, "the handler has ended")
+            for _ in range(10):  # (the stream's done-callback runs on a later turn of the loop)
+                await asyncio.sleep(0)
+            writer.close()
+        assert called == [], called
+    run(go())
