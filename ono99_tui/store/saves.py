@@ -48,7 +48,6 @@ MAX_NAME = 40
 # names Windows keeps for devices: a save called "nul" could not be copied to or from it
 _RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10)),
              *(f"{d}{i}" for d in ("com", "lpt") for i in "¹²³")}  # (Windows reads a superscript digit as one)
-_EXTRAS = (".bak", ".journal", ".lock")
 
 
 class SaveError(Exception):
