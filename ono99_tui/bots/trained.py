@@ -87,12 +87,10 @@ class Trained(Weights):
     coef: tuple[float, ...] = ()
     margin: float = 0.0
 
-    def predicted_gain(self, rules, card: str, default: str, hand, total: int, first_of_two: bool,
-                       bust_share) -> float:
+    def _score(self, rules, card: str, hand, total: int, first_of_two: bool, bust_share,
+               medium_card: bool = False) -> float:
         coef = self.coef
-        mine = sum(coef[i] * v for i, v in features(rules, card, hand, total, first_of_two, bust_share))
-        base = sum(coef[i] * v for i, v in features(rules, default, hand, total, first_of_two, bust_share, True))
-        return mine - base
+        return sum(coef[i] * v for i, v in features(rules, card, hand, total, first_of_two, bust_share, medium_card))
 
     def pick(self, rules, legal, default: str, hand, total: int, first_of_two: bool, heads_up: bool,
              bust_share) -> str:
@@ -101,10 +99,11 @@ class Trained(Weights):
         if not heads_up or not self.coef or (rules.target - total > SEARCH_ROOM and not first_of_two):
             return default
         best, gain = default, self.margin
+        base = self._score(rules, default, hand, total, first_of_two, bust_share, True)  # (once, not per card)
         for card in legal:
             if card == default or (card in C.ADDERS and total + C.EFFECT[card] >= rules.target):
                 continue
-            g = self.predicted_gain(rules, card, default, hand, total, first_of_two, bust_share)
+            g = self._score(rules, card, hand, total, first_of_two, bust_share) - base
             if g > gain:
                 best, gain = card, g
         return best
