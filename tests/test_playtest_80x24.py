@@ -638,3 +638,53 @@ def test_statistics_laid_out_for_a_narrower_box_fit_it_and_keep_every_count():
                                         "王小明李大華張偉~  99999 12345    12%       77777          -",
                                         "  vs hard 12345/99999"]
     assert stats_lines(players, 200) == stats_lines(players)  # (room for all: as ono99 stats prints it)
+
+
+TINY_DECK = "hand_size = 4\ntarget = 30\n[deck]\nnumber_each = 1\nten = 0\nminus_ten = 0\nhold = 0\nreverse = 0\ndouble_play = 0\nninety_nine = 0\n"  # 8 cards, all dealt
+
+
+async def _round_end_panel(rules: str, seed: int):
+    """The Tokens panel's view at the first "Round N over", the engine's own state as that round
+    ended (its dealer, seats and hand sizes), and the table's by then (the next deal)."""
+    from tests.test_table_screen import settle, setup
+
+    from ono99_tui.tui.widgets.panes import ScorePane
+
+    app = Ono99App(bot_delay=0, seed=5)
+    async with app.run_test(size=SIZE) as pilot:
+        app.start_game(setup([("Ann", "human"), ("Bo", "bot:easy")], rules, seed=seed))
+        await settle(pilot)
+        game_screen = app.screen_stack[1]
+        game = game_screen.table.game
+        ended: list = []
+        finish = game._finish_round
+
+        def finishing(loser, reason):
+            ended.append((game.dealer, tuple(game.order), tuple(len(h) for h in game.hands)))
+            finish(loser, reason)
+
+        game._finish_round = finishing
+        await _to_round_end(app, pilot, game_screen)
+        shown = game_screen.query_one(ScorePane)._view
+        pane = game_screen.query_one(ScorePane)
+        rows = [(row.rstrip().endswith(pane.glyphs.dealer), row) for row in str(pane.render()).splitlines()]
+        return ((shown.dealer, shown.in_round, shown.hand_sizes), ended[0],
+                (game.dealer, tuple(game.order), tuple(len(h) for h in game.hands)), rows)
+
+
+async def test_round_over_shows_that_rounds_dealer_not_the_next_deals():
+    """A play-tester: while "Round 1 over" was up, the Tokens panel already marked the next
+    round's dealer (the table deals the next round at once)."""
+    shown, ended, live, rows = await _round_end_panel("", 21)
+    assert ended[0] != live[0]  # the next deal has another dealer: the case that went wrong
+    assert shown == ended
+    assert [marked for marked, _ in rows] == [s == ended[0] for s in range(2)], rows
+
+
+async def test_round_over_shows_the_hand_sizes_it_ended_with_when_draws_ran_dry():
+    """R4.4: with a deck barely bigger than the hands, a draw can find nothing and a hand
+    shrinks; the notice showed the next deal's full hands instead of the round's end."""
+    shown, ended, live, rows = await _round_end_panel(TINY_DECK, 1)
+    assert ended[2] != live[2]  # hands had shrunk by the round's end: the case that went wrong
+    assert shown == ended
+    assert [f"{n} card" in row for n, (_, row) in zip(ended[2], rows)] == [True, True], rows

@@ -138,6 +138,41 @@ def scores_before(tokens, points, out, later: list[dict]) -> tuple[list[int], li
     return tokens, points, out
 
 
+def seats_at_round_end(before, part: list[dict], seats: int, plays: int):
+    """(dealer, seats in the round, hand sizes) as the round lost in ``part`` ended, or None when
+    they cannot be told. ``part``: the lost round's events as a seat was told them (one part of
+    ``rounds_apart``); ``before``: the view last shown before them, used when ``part`` does not
+    hold the round's deal (its plays came one change at a time); ``seats``: seats at the table;
+    ``plays``: the plays the round had, to check that nothing came between ``before`` and
+    ``part``. By then the table holds the next deal: its dealer, and hand sizes that differ
+    from the round's end under R4.4."""
+    lost = next((e for e in part if e["type"] == "round_lost"), None)
+    if lost is None:
+        return None
+    deal = next((e for e in part if e["type"] == "deal" and e.get("round") == lost["round"]), None)
+    if deal is not None:
+        dealer, in_round, sizes = deal["dealer"], tuple(deal["seats"]), [0] * seats
+        for s in in_round:
+            sizes[s] = deal.get("hand_size", len(deal.get("hand", ())))
+        after, made = part[part.index(deal) + 1:], 0
+    elif before is not None and before.round == lost["round"] and len(before.hand_sizes) == seats:
+        dealer, in_round, sizes = before.dealer, before.in_round, list(before.hand_sizes)
+        after, made = part, len(before.round_plays)
+    else:
+        return None
+    for e in after:
+        if e is lost:
+            break
+        if e["type"] == "play":
+            sizes[e["seat"]] -= 1
+            made += 1
+        elif e["type"] == "draw" and (e.get("hidden") or e.get("card") is not None):
+            sizes[e["seat"]] += 1
+    if made != plays:  # a change not seen between them: better the table as it is than a wrong count
+        return None
+    return dealer, in_round, tuple(max(0, n) for n in sizes)
+
+
 def view_before(view, later: list[dict]):
     """``view`` with the scores as they stood before ``later``: what a round's notice shows when
     later rounds have ended since (their scores are in the view already)."""

@@ -25,7 +25,7 @@ from textual.widgets import Header, Log, Static
 from ...engine import Game
 from ...engine import cards as C
 from ...engine.describe import (agree, describe, players_by_round, plays_made, possessive, rounds_apart,
-                                view_before)
+                                seats_at_round_end, view_before)
 from ...engine.hand_order import HandOrder
 from ...table import BotTurn, SeatUpdate, TableError, TableOver, TableSession
 from ...table.contract import Table
@@ -118,6 +118,7 @@ class GameScreen(Screen):
     def __init__(self, setup: TableSetup, game: Game | None = None, save_name: str | None = None,
                  undo_used: bool = False, table=None, game_id: str | None = None):
         super().__init__()
+        self._drawn = None  # the last live view drawn (_draw), or a finished round's
         self._early_notices: list[str] | None = []  # told while it mounts, before the log has the game so far
         self.setup = setup
         # ``table``: a seat at a table served elsewhere (net.remote.RemoteTable, `ono99 join`); either
@@ -393,6 +394,7 @@ class GameScreen(Screen):
     def _draw(self, fresh: bool = False, view=None) -> None:
         """Every pane from the table's current state (``view``: the viewer's, if at hand), in place."""
         view = view or self.table.view_for(self.viewer)
+        self._drawn = view  # (a round's end is told from the last view shown of it: _draw_finished)
         self.query_one(TablePane).show(view, fresh)
         scores = self.query_one(ScorePane)
         scores.away = frozenset(self.table.away)  # who has lost the connection (a network table's lobby)
@@ -405,15 +407,22 @@ class GameScreen(Screen):
             self._undo_shown, self._out_shown = undo, out      # it offers changes
             self.refresh_bindings()
 
-    def _draw_finished(self, lost: dict, since: list[dict] = ()) -> None:
+    def _draw_finished(self, lost: dict, since: list[dict] = (), part: list[dict] = ()) -> None:
         """The table as the lost round ended (its total, its last play), the scores after it, and no
         hand: the next round is dealt already, and nothing of a new hand shows before its owner
         has the keyboard (hot seat) or the notice is closed. ``since``: what changed after that
-        round (later rounds ended at their deals), taken back from the scores shown."""
+        round (later rounds ended at their deals), taken back from the scores shown; ``part``: the
+        lost round's events in this change, from which its dealer and hand sizes at its end are told
+        (the table holds the next deal's)."""
         view = view_before(self.table.view_for(self.viewer), since)
         plays = self.table.round_plays(lost["round"])
         finished = dataclasses.replace(view, round=lost["round"], total=lost["total"], round_plays=plays,
                                        played_this_round=tuple(c for _, c in plays), current=None, hand=())
+        ended = seats_at_round_end(self._drawn, list(part), len(view.names), len(plays))
+        if ended is not None:
+            dealer, seats, sizes = ended
+            finished = dataclasses.replace(finished, dealer=dealer, in_round=seats, hand_sizes=sizes)
+        self._drawn = finished
         self.query_one(TablePane).show(finished, fresh=True, finished=True)
         self.query_one(ScorePane).show(finished)
         self.query_one(HandPane).hide()
@@ -648,7 +657,7 @@ class GameScreen(Screen):
 
     def _round_notices(self, ended: list[tuple[list[dict], list[dict]]]) -> None:
         (part, since), rest = ended[0], ended[1:]
-        self._draw_finished(next(e for e in part if e["type"] == "round_lost"), since)  # its own scores behind it
+        self._draw_finished(next(e for e in part if e["type"] == "round_lost"), since, part)  # its own scores behind it
         then = (lambda _choice: self._round_notices(rest)) if rest else self._round_closed
         self._over_the_table(RoundEndScreen(self.table.names, part), then)
 
