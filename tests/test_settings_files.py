@@ -58,3 +58,151 @@ def test_a_misspelt_setting_is_a_notice_with_did_you_mean_else_what_is_allowed(p
     proc = ono99("--plain", input="q\n")
     lines = proc.stdout.splitlines()
     assert proc.returncode == 0 and lines[:3] == said and lines[3].startswith("O'NO 99, in plain text.")
+
+
+# -- saving keeps what the player wrote ----------------------------------------------------------
+
+HAND_WRITTEN = (
+    "# my ono99 settings\n"
+    "\n"
+    'player_name = "Zoë"   # the name my friends know\n'
+    "bot_delay = 0.2\n"
+    "colour_blind = true  # a key of a later ono99\n"
+    'theme = "ono99-dark" # dark at night\n'
+    "\n"
+    "[server]\n"
+    'host = "example.org"\n'
+)
+
+
+def test_saving_one_setting_changes_its_line_only(private_dirs):
+    """A stranger: saving the theme from the app rewrote config.toml whole: their comments, their
+    order and a key it did not know were gone (only the .bak kept them)."""
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    settings, _ = load_settings()
+    save_settings(settings.__class__(**{**settings.__dict__, "theme": "ono99-light"}), changed={"theme"})
+    assert path.read_text() == HAND_WRITTEN.replace('"ono99-dark" # dark', '"ono99-light" # dark')
+    assert path.with_name("config.toml.bak").read_text() == HAND_WRITTEN
+    assert load_settings()[0].theme == "ono99-light"
+
+
+def test_a_setting_not_in_the_file_is_added_before_its_tables(private_dirs):
+    from dataclasses import replace
+
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    save_settings(replace(load_settings()[0], undo=False), changed={"undo"})
+    text = path.read_text()
+    assert text == HAND_WRITTEN.replace("night\n", "night\nundo = false\n", 1)
+    assert load_settings()[0].undo is False
+
+
+def test_nothing_changed_leaves_the_file_untouched_and_other_keys_are_not_reset(private_dirs):
+    """The app started with one name; the player then changed it by hand; saving another setting
+    from the app kept the name they typed in the file (before: the app's old name overwrote it)."""
+    from dataclasses import replace
+
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    started, _ = load_settings()
+    path.write_text(HAND_WRITTEN.replace("Zoë", "Zed"))  # by hand, while the app runs
+    stamp = path.stat().st_mtime_ns
+    save_settings(started, changed=set())
+    assert path.stat().st_mtime_ns == stamp and not path.with_name("config.toml.bak").exists()
+    save_settings(replace(started, bot_delay=1.0), changed={"bot_delay"})
+    assert load_settings()[0].player_name == "Zed" and load_settings()[0].bot_delay == 1.0
+
+
+def test_a_value_not_allowed_in_the_file_is_written_as_the_app_used_it(private_dirs):
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("bot_delay = 99  # too slow\nundo = false\n")
+    settings, problems = load_settings()
+    assert problems and settings.bot_delay == 0.6
+    save_settings(settings, changed=set())
+    assert path.read_text() == "bot_delay = 0.6  # too slow\nundo = false\n"
+    assert load_settings() == (settings, [])
+
+
+def test_a_line_that_cannot_be_edited_alone_gives_a_whole_rewrite(private_dirs):
+    from dataclasses import replace
+
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    odd = 'player_name = """Ann"""\n"theme" = "ono99-dark"\n'  # a quoted key: not edited in place
+    path.write_text(odd)
+    save_settings(replace(load_settings()[0], theme="ono99-light"), changed={"theme"})
+    assert load_settings() == (Settings(theme="ono99-light", player_name="Ann"), [])
+    assert path.with_name("config.toml.bak").read_text() == odd
+
+
+SAFE_TEXT = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=20).filter(
+    lambda t: t.strip() and t == t.strip())
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(["# c\n", "\n", "  \n", "x_later = 1 # k\n", "[t]\nk = 1\n"]), max_size=5, unique=True),
+       st.lists(st.sampled_from(["theme", "player_name", "bot_delay", "undo", "rules"]), unique=True),
+       st.sampled_from(["", "  # note", "#", " # a # b"]), SAFE_TEXT, SAFE_TEXT,
+       st.floats(0, 5, allow_nan=False), st.booleans())
+def test_any_edit_keeps_every_other_line_and_reads_back_as_saved(extras, present, comment, name, theme,
+                                                                  delay, undo):
+    from ono99_tui.store.settings import _as_toml, edit_settings_text
+
+    old = Settings(player_name="Old", theme="old-theme", bot_delay=0.5, undo=True, rules="standard")
+    lines = [f"{k} = {_as_toml(getattr(old, k))}{comment}\n" for k in present]
+    text = "".join(lines[:1] + [e for e in extras if not e.startswith("[")] + lines[1:]
+                   + [e for e in extras if e.startswith("[")])
+    import unicodedata
+
+    from ono99_tui.engine.game import GameSetupError, normalise_name
+    try:
+        name = unicodedata.normalize("NFC", normalise_name(name))
+    except GameSetupError:
+        name = "Ann"
+    new = Settings(player_name=name, theme=theme, bot_delay=delay, undo=undo, rules="standard")
+    out = edit_settings_text(text, new)
+    assert out is not None
+    got, problems = parse_settings(out, "config.toml")
+    assert got == new, out
+    kept = [line for line in text.splitlines() if not any(line.startswith(f"{k} =") for k in present)]
+    assert [line for line in out.splitlines() if line in kept] == kept  # every other line, in order
+
+
+async def test_the_settings_screen_writes_only_what_was_changed_there(private_dirs):
+    """Saved from Settings: the bots' pause changed there is written on its line; the comments, a
+    key of a later ono99, and a name the player changed by hand after the app started stay."""
+    from textual.widgets import Input
+
+    from ono99_tui.store.paths import settings_file
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    app = Ono99App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        path.write_text(HAND_WRITTEN.replace("Zoë", "Zed"))  # by hand, while the app runs
+        screen = SettingsScreen(app.settings)
+        app.push_screen(screen)
+        await pilot.pause()
+        screen.query_one("#bot_delay", Input).value = "1"
+        screen.action_save()
+        await pilot.pause()
+    assert path.read_text() == HAND_WRITTEN.replace("Zoë", "Zed").replace("bot_delay = 0.2", "bot_delay = 1.0")

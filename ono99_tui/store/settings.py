@@ -2,7 +2,11 @@
 
 A broken file never stops the app: every problem is reported (file, line or
 key, what is allowed) and defaults are used for what could not be read. The
-file is only rewritten when the player saves settings from the app.
+file is only written when the player saves settings from the app, and then only
+the settings that changed, each on its own line: the player's comments, order
+and keys ono99 does not know stay as they wrote them. Only a file that cannot
+be read, or a line that cannot be edited alone, is rewritten whole (its .bak
+keeps the version before).
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
+
+import tomllib
 
 import tomli_w
 
@@ -146,10 +152,97 @@ def to_toml(settings: Settings) -> str:
     return header + lines + "\n" + tomli_w.dumps(asdict(settings))
 
 
-def save_settings(settings: Settings, path: Path | None = None) -> Path:
+def save_settings(settings: Settings, path: Path | None = None, changed=None) -> Path:
+    """Write ``settings`` to the settings file. ``changed``: the keys the player changed (None:
+    every key). An existing file keeps everything else as it is: only keys in ``changed`` whose
+    value in the file differs, or that the file sets to a value not allowed (the app was using
+    its own there), are written, each in place on its line (a trailing comment kept) or added.
+    Nothing to write: the file is not touched. Whole-file rewrite only when that cannot be done."""
     path = path or settings_file()
-    write_atomic(path, to_toml(settings))
+    try:
+        text = read_text(path, "settings file")
+    except ReadError:  # missing, or not readable as text: written whole (a damaged one kept as .bak)
+        write_atomic(path, to_toml(settings))
+        return path
+    edited = edit_settings_text(text, settings, changed)
+    if edited is None:  # (the file cannot be read as TOML, or a line cannot be edited alone)
+        write_atomic(path, to_toml(settings))
+    elif edited != text:
+        write_atomic(path, edited)
     return path
+
+
+_ASSIGN = re.compile(r"(?P<lead>\s*)(?P<key>[A-Za-z0-9_-]+)(?P<eq>\s*=\s*)(?P<rest>.*?)(?P<end>\r?\n?)$", re.S)
+
+
+def _split_comment(rest: str):
+    """(value, trailing comment with its spaces) of the text after ``key =`` on one line, or None
+    when the value does not end on that line."""
+    for i in [j for j, ch in enumerate(rest) if ch == "#"] + [len(rest)]:
+        try:
+            tomllib.loads(f"k = {rest[:i]}")
+        except tomllib.TOMLDecodeError:
+            continue
+        value = rest[:i].rstrip()
+        return value, rest[len(value):]
+    return None
+
+
+def edit_settings_text(text: str, settings: Settings, changed=None) -> str | None:
+    """``text`` (a settings file) with the settings in ``changed`` (None: all) set as in
+    ``settings`` where the file differs, every other line as it was; None when that cannot be
+    done safely (the file is not valid TOML, a value spans lines, the key is written some other
+    way), for a whole rewrite."""
+    try:
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    want = {}
+    for f in fields(Settings):
+        value = getattr(settings, f.name)
+        try:
+            allowed = f.name in doc and _check(f.name, doc[f.name]) == doc[f.name]
+        except ValueError:
+            allowed = False
+        if f.name in doc and not allowed:
+            want[f.name] = value  # not allowed in the file: the app used its own, which is written
+        elif (changed is None or f.name in changed) and doc.get(f.name, getattr(Settings(), f.name)) != value:
+            want[f.name] = value
+    if not want:
+        return text
+    lines = text.splitlines(keepends=True)
+    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
+    added = []
+    for key, value in want.items():
+        if key not in doc:
+            added.append(f"{key} = {_as_toml(value)}")
+            continue
+        at = [i for i in range(first_table) if (m := _ASSIGN.match(lines[i])) and m["key"] == key]
+        if len(at) != 1:
+            return None
+        m = _ASSIGN.match(lines[at[0]])
+        split = _split_comment(m["rest"])
+        if split is None:
+            return None
+        lines[at[0]] = f"{m['lead']}{key}{m['eq']}{_as_toml(value)}{split[1]}{m['end']}"
+    if added:
+        newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
+        at = first_table
+        if at < len(lines):  # above the first table and the blank lines and comments over it
+            while at > 0 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
+                at -= 1
+        before = lines[:at]
+        if before and not before[-1].endswith("\n"):
+            before[-1] += newline
+        lines = before + [line + newline for line in added] + lines[at:]
+    out = "".join(lines)
+    try:  # checked: every setting as wanted, every other key of the file as it was
+        new = tomllib.loads(out.removeprefix("\ufeff"))
+    except (tomllib.TOMLDecodeError, ValueError):
+        return None
+    if any(new.get(k) != v for k, v in want.items()) or any(new.get(k) != v for k, v in doc.items() if k not in want):
+        return None
+    return out
 
 
 def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
@@ -161,7 +254,7 @@ def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
     settings, _ = load_settings(path)
     if settings.rules != old:
         return None
-    return save_settings(replace(settings, rules=new), path)
+    return save_settings(replace(settings, rules=new), path, changed={"rules"})
 
 
 def line_of(text: str, key: str) -> int | None:

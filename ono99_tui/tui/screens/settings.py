@@ -117,7 +117,9 @@ class SettingsScreen(Screen):
             self._error(Content.from_markup("[b]Not saved:[/b] $why", why=visible(exc)))
             return
         try:
-            path = save_settings(settings)
+            # only what was changed here: a line edited by hand since the app started is kept
+            path = save_settings(settings, changed={f.name for f in dataclasses.fields(settings)
+                                                     if getattr(settings, f.name) != getattr(self.start, f.name)})
         except OSError as exc:
             from ...store.atomic import why_not_written
             from ...store.paths import settings_file
