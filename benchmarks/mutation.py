@@ -90,6 +90,12 @@ GROUPS = [
           ["tests/test_guards_screen.py",
            "tests/test_table_screen.py::test_a_busting_card_asks_once_when_a_safe_card_exists"],
           ["busts", "HandPane.has_safe_card", "HandPane.best_focus"]),
+    Group("store-settings-edit", "ono99_tui/store/settings.py",
+          ["tests/test_settings_files.py"],
+          ["save_settings", "edit_settings_text", "_split_comment"]),
+    Group("engine-round-end", "ono99_tui/engine/describe.py",
+          ["tests/test_round_end_seats.py"],
+          ["seats_at_round_end"]),
 ]
 
 

@@ -20,7 +20,7 @@ from ono99_tui.table import redact
 from tests.strategies import _valid
 
 
-def _play(rules, players: int, seed: int, rng: random.Random, viewer, checks: list) -> None:
+def _play(rules, players: int, seed: int, rng: random.Random, viewer, checks: list, at_deals: list | None = None) -> None:
     game = Game([f"P{i}" for i in range(players)], rules, seed)
     truth: dict[int, tuple] = {}
     finish = game._finish_round
@@ -45,6 +45,8 @@ def _play(rules, players: int, seed: int, rng: random.Random, viewer, checks: li
             plays = len(game.round_plays[lost["round"] - 1])
             got = seats_at_round_end(shown, part, players, plays)
             checks.append((got, truth[lost["round"]]))
+            if at_deals is not None and any(e["type"] == "deal" for e in part):
+                at_deals.append(got)
             shown = None  # (a later part holds its own deal)
         before = redact.view_for(game, viewer)
 
@@ -95,3 +97,28 @@ def test_a_change_not_seen_gives_up_rather_than_miscount():
             assert plays > 1
             assert seats_at_round_end(old, parts[0], 2, plays) is None
             return
+
+
+def test_rounds_lost_at_their_deal_are_told_from_their_own_deal():
+    """R5.2: a hand of only 99s loses at the deal, so one change can end several rounds; each
+    later one is told from its own deal in the change (not from the view before it), and a part
+    without a round lost, or with no view of its round, tells nothing."""
+    rules = Rules(hand_size=1, target=30, deck_number_each=1, deck_ten=0, deck_minus_ten=0, deck_hold=0,
+                  deck_reverse=0, deck_double_play=0, deck_ninety_nine=6)
+    checks: list = []
+    at_deals: list = []
+    rng = random.Random(4)
+    for seed in range(60):
+        _play(rules, 2 + seed % 3, seed, rng, seed % 2 or None, checks, at_deals)
+    assert len(at_deals) > 20  # the deal's branch, many times
+    assert all(got == want for got, want in checks)
+    game = Game(["A", "B"], DEFAULT, 7)
+    view = redact.view_for(game, 0)
+    assert seats_at_round_end(view, [{"type": "play", "n": 0, "round": 1, "seat": 0, "card": "2"}], 2, 1) is None
+    lost = [{"type": "round_lost", "round": 1, "seat": 0, "reason": "bust", "total": 99}]
+    assert seats_at_round_end(None, lost, 2, 0) is None
+    assert seats_at_round_end(view, [dict(lost[0], round=2)], 2, 0) is None  # a view of another round
+    assert seats_at_round_end(view, lost, 2, 0) == (view.dealer, view.in_round, view.hand_sizes)
+    deal = {"type": "deal", "round": 1, "dealer": 1, "seats": [0, 1]}  # a server that left hand_size out
+    assert seats_at_round_end(view, [deal, lost[0]], 2, 0) is None
+    assert seats_at_round_end(view, [dict(deal, hand_size=3), lost[0]], 2, 0) == (1, (0, 1), (3, 3))

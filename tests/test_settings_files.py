@@ -206,3 +206,48 @@ async def test_the_settings_screen_writes_only_what_was_changed_there(private_di
         screen.action_save()
         await pilot.pause()
     assert path.read_text() == HAND_WRITTEN.replace("Zoë", "Zed").replace("bot_delay = 0.2", "bot_delay = 1.0")
+
+
+def _edited(text: str, changed, **values) -> str | None:
+    from ono99_tui.store.settings import edit_settings_text
+
+    settings, _ = parse_settings(text, "config.toml")
+    from dataclasses import replace
+    return edit_settings_text(text, replace(settings, **values), changed)
+
+
+def test_edits_in_place_keep_a_byte_order_mark_crlf_and_a_hash_inside_a_value():
+    """Files from other editors: a BOM (Windows Notepad), CRLF line ends, a "#" inside a quoted
+    name; each edited on its own line, nothing else touched (no whole rewrite)."""
+    text = '\ufeffplayer_name = "A#1" # me\r\nundo = true\r\n'
+    assert _edited(text, {"undo"}, undo=False) == '\ufeffplayer_name = "A#1" # me\r\nundo = false\r\n'
+    assert _edited(text, {"player_name"}, player_name="B#2") == '\ufeffplayer_name = "B#2" # me\r\nundo = true\r\n'
+    assert _edited(text, {"ascii"}, ascii=True) == text + "ascii = true\r\n"
+
+
+def test_an_added_setting_goes_above_the_comments_over_the_first_table_even_indented():
+    text = 'theme = "x"\n\n# where I play\n  [server]\nhost = "h"\n'
+    assert _edited(text, {"undo"}, undo=False) == 'theme = "x"\nundo = false\n\n# where I play\n  [server]\nhost = "h"\n'
+    assert _edited('theme = "x"', {"undo"}, undo=False) == 'theme = "x"\nundo = false\n'  # (no last newline)
+
+
+def test_a_setting_left_at_its_default_and_absent_from_the_file_is_not_added():
+    text = "undo = false\n"
+    assert _edited(text, {"theme", "bot_delay"}, theme=Settings().theme, bot_delay=Settings().bot_delay) == text
+
+
+def test_values_written_another_way_but_allowed_are_left_as_written():
+    """`bot_delay = 1` is the app's 1.0 and `player_name = 'Ann'` its "Ann": saving another setting
+    leaves them as the player wrote them."""
+    text = "bot_delay = 1\nplayer_name = 'Ann'\nascii = false\n"
+    assert _edited(text, {"ascii"}, ascii=True) == "bot_delay = 1\nplayer_name = 'Ann'\nascii = true\n"
+
+
+def test_an_added_setting_goes_at_the_end_of_a_file_without_tables_and_at_the_top_over_a_first_table():
+    assert _edited('theme = "x"\n# the end\n\n', {"undo"}, undo=False) == 'theme = "x"\n# the end\n\nundo = false\n'
+    text = "# mine\n    # indented\n[server]\nhost = 'h'\n# end\n"
+    assert _edited(text, {"undo"}, undo=False) == "undo = false\n" + text
+
+
+def test_a_changed_setting_the_file_sets_otherwise_is_written_even_back_to_its_default():
+    assert _edited("undo = false # off\n", {"undo"}, undo=True) == "undo = true # off\n"

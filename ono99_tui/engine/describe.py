@@ -150,24 +150,26 @@ def seats_at_round_end(before, part: list[dict], seats: int, plays: int):
     if lost is None:
         return None
     deal = next((e for e in part if e["type"] == "deal" and e.get("round") == lost["round"]), None)
-    if deal is not None:
+    if deal is not None:  # (lost at its deal, R5.2: the deal is the part's first event)
+        if not isinstance(deal.get("hand_size"), int):  # (optional in the protocol: a server's word)
+            return None
         dealer, in_round, sizes = deal["dealer"], tuple(deal["seats"]), [0] * seats
         for s in in_round:
-            sizes[s] = deal.get("hand_size", len(deal.get("hand", ())))
-        after, made = part[part.index(deal) + 1:], 0
+            sizes[s] = deal["hand_size"]  # (a seat's copy of a deal: table/redact.py)
+        made = 0
     elif before is not None and before.round == lost["round"] and len(before.hand_sizes) == seats:
         dealer, in_round, sizes = before.dealer, before.in_round, list(before.hand_sizes)
-        after, made = part, len(before.round_plays)
+        made = len(before.round_plays)
     else:
         return None
-    for e in after:
+    for e in part:
         if e is lost:
             break
         if e["type"] == "play":
             sizes[e["seat"]] -= 1
             made += 1
-        elif e["type"] == "draw" and (e.get("hidden") or e.get("card") is not None):
-            sizes[e["seat"]] += 1
+        elif e["type"] == "draw":
+            sizes[e["seat"]] += e.get("hidden") or e.get("card") is not None  # (none to draw: R4.4)
     if made != plays:  # a change not seen between them: better the table as it is than a wrong count
         return None
     return dealer, in_round, tuple(max(0, n) for n in sizes)

@@ -193,8 +193,10 @@ def edit_settings_text(text: str, settings: Settings, changed=None) -> str | Non
     ``settings`` where the file differs, every other line as it was; None when that cannot be
     done safely (the file is not valid TOML, a value spans lines, the key is written some other
     way), for a whole rewrite."""
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # (kept as it was: the edit is made after it)
+    body = text[len(bom):]
     try:
-        doc = tomllib.loads(text.removeprefix("\ufeff"))
+        doc = tomllib.loads(body)
     except (tomllib.TOMLDecodeError, ValueError):
         return None
     want = {}
@@ -210,7 +212,7 @@ def edit_settings_text(text: str, settings: Settings, changed=None) -> str | Non
             want[f.name] = value
     if not want:
         return text
-    lines = text.splitlines(keepends=True)
+    lines = body.splitlines(keepends=True)
     first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
     added = []
     for key, value in want.items():
@@ -237,12 +239,12 @@ def edit_settings_text(text: str, settings: Settings, changed=None) -> str | Non
         lines = before + [line + newline for line in added] + lines[at:]
     out = "".join(lines)
     try:  # checked: every setting as wanted, every other key of the file as it was
-        new = tomllib.loads(out.removeprefix("\ufeff"))
+        new = tomllib.loads(out)
     except (tomllib.TOMLDecodeError, ValueError):
         return None
     if any(new.get(k) != v for k, v in want.items()) or any(new.get(k) != v for k, v in doc.items() if k not in want):
         return None
-    return out
+    return bom + out
 
 
 def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
