@@ -321,3 +321,16 @@ def test_a_simulation_stopped_by_a_signal_leaves_no_worker_playing_on(how):
         for worker in workers:  # (a failed run leaves none behind either)
             if not _gone(worker):
                 os.kill(worker, signal.SIGKILL)
+
+
+def test_the_round_ends_table_fits_80_columns_with_its_counts_in_one_column():
+    """A stranger's run with a round lost for want of a card: that row's label ran past its column
+    (93 characters wide), and its count sat far right of the others'."""
+    out = ono99("simulate", "--bots", "medium,easy,random", "--games", "201", "--jobs", "1", "--seed", "1")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    start = lines.index("How rounds ended:")
+    rows = [line for line in lines[start + 1:] if line.startswith("  ")][:3]
+    assert any("R5.2" in row for row in rows) and any("bust" in row for row in rows), rows
+    assert len({row.rindex("%") for row in rows}) == 1, rows  # one column
+    assert all(len(line) <= 80 for line in lines if "Cannot be told apart" not in line), lines

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 REASONS = {
     "bust": "bust (went to the target)",
-    "no-legal-card": "no card to play (R5.2: only 99s, or only a Double Play to start two plays)",
+    "no-legal-card": "no card to play (R5.2)",  # (only 99s, or only a Double Play to start two plays)
     "play-limit": "play limit reached (R4.6)",
 }
 
@@ -52,8 +52,9 @@ def simulate_lines(summary: dict, label: str, elapsed: float, seed: int, jobs: i
         f"(1 in {seats}: {pct(1 / seats).strip()})",
         "How rounds ended:",
     ]
+    width = max([30] + [len(REASONS.get(reason, reason)) for reason in ends])  # (a column, whatever the words)
     for reason, count in ends.items():
-        lines.append(f"  {REASONS.get(reason, reason):<40} {count:>8,}  {pct(count / rounds)}")
+        lines.append(f"  {REASONS.get(reason, reason):<{width}} {count:>8,}  {pct(count / rounds)}")
     apart = summary.get("cannot_tell_apart") or []
     if apart:
         pairs = "; ".join(f"{a} and {b}" for a, b in apart)
