@@ -730,3 +730,28 @@ async def test_a_number_int_cannot_read_typed_as_a_rule_value_is_invalid_not_a_t
         screen.action_save()
         await settle(pilot)
     assert rp.resolve("mine")[0].target == 99  # nothing invalid saved
+
+
+async def test_a_write_protected_preset_is_not_saved_over_and_the_edits_stay(private_dirs):
+    """chmod a-w on a preset of one's own: Save in the House rules editor replaced it all the same
+    (a rename ignores the mode). Now it says why, keeps the edits on screen, and the file stays."""
+    import stat
+
+    from ono99_tui.engine.rules import DEFAULT
+
+    path = rp.save_preset("mine", dataclasses_replace(DEFAULT, target=50))
+    before = path.read_text()
+    path.chmod(0o444)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("mine"))
+        await pilot.pause()
+        screen = app.screen
+        key(screen, "target").value = "60"
+        await pilot.pause()
+        screen.action_save()
+        await pilot.pause()
+        said = " ".join(str(n.message) for n in app._notifications)
+        assert "Not saved" in said and "write-protected" in said and "Save as" in said
+        assert key(screen, "target").value == "60"
+    assert path.read_text() == before and not path.stat().st_mode & stat.S_IWUSR

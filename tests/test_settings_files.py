@@ -251,3 +251,35 @@ def test_an_added_setting_goes_at_the_end_of_a_file_without_tables_and_at_the_to
 
 def test_a_changed_setting_the_file_sets_otherwise_is_written_even_back_to_its_default():
     assert _edited("undo = false # off\n", {"undo"}, undo=True) == "undo = true # off\n"
+
+
+async def test_a_write_protected_settings_file_is_not_saved_over(private_dirs):
+    """chmod a-w config.toml: Save in Settings replaced it all the same (a rename ignores the
+    mode). Now it says why it was not saved, and the file and its mode stay."""
+    import os
+    import stat
+
+    from textual.widgets import Input, Static
+
+    from ono99_tui.store.paths import settings_file
+    from ono99_tui.tui.app import Ono99App
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    path.chmod(0o444)
+    app = Ono99App()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = SettingsScreen(app.settings)
+        app.push_screen(screen)
+        await pilot.pause()
+        screen.query_one("#bot_delay", Input).value = "1"
+        screen.action_save()
+        await pilot.pause()
+        assert app.screen is screen  # not saved: the form stays, saying why
+        error = str(screen.query_one("#form-error", Static).render())
+        assert "Not saved" in error and "write-protected" in error and str(path) in error
+    assert path.read_text() == HAND_WRITTEN and not path.stat().st_mode & stat.S_IWUSR
+    assert not os.path.exists(str(path) + ".bak")

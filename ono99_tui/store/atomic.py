@@ -186,6 +186,16 @@ def file_in_the_way(path: str | Path) -> str | None:
     return None
 
 
+def write_protected(path) -> bool:
+    """The file's owner took its write permission away (chmod a-w): a save or settings file kept
+    as it is on purpose, which a rename over it would ignore. By the mode bits, so as root too."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return False
+    return stat.S_ISREG(mode) and not mode & stat.S_IWUSR
+
+
 def why_not_written(path: str | Path, exc: OSError) -> str:
     """Why ``write_atomic(path, ...)`` failed, naming ``path`` and what is in its way: "cannot
     write PATH: FOLDER is a file, not a folder" (the OSError alone said "File exists", or named

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..engine.rules import Rules, RulesError
 from . import presets as shipped
 from .files import IS_A_LINK, link_in_the_way, load_preset_file
-from .atomic import is_link, write_atomic
+from .atomic import is_link, write_atomic, write_protected
 from .readfile import ReadError, read_text
 from .paths import user_rules_dir
 from .saves import SaveError, check_name
@@ -119,6 +119,9 @@ def save_preset(name: str, rules: Rules, description: str = "", folder: Path | N
     name = path.name[: -len(".toml")]
     if path.exists() and not overwrite:
         raise ValueError(f"a preset named {name!r} already exists")
+    if write_protected(path):  # (a rename over it would ignore the mode: kept as it is, on purpose)
+        raise OSError(0, "it is write-protected (chmod a-w), so ono99 leaves it as it is; "
+                         "chmod u+w it to save it from ono99, or use Save as")
     if not _misnamed(name) and (alike := _named_alike(folder, name)) is not None:
         raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
                          "file on some disks: choose another name")

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 # The engine is imported only when a save must be parsed or replayed: the menu, reading
 # the index, starts without it (benchmarks/saves.py --startup).
-from .atomic import is_link, remove_stale_temps, write_atomic, write_new
+from .atomic import is_link, remove_stale_temps, write_atomic, write_new, write_protected  # (cli imports it from here)
 from .journal import JournalRead, journal_path, read_journal
 from .lock import Lock
 from ..text import quoted, visible
@@ -115,16 +115,6 @@ def _name_ok(name: str) -> bool:
     an invisible character, so a name is always one plain file name in the saves folder."""
     return name[0].isalnum() and all(c.isalnum() or c in " _-" or unicodedata.category(c) in ("Mn", "Mc")
                                      for c in name[1:])
-
-
-def write_protected(path) -> bool:
-    """The save's owner took its write permission away (chmod a-w): a save kept as it is on
-    purpose, which a rename over it would ignore. By the mode bits, so as root too."""
-    try:
-        mode = os.lstat(path).st_mode
-    except OSError:
-        return False
-    return stat.S_ISREG(mode) and not mode & stat.S_IWUSR
 
 
 def now_iso() -> str:

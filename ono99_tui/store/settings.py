@@ -24,7 +24,7 @@ import tomli_w
 
 from ..engine.game import NAME_RULE, GameSetupError, normalise_name
 from ..text import shorten, visible
-from .atomic import write_atomic
+from .atomic import write_atomic, write_protected
 from .paths import settings_file
 from .readfile import ReadError, parse_toml, read_text
 
@@ -157,8 +157,12 @@ def save_settings(settings: Settings, path: Path | None = None, changed=None) ->
     every key). An existing file keeps everything else as it is: only keys in ``changed`` whose
     value in the file differs, or that the file sets to a value not allowed (the app was using
     its own there), are written, each in place on its line (a trailing comment kept) or added.
-    Nothing to write: the file is not touched. Whole-file rewrite only when that cannot be done."""
+    Nothing to write: the file is not touched. Whole-file rewrite only when that cannot be done.
+    A write-protected file (chmod a-w) is never written: OSError saying so."""
     path = path or settings_file()
+    if write_protected(path):  # (a rename over it would ignore the mode: kept as it is, on purpose)
+        raise OSError(0, "it is write-protected (chmod a-w), so ono99 leaves it as it is; "
+                         "chmod u+w it to save settings from ono99")
     try:
         text = read_text(path, "settings file")
     except ReadError:  # missing, or not readable as text: written whole (a damaged one kept as .bak)
