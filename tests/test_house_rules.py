@@ -755,3 +755,28 @@ async def test_a_write_protected_preset_is_not_saved_over_and_the_edits_stay(pri
         assert "Not saved" in said and "write-protected" in said and "Save as" in said
         assert key(screen, "target").value == "60"
     assert path.read_text() == before and not path.stat().st_mode & stat.S_IWUSR
+
+
+async def test_saving_a_hand_written_preset_keeps_its_comments_and_changes_one_line(private_dirs):
+    """A house-rule tinkerer's preset, written by hand with comments: Save in the editor rewrote it
+    from the rules (only the keys that differ, under a new header), every comment gone."""
+    folder = private_dirs / "config" / "rules"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "club.toml"
+    text = ("# Our club's rules (Ann, 2026)\ntarget = 150   # longer rounds\n\n[deck]\nten = 6 # fewer tens\n\n"
+            "# points, as at the club\n[scoring]\nmode = \"points\"\n")
+    path.write_text(text)
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.push_screen(RulesViewScreen("club"))
+        await pilot.pause()
+        screen = app.screen
+        key(screen, "deck.ten").value = "8"
+        key(screen, "deck.hold").value = "2"
+        await pilot.pause()
+        screen.action_save()
+        await pilot.pause()
+    assert path.read_text() == text.replace("ten = 6 # fewer tens\n", "ten = 8 # fewer tens\nhold = 2\n")
+    assert path.with_name("club.toml.bak").read_text() == text
+    rules = load_rules_file(path)
+    assert (rules.deck_ten, rules.deck_hold, rules.target, rules.scoring_mode) == (8, 2, 150, "points")

@@ -1,21 +1,24 @@
 """Rules presets: the shipped ones (read-only) and the player's own TOML files.
 
 The player's presets live in the rules folder of the config directory, one
-file each, holding only the keys that differ from the defaults under a header
-comment saying what the preset is.
+file each. A preset made in the app holds only the keys that differ from the
+defaults under a header comment saying what it is; one saved again keeps its
+own lines (a player's comments and order), only the changed keys set in place.
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..engine.rules import Rules, RulesError
+from ..engine.rules import KEYS, Rules, RulesError
 from . import presets as shipped
 from .files import IS_A_LINK, link_in_the_way, load_preset_file
 from .atomic import is_link, write_atomic, write_protected
 from .readfile import ReadError, read_text
+from .toml_edit import edit_toml
 from .paths import user_rules_dir
 from .saves import SaveError, check_name
 
@@ -125,10 +128,39 @@ def save_preset(name: str, rules: Rules, description: str = "", folder: Path | N
     if not _misnamed(name) and (alike := _named_alike(folder, name)) is not None:
         raise ValueError(f"a preset named {alike!r} already exists; names that differ only in case are one "
                          "file on some disks: choose another name")
+    if overwrite and (edited := _edited_in_place(path, rules)) is not None:
+        if edited[1] != edited[0]:  # (nothing changed: the file is not touched)
+            write_atomic(path, edited[1])
+        return path
     body = rules.to_toml(only_changed=True)
     head = f"# {description or 'House rules: ' + name}\n# ono99 rules preset; only the keys that differ from the standard rules.\n"
     write_atomic(path, head + ("\n" + body if body.strip() else "# (the standard rules)\n"))
     return path
+
+
+def _edited_in_place(path: Path, rules: Rules) -> tuple[str, str] | None:
+    """(the preset's text, that text with the keys whose values change set in place): its
+    comments, order and layout kept (store/toml_edit.py); None when it cannot be read or edited
+    so, for a whole rewrite (its .bak keeps the old one)."""
+    try:
+        text = read_text(path, "rules file")
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
+    except (ReadError, tomllib.TOMLDecodeError, ValueError):
+        return None
+    updates = {}
+    for spec in KEYS:
+        parts = tuple(spec.path.split("."))
+        node = doc
+        for part in parts:
+            node = node.get(part, _ABSENT) if isinstance(node, dict) else _ABSENT
+        value = getattr(rules, spec.field)
+        if (spec.default if node is _ABSENT else node) != value:
+            updates[parts] = value
+    edited = edit_toml(text, updates) if updates else text
+    return None if edited is None else (text, edited)
+
+
+_ABSENT = object()
 
 
 def _refuse_link(path: Path) -> None:

@@ -12,7 +12,6 @@ keeps the version before).
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import unicodedata
 from dataclasses import asdict, dataclass, fields, replace
@@ -25,6 +24,7 @@ import tomli_w
 from ..engine.game import NAME_RULE, GameSetupError, normalise_name
 from ..text import shorten, visible
 from .atomic import write_atomic, write_protected
+from .toml_edit import edit_toml, toml_value
 from .paths import settings_file
 from .readfile import ReadError, parse_toml, read_text
 
@@ -128,13 +128,7 @@ def _nearest(key: str, known: set[str]) -> str:
     return f' (did you mean "{close[0]}"?)' if close else f"; allowed: {', '.join(sorted(known))}"
 
 
-def _as_toml(value) -> str:
-    """A default as the file would spell it (true, not Python's True)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
-    return repr(value)
+_as_toml = toml_value  # (a default as the file would spell it: true, not Python's True)
 
 
 def load_settings(path: Path | None = None) -> tuple[Settings, list[str]]:
@@ -176,31 +170,12 @@ def save_settings(settings: Settings, path: Path | None = None, changed=None) ->
     return path
 
 
-_ASSIGN = re.compile(r"(?P<lead>\s*)(?P<key>[A-Za-z0-9_-]+)(?P<eq>\s*=\s*)(?P<rest>.*?)(?P<end>\r?\n?)$", re.S)
-
-
-def _split_comment(rest: str):
-    """(value, trailing comment with its spaces) of the text after ``key =`` on one line, or None
-    when the value does not end on that line."""
-    for i in [j for j, ch in enumerate(rest) if ch == "#"] + [len(rest)]:
-        try:
-            tomllib.loads(f"k = {rest[:i]}")
-        except tomllib.TOMLDecodeError:
-            continue
-        value = rest[:i].rstrip()
-        return value, rest[len(value):]
-    return None
-
-
 def edit_settings_text(text: str, settings: Settings, changed=None) -> str | None:
     """``text`` (a settings file) with the settings in ``changed`` (None: all) set as in
-    ``settings`` where the file differs, every other line as it was; None when that cannot be
-    done safely (the file is not valid TOML, a value spans lines, the key is written some other
-    way), for a whole rewrite."""
-    bom = "\ufeff" if text.startswith("\ufeff") else ""  # (kept as it was: the edit is made after it)
-    body = text[len(bom):]
+    ``settings`` where the file differs, every other line as it was (``toml_edit.edit_toml``);
+    None when that cannot be done safely, for a whole rewrite."""
     try:
-        doc = tomllib.loads(body)
+        doc = tomllib.loads(text.removeprefix("\ufeff"))
     except (tomllib.TOMLDecodeError, ValueError):
         return None
     want = {}
@@ -211,44 +186,10 @@ def edit_settings_text(text: str, settings: Settings, changed=None) -> str | Non
         except ValueError:
             allowed = False
         if f.name in doc and not allowed:
-            want[f.name] = value  # not allowed in the file: the app used its own, which is written
+            want[(f.name,)] = value  # not allowed in the file: the app used its own, which is written
         elif (changed is None or f.name in changed) and doc.get(f.name, getattr(Settings(), f.name)) != value:
-            want[f.name] = value
-    if not want:
-        return text
-    lines = body.splitlines(keepends=True)
-    first_table = next((i for i, line in enumerate(lines) if line.lstrip().startswith("[")), len(lines))
-    added = []
-    for key, value in want.items():
-        if key not in doc:
-            added.append(f"{key} = {_as_toml(value)}")
-            continue
-        at = [i for i in range(first_table) if (m := _ASSIGN.match(lines[i])) and m["key"] == key]
-        if len(at) != 1:
-            return None
-        m = _ASSIGN.match(lines[at[0]])
-        split = _split_comment(m["rest"])
-        if split is None:
-            return None
-        lines[at[0]] = f"{m['lead']}{key}{m['eq']}{_as_toml(value)}{split[1]}{m['end']}"
-    if added:
-        newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-        at = first_table
-        if at < len(lines):  # above the first table and the blank lines and comments over it
-            while at > 0 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
-                at -= 1
-        before = lines[:at]
-        if before and not before[-1].endswith("\n"):
-            before[-1] += newline
-        lines = before + [line + newline for line in added] + lines[at:]
-    out = "".join(lines)
-    try:  # checked: every setting as wanted, every other key of the file as it was
-        new = tomllib.loads(out)
-    except (tomllib.TOMLDecodeError, ValueError):
-        return None
-    if any(new.get(k) != v for k, v in want.items()) or any(new.get(k) != v for k, v in doc.items() if k not in want):
-        return None
-    return bom + out
+            want[(f.name,)] = value
+    return edit_toml(text, want) if want else text
 
 
 def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:
