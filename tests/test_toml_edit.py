@@ -101,3 +101,19 @@ def test_values_are_spelled_as_toml_reads_them():
 
     for value in (True, False, 0, -3, 1.5, "", 'a "b" \\ c', "tab\there", "del\x7f", "nul\x00", "é\u2028"):
         assert tomllib.loads(f"k = {toml_value(value)}") == {"k": value}, repr(value)
+
+
+def test_a_key_absent_but_for_a_look_alike_line_in_a_string_is_added_and_odd_paths_refused():
+    text = 'motto = """\ntarget = 1\n"""\n'
+    assert edit_toml(text, {("target",): 3}) == text + "target = 3\n"
+    assert edit_toml("[a]\nb = 1\n", {("a", "b", "c"): 1}) is None  # (two levels at most)
+    assert edit_toml("x = 1\n", {}) == "x = 1\n"
+
+
+def test_a_value_with_no_toml_spelling_is_refused_by_name():
+    import pytest
+
+    from ono99_tui.store.toml_edit import toml_value
+
+    with pytest.raises(TypeError, match="no TOML spelling here for list"):
+        toml_value([1])

@@ -189,7 +189,7 @@ def edit_settings_text(text: str, settings: Settings, changed=None) -> str | Non
             want[(f.name,)] = value  # not allowed in the file: the app used its own, which is written
         elif (changed is None or f.name in changed) and doc.get(f.name, getattr(Settings(), f.name)) != value:
             want[(f.name,)] = value
-    return edit_toml(text, want) if want else text
+    return edit_toml(text, want)  # (nothing wanted: the text as it is)
 
 
 def follow_preset(old: str, new: str, path: Path | None = None) -> Path | None:

@@ -11,7 +11,6 @@ is checked: read back, it must be the old document with exactly those keys set.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 import tomllib
@@ -70,12 +69,10 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
     replaced: dict[int, str] = {}
     added: dict[str | None, list[str]] = {}
     for path, value in updates.items():
+        if len(path) > 2:
+            return None
         table, key = (None, path[0]) if len(path) == 1 else path
-        if len(path) > 2 or (table is not None and table in doc and not isinstance(doc[table], dict)):
-            return None
-        found = [s for s in sections if s[0] == table]
-        if len(found) > 1:
-            return None
+        found = [s for s in sections if s[0] == table]  # (one at most: a table twice is not TOML)
         present = key in (doc if table is None else doc.get(table, {}))
         at = [i for _, lo, hi in found for i in range(lo + (table is not None), hi)
               if (m := _ASSIGN.match(lines[i])) and m["key"] == key]
@@ -87,9 +84,7 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
             if split is None:
                 return None
             replaced[at[0]] = f"{m['lead']}{key}{m['eq']}{toml_value(value)}{split[1]}{m['end']}"
-        elif at or (table is not None and table in doc and not found):
-            return None  # (the table is written some other way: dotted keys, inline)
-        else:
+        else:  # (a table written another way, dotted keys or inline, fails the check below)
             added.setdefault(table, []).append(f"{key} = {toml_value(value)}{newline}")
     for i, line in replaced.items():
         lines[i] = line
@@ -99,9 +94,9 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
             continue
         at = hi
         if hi < len(lines):  # above the blank lines and comments over the next table
-            while at > lo + (name is not None) and _is_note(lines[at - 1]):
+            while at > lo and _is_note(lines[at - 1]):  # (never above its header: not a note)
                 at -= 1
-        inserts[at] = inserts.get(at, []) + added.pop(name)
+        inserts[at] = added.pop(name)  # (one section's place: sections do not overlap)
     out: list[str] = []
     for i, line in enumerate(lines + [""]):
         if i in inserts:
@@ -117,11 +112,13 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
             out.append(newline)  # (a blank line before it)
         out.extend([f"[{table}]{newline}"] + new)
     result = "".join(out)
-    expected = copy.deepcopy(doc)
+    expected = doc  # (read for this call alone: set in place)
     for path, value in updates.items():
         node = expected
         for part in path[:-1]:
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                return None  # (an array of tables, a value: not a table to set a key in)
         node[path[-1]] = value
     try:  # checked: the old document with exactly these keys set, nothing else changed
         if tomllib.loads(result) != expected:
