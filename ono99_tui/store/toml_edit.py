@@ -59,7 +59,11 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
         doc = tomllib.loads(body)
     except (tomllib.TOMLDecodeError, ValueError):
         return None
-    lines = body.splitlines(keepends=True)
+    # (TOML ends a line at "\n" only: splitlines would also cut at a NEL or a U+2028 in a string)
+    lines = [line + "\n" for line in body.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     # sections: (table name or None at the top; "" for a header of another form), first line, end
     starts = [(None, 0)] + [(m["name"] if (m := _HEADER.match(line)) else "", i)
