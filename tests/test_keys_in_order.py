@@ -169,6 +169,27 @@ async def test_the_footer_names_the_outlined_card_without_a_rebuild():
         assert {id(k) for k in footer.query(FooterKey)} == keys  # relabelled in place, never rebuilt
 
 
+async def test_a_table_opened_while_the_window_is_in_the_background_shows_its_keys_once_it_is_back():
+    """A play-tester's find: a browser tab reloaded mid-game (its terminal not focused yet), or a
+    game that started while its window was in the background (Textual hears the terminal's focus
+    reports: AppBlur), showed a table with an empty footer for the rest of the game: Footer skips
+    its rebuild while the app is blurred, and StableFooter had noted the keys as shown."""
+    game = game_with([["2", "3", "4", "5"], ["6", "7", "8", "9"]], names=["You", "Bo"])
+    app = Ono99App(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.post_message(events.AppBlur())
+        await settle(pilot)
+        assert not app.app_focus
+        screen = table(game)
+        await open_table(pilot, screen)
+        app.post_message(events.AppFocus())
+        await settle(pilot)
+        assert app.app_focus
+        assert "Play 1" in await footer_keys(pilot, screen, lambda keys: "Play 1" in keys)
+        await press(pilot, "press", "right")  # and the keys follow the play from then on
+        assert "Play 2" in await footer_keys(pilot, screen, lambda keys: "Play 2" in keys)
+
+
 async def test_out_of_the_game_the_footer_offers_no_play_and_no_undo():
     rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
     game = game_with([["10", "10", "10", "10"], ["2", "3", "4", "5"], ["6", "7", "8", "9"]],

@@ -28,6 +28,13 @@ class StableFooter(Footer):
                         for key, b in screen.active_bindings.items() if b.binding.show)
         if offered == self._offered and self._bindings_ready:
             return
+        if not screen.app.app_focus:
+            # Footer leaves the rebuild until the app has the focus again (its window in the
+            # background, a browser tab not yet focused): nothing is noted as shown, so the keys
+            # offered when the focus is back are built, even if they are the ones offered now
+            self._bindings_ready = True
+            self._offered = None
+            return
         self._offered = offered
         super().bindings_changed(screen)
 
