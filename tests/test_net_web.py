@@ -908,3 +908,51 @@ def test_a_duplicated_browser_tab_takes_a_seat_of_its_own_and_leaves_the_first_t
         if driver is not None:
             driver.quit()
         web.stop()
+
+
+def test_a_tab_gone_while_it_is_being_answered_ends_quietly_not_as_a_warning(tmp_path, monkeypatch):
+    """A play-tester's find: reloading a tab fast (or its connection reset) while the server was
+    answering it logged "warning: ono99 web: a tab ended: Cannot write to closing transport", an
+    ordinary leave told to the operator as a fault. Here a websocket sends pings and is reset at
+    once: the server answers into a closed connection."""
+    import struct
+
+    temp = tmp_path / "tmp"  # where the tab's throwaway folder is made (and removed after its end is logged)
+    temp.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temp))
+    web = Web(tmp_path)
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        path = _ticket(port, f"127.0.0.1:{port}")
+        s = socket.create_connection(("127.0.0.1", port), timeout=10)
+        key = base64.b64encode(os.urandom(16)).decode()
+        s.sendall(f"GET {path}?width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                  f"Origin: http://127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: {key}\r\n\r\n".encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            head += s.recv(4096)
+        assert head.startswith(b"HTTP/1.1 101"), head
+
+        def frame(text: str) -> bytes:  # a client's text frame, masked
+            data, mask = text.encode(), os.urandom(4)
+            return bytes([0x81, 0x80 | len(data)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+        s.sendall(b"".join(frame(f'["ping", "{i}"]') for i in range(300)))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()  # a reset: the pings are read, the answers meet a closed connection
+
+        def tab_folders():
+            return [p for p in os.listdir(temp) if p.startswith("ono99-web-")]
+        deadline = time.monotonic() + 30
+        while not tab_folders() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert tab_folders(), "the tab never started"
+        while tab_folders() and time.monotonic() < deadline + 30:
+            time.sleep(0.01)
+        assert not tab_folders(), "the tab never ended"
+        web.proc.terminate()
+        web.proc.wait(20)
+        said = web.proc.stderr.read()
+    finally:
+        web.stop()
+    assert "a tab ended" not in said and "Cannot write" not in said, said

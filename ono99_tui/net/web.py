@@ -438,6 +438,8 @@ class WebGate(Server):
             await self._process_messages(websocket, tab)
         except asyncio.CancelledError:
             pass
+        except ConnectionResetError:  # (aiohttp's "Cannot write to closing transport": the tab went
+            pass                      # while it was being answered, a reload or a reset; a leave, as a close is)
         except Exception as exc:  # a tab's trouble is that tab's alone
             log.warning("ono99 web: a tab ended: %s", exc)
         finally:
