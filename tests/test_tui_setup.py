@@ -394,3 +394,15 @@ def test_two_theme_files_of_one_name_keep_the_first_and_say_why_the_other_is_not
     assert problems == [f"{tmp_path / 'b.toml'}: name: 'plum' is the name of your theme in a.toml too; "
                         "give this one another name"]
     assert problems[0].names == {"b", "plum"}
+
+
+async def test_a_double_play_before_you_reads_you_must_play_twice_in_lower_case_in_the_log():
+    """A play-tester's log read "Bo plays Double Play — 3 stays; You must play twice": the default
+    name "You" kept its capital mid-line, where a lost round's "; you give up a token" did not."""
+    from tests.keys_table import TableApp, double
+
+    app = TableApp(double())
+    async with app.run_test(size=(120, 36)) as pilot:  # (a log with room for whole lines)
+        await pilot.pause()
+        log = "\n".join(app.screen.query_one("#log").lines)
+        assert "Bo plays Double Play — 2 stays; you must play twice" in log, log

@@ -67,6 +67,12 @@ class TableLog(Log):
         return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
 
 
+def _mid_line(line: str) -> str:
+    """A log line joined to the one before it after a semicolon: the default name "You" starts it
+    in lower case there ("...; you must play twice", "...; you give up a token"), as a word does."""
+    return "you" + line[3:] if line.startswith("You ") else line
+
+
 def turn_hint(view, viewer: int | None) -> str:
     if view.current is None:
         return "Game over." if view.over else ""
@@ -318,12 +324,12 @@ class GameScreen(Screen):
                 prev[1] = None
                 continue
             if prev and kind == "double" and prev[2] and prev[2][0] == "play":
-                prev[0] += f"; {line}"
+                prev[0] += f"; {_mid_line(line)}"
                 if prev[1]:
                     prev[1] += f" ({names[event['seat']]} twice)"
                 continue
             if prev and kind in ("tokens", "eliminated") and prev[2] and prev[2][0] == "round_lost":
-                prev[0] += f"; {line[0].lower() + line[1:] if line.startswith('You ') else line}"
+                prev[0] += f"; {_mid_line(line)}"
                 continue
             short = None
             if kind == "play" and event["seat"] != seat:
