@@ -1531,3 +1531,38 @@ async def test_an_ipv6_address_is_named_in_brackets_so_a_line_can_be_copied_into
     finally:
         serve.terminate()
         serve.communicate(timeout=60)
+
+
+@pytest.mark.parametrize("watch", [False, True])
+async def test_the_table_screen_of_a_join_or_a_watch_offers_leave_not_a_menu_it_does_not_have(watch):
+    """A play-tester's find: watching over SSH, the footer offered "esc Menu"; Escape ended the
+    session at once (a join has no menu: Escape leaves the table, and ono99 with it). The footer,
+    the palette and the help now say Leave."""
+    from textual.widgets._footer import FooterKey
+
+    from ono99_tui.net.server import Server
+    from ono99_tui.tui.screens.modals import HelpScreen
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        ann, table = await seated_at_a_new_table(port, "Ann")
+        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table, watch=watch))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app._table is not None and (watch or app.seat is not None), "at the table")
+            if watch:
+                await ann.request({"type": "bots", "level": "easy"})  # (the watcher takes no seat)
+            await ann.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            screen = app.screen
+            keys = lambda: {k.action: str(k.description) for k in screen.query(FooterKey)}  # noqa: E731
+            await until(pilot, lambda: "menu" in keys(), "the footer's keys")
+            assert keys()["menu"] == "Leave", keys()
+            titles = [c.title for c in screen.palette_commands()]
+            assert "Main menu" not in titles and "Leave the table" in titles, titles
+            await pilot.press("question_mark")
+            await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+            assert "back to the menu" not in app.screen.body and "Escape     leave this table" in app.screen.body
+        await ann.aclose()
+    finally:
+        await server.close()

@@ -445,6 +445,8 @@ class JoinApp(Ono99App):
             return
         self.fail(self._seat_kept(why, kind))
 
+    has_menu = False  # leaving the table ends the program: the table screen's Escape says Leave
+
     # nothing a player does here writes a file where this runs (it may be a server: serve-ssh)
     NO_FILES = ("Screenshot", "New game", "Quick game")
 

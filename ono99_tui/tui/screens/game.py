@@ -191,7 +191,16 @@ class GameScreen(Screen):
                 yield HandPane(slots, self.hand_orders, id="hand")
                 yield Static(id="hint", markup=False)  # names in it are text
         yield Static(f"Terminal too small: ono99 needs {MIN_W}x{MIN_H}.\nMake the window larger.", id="too-small")
-        yield StableFooter(show_command_palette=not self.app.ascii)
+        footer = StableFooter(show_command_palette=not self.app.ascii)
+        if self._escape_leaves:
+            footer.relabel("menu", "Leave")
+        yield footer
+
+    @property
+    def _escape_leaves(self) -> bool:
+        """No menu behind this table (`ono99 join`, `watch`, a browser tab, an SSH session): Escape
+        leaves the table, and the program with it; the footer, palette and help say so."""
+        return getattr(self.app, "has_menu", True) is False
 
     def on_mount(self) -> None:
         if not self.is_attached:
@@ -837,7 +846,11 @@ class GameScreen(Screen):
             yield SystemCommand("Save as", "Save this game under a name of your choice", self.action_save_as)
         if self.may_undo():
             yield SystemCommand("Undo", "Take back your last play (the bots decide again)", self.action_undo)
-        yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
+        if self._escape_leaves:
+            yield SystemCommand("Leave the table", "Leave this table (there is no menu here: ono99 ends)",
+                                self.action_menu)
+        else:
+            yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)
 
     def _unsaved_question(self) -> tuple[str, str, str] | None:
         """Asked before leaving a game whose saving has failed (a full disk, a saves "folder" that
@@ -855,7 +868,7 @@ class GameScreen(Screen):
                 "every play since it was last saved.", "Leave anyway")
 
     def help_screen(self) -> HelpScreen:
-        return HelpScreen(self.table.rules, self.setup.rules_label)
+        return HelpScreen(self.table.rules, self.setup.rules_label, leave=self._escape_leaves)
 
     def action_help(self) -> None:
         self.app.push_screen(self.help_screen())

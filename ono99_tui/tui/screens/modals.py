@@ -171,12 +171,17 @@ TABLE_KEYS = (
 )
 
 
-def help_text(rules: Rules, label: str) -> str:
+LEAVE_KEY = ("Escape", "leave this table (there is no menu here: ono99 ends)")
+
+
+def help_text(rules: Rules, label: str, leave: bool = False) -> str:
     """The rules in brief as the table plays them: each house rule that changes a sentence
-    (the 99 card, Double Play, a forced bust) changes it here."""
+    (the 99 card, Double Play, a forced bust) changes it here. ``leave``: a table with no menu
+    behind it (`ono99 join`, `watch`, a browser tab, an SSH session), where Escape leaves."""
     bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
     in_force = "\n".join(f"  {escape(line)}" for line in rules.summary())
-    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in TABLE_KEYS)
+    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in
+                     (LEAVE_KEY if leave and key == "Escape" else (key, text) for key, text in TABLE_KEYS))
     double = [part for on, part in (
         (rules.double_play_no_double_on_first, "they may not start with a Double Play"),
         (rules.double_play_deflect, "a Hold or Reverse as their first play passes the whole obligation on"),
@@ -214,10 +219,10 @@ class HelpScreen(_Notice):
     BINDINGS = [Binding("r", "reference", "Card reference")]
     asked = True  # opened by a key (?, F1) or the palette: the keys read after it are its own
 
-    def __init__(self, rules: Rules, label: str, view=None):
+    def __init__(self, rules: Rules, label: str, view=None, leave: bool = False):
         self.view = view
         buttons = (("ok", "Close"),) + ((("reference", "Card reference (r)"),) if view is not None else ())
-        super().__init__("Help", help_text(rules, label), buttons, markup=True)
+        super().__init__("Help", help_text(rules, label, leave), buttons, markup=True)
 
     def on_mount(self) -> None:
         super().on_mount()
