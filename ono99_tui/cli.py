@@ -768,7 +768,17 @@ def _run_join(args, plan) -> int:
     if app.failure:
         raise UserError(app.failure)
     if app.farewell:
-        _out(app.farewell)
+        import os
+
+        from .net.child import GATEWAY_ENV
+
+        if os.environ.get(GATEWAY_ENV) == "web":
+            # a browser tab: its standard output is the page's packets, and this line, written there
+            # once they end, was lost ("Session ended." alone); the gate shows the last "ono99: "
+            # line of its standard error where the page says "Session ended"
+            _err(f"ono99: {app.farewell}")
+        else:
+            _out(app.farewell)
     return 0
 
 

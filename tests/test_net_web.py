@@ -956,3 +956,49 @@ def test_a_tab_gone_while_it_is_being_answered_ends_quietly_not_as_a_warning(tmp
     finally:
         web.stop()
     assert "a tab ended" not in said and "Cannot write" not in said, said
+
+
+async def test_a_player_who_leaves_the_table_in_a_tab_is_told_the_seat_is_kept_and_how_to_come_back(tmp_path):
+    """A play-tester's find: Escape, Leave in a tab mid-game showed only "Session ended.": the
+    line a join says as it leaves ("your seat is kept...: reload the page to come back to it")
+    went to the tab's standard output, which is the page's packet stream, and was lost."""
+    import aiohttp
+
+    web = Web(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            async with session.get(web.url + "?name=Lea") as response:
+                page = await response.text()
+            ws_url = re.search(r'data-session-websocket-url="([^"]+)"', page).group(1)
+            ws, seen = await session.ws_connect(ws_url + "/" + "5e" * 16 + "?width=80&height=24"), b""  # (the page's tab id)
+
+            async def until_seen(want: bytes, what: str) -> None:
+                nonlocal seen
+                deadline = time.monotonic() + 60  # (only ends a hang: the assertion names what was waited for)
+                while want not in seen and time.monotonic() < deadline:
+                    message = await asyncio.wait_for(ws.receive(), 60)
+                    assert message.type in (aiohttp.WSMsgType.BINARY, aiohttp.WSMsgType.TEXT), (what, message)
+                    if message.type == aiohttp.WSMsgType.BINARY:
+                        seen += message.data
+                assert want in seen, f"never saw {what}: {seen[-800:]!r}"
+
+            await until_seen(b"<- you", "Lea's seat")
+            await ws.send_str(json.dumps(["stdin", "b"]))
+            await until_seen(b"Medium 3", "the bots seated")
+            await ws.send_str(json.dumps(["stdin", "s"]))
+            await until_seen(b"Your hand", "the table screen")
+            await ws.send_str(json.dumps(["stdin", "\x1b"]))
+            await until_seen(b"Leave the table?", "the question")
+            await ws.send_str(json.dumps(["stdin", "\x1b[C\r"]))  # Right to Leave, Enter
+            texts = []
+            while True:
+                message = await asyncio.wait_for(ws.receive(), 60)
+                if message.type == aiohttp.WSMsgType.TEXT:
+                    texts.append(json.loads(message.data))
+                elif message.type != aiohttp.WSMsgType.BINARY:
+                    break
+            assert message.type == aiohttp.WSMsgType.CLOSE and message.data == 1000, message
+            assert ["ono99_ended", "You left table 1; your seat is kept (a bot plays it after the turn timer): "
+                    "reload the page to come back to it."] in texts, texts
+    finally:
+        web.stop()
