@@ -404,3 +404,18 @@ async def test_in_ascii_the_palette_offers_no_textual_command_that_draws_what_as
             titles = {c.title for c in a.get_system_commands(a.screen)}
             assert ("Maximize" in titles and "Keys" in titles) is not ascii, (ascii, titles)
             assert "Quit" in titles  # the rest stay
+
+
+async def test_every_yes_no_choice_in_settings_is_as_wide_as_the_others(private_dirs):
+    """A play-tester's find: Settings' "Turn alert" Yes/No stretched across the form, its arrow at
+    the right edge, where the three Yes/No choices above it were 12 columns wide."""
+    from ono99_tui.tui.screens.settings import SettingsScreen
+
+    app = Ono99App(bot_delay=600)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        screen = SettingsScreen(app.settings)
+        app.push_screen(screen)
+        await pilot.pause()
+        widths = {id_: screen.query_one(f"#{id_}").size.width for id_ in ("ascii", "undo", "confirm_bust", "turn_alert")}
+        assert len(set(widths.values())) == 1, widths
