@@ -1002,3 +1002,20 @@ async def test_a_player_who_leaves_the_table_in_a_tab_is_told_the_seat_is_kept_a
                     "reload the page to come back to it."] in texts, texts
     finally:
         web.stop()
+
+
+def test_the_page_has_a_title_naming_the_game_and_the_player(tmp_path):
+    """A play-tester's find: the page had no <title>, so the browser's tab (and a bookmark) read
+    "127.0.0.1:8000/?name=Ann", and two players' tabs in one browser looked alike. The name is the
+    player's text: escaped, never markup."""
+    web = Web(tmp_path)
+    try:
+        status, page = _get(web.url + "?name=Ann")
+        assert status == 200 and page.count("<title>") == 1
+        assert "<title>O'NO 99: Ann</title>" in page
+        status, page = _get(web.url + "?name=%3Ci%3EBo%26")
+        assert status == 200 and "<title>O'NO 99: &lt;i&gt;Bo&amp;</title>" in page, page[:300]
+        status, page = _get(web.url + "?watch")
+        assert status == 200 and "<title>O'NO 99: Guest " in page and "watching" in page.split("</title>")[0]
+    finally:
+        web.stop()

@@ -20,6 +20,7 @@ import asyncio
 import base64
 import dataclasses
 import hashlib
+import html
 import hmac
 import ipaddress
 import json
@@ -413,8 +414,10 @@ class WebGate(Server):
                    "application": {"name": "O'NO 99"}}
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
         page = THIRD_PARTY_FONT.sub("", response.text)
-        response.text = page.replace("</head>", PAGE_CSS.replace("STATIC/", base + "/static/") + "</head>", 1).replace(
-            "</body>", TAB_ID_JS + "</body>", 1)
+        # the browser's tab (and a bookmark) names the game and who plays in it; the name is text
+        title = f"<title>O'NO 99: {html.escape(name)}{' watching' if watch is not None else ''}</title>\n"
+        response.text = page.replace("</head>", title + PAGE_CSS.replace("STATIC/", base + "/static/") + "</head>",
+                                     1).replace("</body>", TAB_ID_JS + "</body>", 1)
         response.headers.update({"Cache-Control": "no-store", "X-Frame-Options": "DENY"})
         return response
 
