@@ -219,6 +219,41 @@ async def test_out_of_the_game_the_footer_offers_no_play_and_no_undo():
         assert all(s != 0 for s, _ in game.plays[before:])
 
 
+class NoMenuApp(Ono99App):
+    """An app with no menu behind its table, as `ono99 join` (tui/join.py): leaving ends it."""
+
+    has_menu = False
+
+
+@pytest.mark.parametrize("players", [3, 2])
+async def test_out_of_the_game_or_game_over_at_a_table_with_no_menu_offers_leave_not_main_menu(players):
+    """A play-tester's find: at a network table (`ono99 join`, a browser tab, SSH) "Out of the
+    game" offered a "Main menu" button and both it and "Game over" said "esc Main menu": there is
+    no menu there, Escape leaves the table and ends the session."""
+    from textual.widgets import Button
+    from textual.widgets._footer import FooterKey
+
+    from ono99_tui.tui.screens.modals import GameOverScreen
+
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    hands = [["10", "10", "10", "10"], ["2", "3", "4", "5"], ["6", "7", "8", "9"]][:players]
+    game = game_with(hands, names=["You", "Bo", "Cy"][:players], rules=rules)
+    set_total(game, 95)
+    app = NoMenuApp(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game, ("human", "bot:easy", "bot:easy")[:players], rules)
+        await open_table(pilot, screen)
+        await press(pilot, "press", "1")  # every card busts: played at once
+        assert isinstance(app.screen, RoundEndScreen)
+        await press(pilot, "press", "enter")
+        dialog = app.screen
+        assert isinstance(dialog, OutScreen if players == 3 else GameOverScreen), dialog
+        labels = [str(b.label) for b in dialog.query(Button)]
+        assert "Main menu" not in labels and "Leave the table" in labels, labels
+        keys = await footer_keys(pilot, dialog, lambda keys: bool(keys))
+        assert keys == ["Leave the table"], keys
+
+
 async def test_a_99_that_cannot_be_played_is_marked_like_every_other():
     game = game_with([["5", "99", "6", "7"], ["2", "3", "4", "8"]], names=["You", "Bo"])
     app = Ono99App(bot_delay=600, seed=7)

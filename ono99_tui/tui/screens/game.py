@@ -36,7 +36,8 @@ from ..widgets.card import CardWidget
 from ..widgets.footer import StableFooter
 from ..widgets.hand import HandPane, hand_shape
 from ..widgets.panes import BigTotal, ScorePane, TablePane, put
-from .modals import GameOverScreen, HelpScreen, OutScreen, PassScreen, RoundEndScreen
+from .modals import (GameOverScreen, HelpScreen, LeavingGameOverScreen, LeavingOutScreen, OutScreen, PassScreen,
+                     RoundEndScreen)
 
 MIN_W, MIN_H = 80, 24
 ROOMY_W, ROOMY_H = 120, 36
@@ -544,15 +545,16 @@ class GameScreen(Screen):
             v = self.table.view_for(self.viewer)
             scores = [("winner" if s == v.winner else "out") if v.rules.scoring_mode == "tokens"
                       else f"{v.points[s]} points" for s in range(len(v.names))]
-            self.app.push_screen(GameOverScreen(v.names, self.table.standings(), scores,
-                                                again=self.table.plays_again), self._after_game)
+            over = LeavingGameOverScreen if self._escape_leaves else GameOverScreen
+            self.app.push_screen(over(v.names, self.table.standings(), scores, again=self.table.plays_again),
+                                 self._after_game)
             return
         if self.pace is None and self.humans and all(self.table.view_for(None).out[h] for h in self.humans):
             self.busy = True
             if any(isinstance(s, OutScreen) for s in self.app.screen_stack):
                 return  # already asked (at a network table every play that arrives meanwhile comes here)
             who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
-            self.app.push_screen(OutScreen(who), self._paced)
+            self.app.push_screen((LeavingOutScreen if self._escape_leaves else OutScreen)(who), self._paced)
             return
         if isinstance(step, BotTurn):
             self.busy = True

@@ -18,6 +18,8 @@ from .reference import CardReferenceScreen
 
 
 MENU_ON_ESCAPE = [Binding("escape", "close", "Main menu")]  # the footer's word where Escape leaves the table
+# ...and where there is no menu behind the table (`ono99 join`, `watch`, a browser tab, SSH): leaving ends it
+LEAVE_ON_ESCAPE = [Binding("escape", "close", "Leave the table")]
 
 
 SHORT_LABEL = {C.MINUS_TEN: "-10", C.HOLD: "Hold", C.REVERSE: "Rev", C.DOUBLE: "Dbl", C.NINETY_NINE: "99"}
@@ -123,6 +125,15 @@ class GameOverScreen(_Notice):
         super().__init__(f"{names[standings[0]]} wins!", body, choices, escape="menu")
 
 
+class LeavingGameOverScreen(GameOverScreen):
+    """Game over at a table with no menu behind it: Leave the table is the one way on."""
+
+    BINDINGS = LEAVE_ON_ESCAPE
+
+    def __init__(self, names, standings, scores: list[str], again: bool = False):
+        super().__init__(names, standings, scores, again=False)
+
+
 class PassScreen(_Notice):
     """Hot-seat: hides the hand until the next human is at the keyboard."""
 
@@ -151,10 +162,19 @@ class OutScreen(_Notice):
 
     BINDINGS = MENU_ON_ESCAPE
 
+    MENU = "Main menu"
+
     def __init__(self, who: str):
         super().__init__("Out of the game", f"{who} out of the game; the computer players play on.",
                          (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"),
-                          ("menu", "Main menu")), escape="menu")
+                          ("menu", self.MENU)), escape="menu")
+
+
+class LeavingOutScreen(OutScreen):
+    """Out of the game at a table with no menu behind it: its last button leaves the table."""
+
+    BINDINGS = LEAVE_ON_ESCAPE
+    MENU = "Leave the table"
 
 
 TABLE_KEYS = (
