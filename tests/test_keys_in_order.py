@@ -254,6 +254,26 @@ async def test_out_of_the_game_or_game_over_at_a_table_with_no_menu_offers_leave
         assert keys == ["Leave the table"], keys
 
 
+async def test_out_of_the_game_at_a_table_whose_bots_play_elsewhere_offers_no_pace_it_cannot_keep():
+    """At a network table the server plays the bots at its own pace: "Watch fast" was "Watch", and
+    "Skip to the end" only hid the round notices while the game went on as slowly as before."""
+    from textual.widgets import Button
+
+    rules = load_rules_text("[scoring]\ntokens = 1\nextra_life = false\n")
+    game = game_with([["10", "10", "10", "10"], ["2", "3", "4", "5"], ["6", "7", "8", "9"]],
+                     names=["You", "Bo", "Cy"], rules=rules)
+    set_total(game, 95)
+    app = NoMenuApp(bot_delay=600, seed=7)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = table(game, ("human", "bot:easy", "bot:easy"), rules)
+        screen.table.runs_bots = False  # (as a network table's: tables/contract.py)
+        await open_table(pilot, screen)
+        await press(pilot, "press", "1")
+        await press(pilot, "press", "enter")
+        assert isinstance(app.screen, OutScreen)
+        assert [str(b.label) for b in app.screen.query(Button)] == ["Watch", "Leave the table"]
+
+
 async def test_a_99_that_cannot_be_played_is_marked_like_every_other():
     game = game_with([["5", "99", "6", "7"], ["2", "3", "4", "8"]], names=["You", "Bo"])
     app = Ono99App(bot_delay=600, seed=7)

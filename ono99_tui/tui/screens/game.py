@@ -554,7 +554,8 @@ class GameScreen(Screen):
             if any(isinstance(s, OutScreen) for s in self.app.screen_stack):
                 return  # already asked (at a network table every play that arrives meanwhile comes here)
             who = "You are" if len(self.humans) == 1 else "Every player at this keyboard is"
-            self.app.push_screen((LeavingOutScreen if self._escape_leaves else OutScreen)(who), self._paced)
+            out = LeavingOutScreen if self._escape_leaves else OutScreen
+            self.app.push_screen(out(who, pace=self.table.runs_bots), self._paced)
             return
         if isinstance(step, BotTurn):
             self.busy = True

@@ -164,10 +164,12 @@ class OutScreen(_Notice):
 
     MENU = "Main menu"
 
-    def __init__(self, who: str):
+    def __init__(self, who: str, pace: bool = True):
+        """``pace``: the bots play here, so they can be hurried (not at a network table, whose
+        server plays them at its own pace)."""
+        paces = (("fast", "Watch fast"), ("skip", "Skip to the end")) if pace else ()
         super().__init__("Out of the game", f"{who} out of the game; the computer players play on.",
-                         (("watch", "Watch"), ("fast", "Watch fast"), ("skip", "Skip to the end"),
-                          ("menu", self.MENU)), escape="menu")
+                         (("watch", "Watch"), *paces, ("menu", self.MENU)), escape="menu")
 
 
 class LeavingOutScreen(OutScreen):
