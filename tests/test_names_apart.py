@@ -59,6 +59,19 @@ def test_the_points_table_aligns_wide_names_and_tells_cut_names_apart():
     assert len({line[:12] for line in lines[1:]}) == 4, lines
 
 
+def test_the_game_over_standings_line_up_whatever_the_names_length():
+    """A play-tester with a 24-letter name saw "Game over" as "4. Wolfeschlegelsteinhausen out"
+    beside "1. Cy           winner": the column was padded to 13 and a longer name pushed it."""
+    from ono99_tui.tui.screens.modals import GameOverScreen
+
+    names = ["Cy", "王小明王小明王小明", LONG[0], "Bo"]
+    body = GameOverScreen(names, [0, 1, 2, 3], ["winner", "out", "out", "out"]).body
+    lines = body.splitlines()
+    at = {display_width(line[:line.index(word)]) for line, word in zip(lines, ["winner", "out", "out", "out"])}
+    assert len(at) == 1, lines  # the second column starts at one place
+    assert all(line.split(". ", 1)[1].startswith(names[i]) for i, line in enumerate(lines))  # never cut
+
+
 def test_a_network_table_refuses_a_name_that_looks_like_one_already_seated():
     """At a network table "Zoë" in two Unicode forms sat down twice, and the table could then
     not start (the game refuses them): the second is refused where it sits, as the same name is."""

@@ -116,7 +116,8 @@ class GameOverScreen(_Notice):
     BINDINGS = MENU_ON_ESCAPE
 
     def __init__(self, names, standings, scores: list[str], again: bool = True):
-        body = "\n".join(f"{i}. {names[s]}{' ' * max(1, 13 - display_width(names[s]))}{scores[s]}"
+        column = max([13] + [display_width(names[s]) + 1 for s in standings])  # (a name is at most 24 wide)
+        body = "\n".join(f"{i}. {names[s]}{' ' * (column - display_width(names[s]))}{scores[s]}"
                          for i, s in enumerate(standings, start=1))  # aligned by display width
         # Escape goes back to the menu: it never starts a game. ``again``: the table can deal a new
         # game here (not a network table's: its game ends with the server's table, and "Play again"
