@@ -838,19 +838,21 @@ def cmd_watch(args) -> int:
         check_name(args.name)
     except GameSetupError:
         raise UserError(f"--name must be {NAME_RULE}, not {args.name!r}") from None
-    from .net.child import ADDRESS_ENV, CHOOSE_ENV, SECRET_ENV
+    from .net.child import ADDRESS_ENV, CHOOSE_ENV, GATEWAY_ENV, SECRET_ENV
 
     password = args.password if args.password is not None else os.environ.get(SECRET_ENV) or None
     plan = JoinPlan(host, port, args.name, password, args.table, watch=True,
                     address=os.environ.get(ADDRESS_ENV) or None)  # (a gateway's child: its player's address)
     if os.environ.get(CHOOSE_ENV):
         plan.choose_hint = os.environ[CHOOSE_ENV]
+    if os.environ.get(GATEWAY_ENV):
+        plan.where = "this server"  # (not the gateway's own table server on loopback)
     if getattr(args, "plain", False):  # lines: a watcher's own plan (the join's would take a seat)
         from .plain.network import Plan
         from .plain.remote import run_join
 
         return run_join(Plan(host, port, args.name, password, args.table, watch=True, redial=False,
-                             address=plan.address, choose_hint=plan.choose_hint))
+                             address=plan.address, choose_hint=plan.choose_hint, where=plan.where))
     probe(plan)
     return _run_join(args, plan)
 

@@ -1019,3 +1019,19 @@ def test_the_page_has_a_title_naming_the_game_and_the_player(tmp_path):
         assert status == 200 and "<title>O'NO 99: Guest " in page and "watching" in page.split("</title>")[0]
     finally:
         web.stop()
+
+
+async def test_a_watch_page_with_no_table_says_so_without_naming_the_inner_servers_address(tmp_path):
+    """A play-tester's find: /?watch (and `ssh -t HOST watch`) with no game on said "no table on
+    127.0.0.1:34901 to watch": the gateway's own table server, on a random loopback port, which
+    means nothing to the player (and is nothing they can reach)."""
+    import aiohttp
+
+    web = Web(tmp_path)
+    try:
+        async with aiohttp.ClientSession() as session:
+            texts, code = await _tab_end(session, web.url + "?watch")
+        assert code == 1000
+        assert ["ono99_ended", "no table on this server to watch"] in texts, texts
+    finally:
+        web.stop()

@@ -36,6 +36,7 @@ class JoinPlan:
     watch: bool = False  # `ono99 watch`: a spectator at the table (never a seat, never a hand)
     choose_hint: str = "choose one with --table N"  # a gateway's child: how its player names a table
     name_hint: str = "connect with another --name"  # a gateway's child: how its player takes another name
+    where: str | None = None  # a gateway's child: the server as its player knows it ("this server")
 
     def told(self, exc: Exception) -> str:
         return told(exc, self.name_hint)
@@ -66,7 +67,9 @@ async def choose_watched(client: Client, plan: JoinPlan) -> int:
     if len(candidates) == 1:
         return candidates[0]["id"]
     if not candidates:
-        raise ServerError("choose", f"no table on {host_port(plan.host, plan.port)} to watch")
+        # (a gateway's child says "this server": its table server's loopback port means nothing to its player)
+        where = getattr(plan, "where", None) or host_port(plan.host, plan.port)
+        raise ServerError("choose", f"no table on {where} to watch")
     listed = "; ".join(f"{t['id']}: {shorten(t['name'], NAMED_LENGTH)} ({_state(t)}, "
                        f"{', '.join(shorten(s['name'], NAMED_LENGTH) for s in t['seats'] if s['name']) or 'nobody seated'})"
                        for t in candidates[:TABLES_NAMED])

@@ -54,6 +54,7 @@ class Plan:
     watch: bool = False  # `ono99 watch --plain`: a table's plays, said as they come; no seat is taken
     choose_hint: str = "choose one with --table N"  # (as net.lobby.JoinPlan's: several tables to watch)
     name_hint: str = "connect with another --name"  # a gateway's child: how its player takes another name
+    where: str | None = None  # (as net.lobby.JoinPlan's: a gateway's child says "this server")
 
 
 class Inbox:
