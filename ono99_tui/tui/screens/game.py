@@ -850,7 +850,7 @@ class GameScreen(Screen):
         if self.may_undo():
             yield SystemCommand("Undo", "Take back your last play (the bots decide again)", self.action_undo)
         if self._escape_leaves:
-            yield SystemCommand("Leave the table", "Leave this table (there is no menu here: ono99 ends)",
+            yield SystemCommand("Leave the table", "Leave this table (there is no menu to go back to)",
                                 self.action_menu)
         else:
             yield SystemCommand("Main menu", "Leave this table (it is saved after every play)", self.action_menu)

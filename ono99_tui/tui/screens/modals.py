@@ -194,7 +194,7 @@ TABLE_KEYS = (
 )
 
 
-LEAVE_KEY = ("Escape", "leave this table (there is no menu here: ono99 ends)")
+LEAVE_KEY = ("Escape", "leave this table (there is no menu to go back to)")
 
 
 def help_text(rules: Rules, label: str, leave: bool = False) -> str:
