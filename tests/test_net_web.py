@@ -1035,3 +1035,28 @@ async def test_a_watch_page_with_no_table_says_so_without_naming_the_inner_serve
         assert ["ono99_ended", "no table on this server to watch"] in texts, texts
     finally:
         web.stop()
+
+
+def test_a_tab_opening_as_the_server_stops_ends_without_a_warning(tmp_path):
+    """A play-tester's find: SIGTERM while a tab's process was starting (just after the server
+    started, its zygote not warm yet) logged "warning: ono99 web: a tab ended: [Errno 2] No such
+    file or directory: '/tmp/ono99-web-...'": the stop removed the tab's folder under its start."""
+    web = Web(tmp_path)
+    port = int(web.url.rsplit(":", 1)[1].strip("/"))
+    try:
+        path = _ticket(port, f"127.0.0.1:{port}")
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+            s.sendall(f"GET {path}?width=80&height=24 HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                      f"Origin: http://127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}"
+                      "\r\n\r\n".encode())
+            head = b""
+            while b"\r\n\r\n" not in head:
+                head += s.recv(4096)
+            assert head.startswith(b"HTTP/1.1 101"), head  # the tab is starting: SIGTERM now
+            web.proc.terminate()
+        web.proc.wait(30)  # (the socket closed: the server waits for no answer to its close)
+        said = web.proc.stderr.read()
+    finally:
+        web.stop()
+    assert web.proc.returncode == 0 and "warning" not in said, said

@@ -444,7 +444,8 @@ class WebGate(Server):
         except ConnectionResetError:  # (aiohttp's "Cannot write to closing transport": the tab went
             pass                      # while it was being answered, a reload or a reset; a leave, as a close is)
         except Exception as exc:  # a tab's trouble is that tab's alone
-            log.warning("ono99 web: a tab ended: %s", exc)
+            if not tab._stopped:  # (stopped by the server stopping as it started: its folder went under it)
+                log.warning("ono99 web: a tab ended: %s", exc)
         finally:
             self.tabs.discard(tab)
             await tab.stop()  # the tab was closed (or its connection lost): its process goes
