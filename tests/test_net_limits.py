@@ -233,6 +233,34 @@ def test_one_connection_cannot_make_more_tables_than_its_cap_nor_one_address(ser
     run(main())
 
 
+def test_an_address_at_its_table_cap_is_told_when_a_table_it_left_closes():
+    """A play-tester's find: a browser player who started a game and closed the tab, six times,
+    was told "at most 6 tables that are not over may be made from one address (127.0.0.1)" and
+    nothing more: their games, left by everyone, close by themselves (--abandoned-after), and
+    the refusal now says when the first does. With a cap of 1 it read "at most 1 tables"."""
+    async def main():
+        async with serving(tables_per_connection=1, tables_per_address=1, abandoned_after=300) as server:
+            a = await connect_from(server, "127.0.0.2", "Ann")
+            table = (await a.request({"type": "create", "seats": 2}))["table"]
+            with pytest.raises(ServerError) as exc:
+                await a.request({"type": "create", "seats": 2})
+            assert str(exc.value).startswith("one connection may have at most 1 table that is not over"), exc.value
+            await a.request({"type": "sit", "table": table})
+            await a.request({"type": "bots"})
+            await a.request({"type": "start"})
+            await a.aclose()  # (the browser tab closed mid-game)
+            await soon(lambda: server.addresses.get("127.0.0.2") is None, "Ann's connection gone")
+            b = await connect_from(server, "127.0.0.2", "Bob")
+            with pytest.raises(ServerError) as exc:
+                await b.request({"type": "create", "seats": 2})
+            said = str(exc.value)
+            assert said.startswith("at most 1 table that is not over may be made from one address (127.0.0.2)"), said
+            import re
+
+            assert re.search(r"; the first of them that nobody is at closes in (29\d|300) s$", said), said
+    run(main())
+
+
 def test_sockets_that_never_say_hello_are_closed_and_cannot_lock_out_a_real_player():
     async def main():
         async with serving(per_address=3, max_connections=5, hello_timeout=0.5) as server:

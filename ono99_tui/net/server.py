@@ -154,6 +154,11 @@ class Connection:
             self.writer.close()
 
 
+def _tables(n: int) -> str:
+    """"1 table that is", "6 tables that are": a cap's words."""
+    return "1 table that is" if n == 1 else f"{n} tables that are"
+
+
 class Server:
     def __init__(self, config: ServerConfig | None = None):
         self.config = config or ServerConfig()
@@ -461,12 +466,18 @@ class Server:
             raise Refused("server_full", f"server full: {cfg.max_tables} tables already")
         live = [t for t in self.tables.values() if not t.over]
         if sum(t.made_by == conn.serial for t in live) >= cfg.tables_per_connection:
-            raise Refused("too_many_tables", f"one connection may have at most {cfg.tables_per_connection} "
-                          "tables that are not over: sit at one of yours, or wait until one ends")
+            raise Refused("too_many_tables", f"one connection may have at most {_tables(cfg.tables_per_connection)} "
+                          "not over: sit at one of yours, or wait until one ends")
         made_from = None if conn.counted == GATEWAY else conn.address  # (see _on_hello)
-        if made_from is not None and sum(t.made_from == made_from for t in live) >= cfg.tables_per_address:
-            raise Refused("too_many_tables", f"at most {cfg.tables_per_address} tables that are not over may "
-                          f"be made from one address ({conn.address})")
+        ours = [t for t in live if t.made_from == made_from]
+        if made_from is not None and len(ours) >= cfg.tables_per_address:
+            # when the player can make one again: a game everyone left (a browser tab closed mid-game)
+            # closes by itself, and counts until then
+            closing = [t.closes_at for t in ours if t.closes_at is not None]
+            when = (f"the first of them that nobody is at closes in {max(0, round(min(closing) - time.time()))} s"
+                    if closing else "wait until one of them ends")
+            raise Refused("too_many_tables", f"at most {_tables(cfg.tables_per_address)} not over may "
+                          f"be made from one address ({conn.address}); {when}")
         rules, label = self._rules(msg.get("rules"))
         seats = msg.get("seats", 4)
         most = min(8, rules.max_players())
