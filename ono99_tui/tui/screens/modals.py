@@ -194,17 +194,20 @@ TABLE_KEYS = (
 )
 
 
-LEAVE_KEY = ("Escape", "leave this table (there is no menu to go back to)")
+# a network table's keys (`ono99 join`, `watch`, a browser tab, an SSH session): no menu behind it,
+# no undo and no Save as (the server keeps the game), a palette without either
+NETWORK_KEYS = {"Escape": "leave this table (there is no menu to go back to)", "u": None, "Ctrl+S": None,
+                "Ctrl+P": "command palette: rules, card reference, theme, help"}
 
 
 def help_text(rules: Rules, label: str, leave: bool = False) -> str:
     """The rules in brief as the table plays them: each house rule that changes a sentence
-    (the 99 card, Double Play, a forced bust) changes it here. ``leave``: a table with no menu
-    behind it (`ono99 join`, `watch`, a browser tab, an SSH session), where Escape leaves."""
+    (the 99 card, Double Play, a forced bust) changes it here. ``leave``: a network table, with
+    no menu behind it (Escape leaves) and only the keys that act there."""
     bots = "\n".join(f"{level}: {text}" for level, text in DESCRIPTIONS.items())
     in_force = "\n".join(f"  {escape(line)}" for line in rules.summary())
-    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in
-                     (LEAVE_KEY if leave and key == "Escape" else (key, text) for key, text in TABLE_KEYS))
+    shown = [(key, NETWORK_KEYS.get(key, text) if leave else text) for key, text in TABLE_KEYS]
+    keys = "\n".join(f"  {escape(key):<11}{text}" for key, text in shown if text is not None)
     double = [part for on, part in (
         (rules.double_play_no_double_on_first, "they may not start with a Double Play"),
         (rules.double_play_deflect, "a Hold or Reverse as their first play passes the whole obligation on"),
