@@ -223,3 +223,28 @@ def test_distinct_names_stay_distinct_in_any_width(names, width):
     shown = short_names(names, width)
     assert len(set(shown)) == len(names), shown
     assert all(display_width(s) <= width for s in shown), shown
+
+
+async def test_the_watchers_under_the_scoreboard_are_set_off_with_the_dash_the_table_pane_uses():
+    """The scoreboard's subtitle read "(D) deals - watching: Wes" beside the table pane's
+    "draw 35 — played 3": an ASCII hyphen in Unicode mode (and an em dash with --ascii would be
+    as wrong). It takes the glyph set's dash, as the table pane's does."""
+    from textual.app import App
+
+    from ono99_tui.engine import Game
+    from ono99_tui.tui.glyphs import ASCII, UNICODE
+    from ono99_tui.tui.widgets.panes import ScorePane
+
+    game = Game(["Ann", "Bo"], seed=1)
+    for glyphs, dash in ((UNICODE, "—"), (ASCII, "-")):
+        class One(App):
+            def compose(self):
+                yield ScorePane(glyphs, ["human", "bot:easy"], id="scores")
+
+        app = One()
+        async with app.run_test(size=(80, 24)) as pilot:
+            pane = app.query_one(ScorePane)
+            pane.watching = ("Wes",)
+            pane.show(game.view(0))
+            await pilot.pause()
+            assert str(pane.border_subtitle).endswith(f"deals {dash} watching: Wes"), pane.border_subtitle

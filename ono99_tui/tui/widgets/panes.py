@@ -177,7 +177,7 @@ class ScorePane(Static):
         self.border_title = "Tokens" if tokens else f"Points (limit {rules.scoring_limit})"
         subtitle = f"{g.dealer} deals"
         if self.watching:  # names are text, never markup
-            subtitle += f" - watching: {', '.join(self.watching)}"
+            subtitle += f" {g.dash} watching: {', '.join(self.watching)}"
         self.border_subtitle = Text(subtitle) if self.watching else subtitle
         text = Text(no_wrap=True, overflow="ellipsis")
         shown = short_names(view.names, width)  # by display width, and never two alike
