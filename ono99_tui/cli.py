@@ -818,6 +818,8 @@ def cmd_join(args) -> int:
                     redial=not os.environ.get(GATEWAY_ENV))  # (a gateway's child: its gateway tells the player)
     if os.environ.get(NAME_ENV):
         plan.name_hint = os.environ[NAME_ENV]
+    if os.environ.get(GATEWAY_ENV):
+        plan.where = "this server"  # (not the gateway's own table server on loopback)
     probe(plan)
     return _run_join(args, plan)
 

@@ -892,3 +892,25 @@ def test_an_authorized_keys_file_without_a_public_key_says_what_the_file_holds(t
         with pytest.raises(ValueError) as said:
             ssh.authorized_keys(tmp_path / "keys")
         assert str(said.value).startswith(f"{tmp_path / 'keys'}: no public key in it; "), str(said.value)
+
+
+@pytest.mark.parametrize("command", ["join", "watch", "plain"])
+def test_a_gateways_session_that_cannot_reach_its_tables_names_no_loopback_port(command, monkeypatch, tmp_path):
+    """A play-tester's find: an SSH session opened as serve-ssh stopped said "ono99: cannot
+    connect to 127.0.0.1:38557: connection refused": the gateway's own table server, on a random
+    loopback port, which means nothing to the player. A gateway's child says "this server"."""
+    import socket
+
+    from .cli import ono99
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind((HOST, 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("ONO99_GATEWAY", "ssh")
+    monkeypatch.setenv("ONO99_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("ONO99_CONFIG_DIR", str(tmp_path / "config"))
+    args = ["join", f"{HOST}:{port}", "--name=ann", "--or-create", "--plain"] if command == "plain" else \
+        [command, f"{HOST}:{port}", "--name=ann", *(["--or-create"] if command == "join" else [])]
+    proc = ono99(*args, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == "ono99: cannot connect to this server: connection refused", proc.stderr

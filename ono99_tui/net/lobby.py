@@ -262,7 +262,7 @@ async def connect_back(plan, timeout: float | None = None) -> Client:
 
 def cannot_connect(plan, exc: BaseException) -> str:
     """The one line for a dial that failed (both front ends, before and after the screen opens)."""
-    return f"cannot connect to {host_port(plan.host, plan.port)}: {why_not(exc)}"
+    return f"cannot connect to {getattr(plan, 'where', None) or host_port(plan.host, plan.port)}: {why_not(exc)}"
 
 
 def probe(plan: JoinPlan, timeout: float = 10.0) -> None:

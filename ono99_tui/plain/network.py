@@ -434,4 +434,5 @@ def join_plan(args) -> Plan:
                 comeback=next(iter(kept), None), older=tuple(kept[1:]), keep=keep,
                 address=os.environ.get(ADDRESS_ENV) or None, back_hint=os.environ.get(COMEBACK_ENV) or None,
                 redial=not os.environ.get(GATEWAY_ENV),
-                name_hint=os.environ.get(NAME_ENV) or Plan.name_hint)  # (over SSH: no --name to give)
+                name_hint=os.environ.get(NAME_ENV) or Plan.name_hint,  # (over SSH: no --name to give)
+                where="this server" if os.environ.get(GATEWAY_ENV) else None)  # (not its table server's port)
