@@ -1592,3 +1592,26 @@ async def test_the_help_at_a_network_table_lists_no_key_that_does_nothing_there(
         await ann.aclose()
     finally:
         await server.close()
+
+
+async def test_ctrl_s_at_a_network_table_says_why_there_is_no_save_as():
+    """Ctrl+S at a join did nothing at all, no word (u at least says why undo is not offered)."""
+    from ono99_tui.net.server import Server
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        ann, table = await seated_at_a_new_table(port, "Ann")
+        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None, "seated")
+            await ann.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            await pilot.press("ctrl+s")
+            await until(pilot, lambda: any("Save as is not offered" in str(n.message) for n in app._notifications),
+                        "the reason")
+            said = next(str(n.message) for n in app._notifications if "Save as" in str(n.message))
+            assert "server saves this game" in said and isinstance(app.screen, GameScreen)
+        await ann.aclose()
+    finally:
+        await server.close()

@@ -108,6 +108,8 @@ class GameScreen(Screen):
         # the keys that open another screen too: the keys typed with them then wait for that
         # screen (tui/key_order.py) instead of acting here first (Ctrl+S then "save1" played card 1)
         Binding("ctrl+s", "save_as", "Save as", priority=True),
+        # Ctrl+S where Save as is not offered (a network table, ono99 watch): says why, not silence
+        Binding("ctrl+s", "save_as_refused", "Save as", show=False, priority=True),
         Binding("question_mark", "help", "Help", priority=True),
         Binding("pageup", "scroll_log(-1)", "Log up", show=False),
         Binding("pagedown", "scroll_log(1)", "Log down", show=False),
@@ -788,6 +790,8 @@ class GameScreen(Screen):
             return False  # out of the game, or a spectator (ono99 watch): no hand to play from
         if action == "save_as" and not self.table.saves_here:
             return False  # a network table: the server keeps the save (and a spectator has nothing to save)
+        if action == "save_as_refused":
+            return not self.table.saves_here
         return True
 
     def _why_no_undo(self) -> str | None:
@@ -818,6 +822,12 @@ class GameScreen(Screen):
         if said is None or said[0] != why or now - said[1] >= UNDO_TOAST_S:
             self._undo_refused = (why, now)
             self.notify(sentence(why), timeout=UNDO_TOAST_S, markup=False)
+
+    def action_save_as_refused(self) -> None:
+        why = ("Save as is not offered here: you are watching, and the server keeps the game"
+               if not self.humans else "Save as is not offered at a network table: the server saves this game "
+               "after every play, and you come back to it with the same ono99 join")
+        self.notify(why, timeout=6, markup=False)
 
     def action_save_as(self) -> None:
         from .save_as import SaveAsScreen
