@@ -1568,50 +1568,45 @@ async def test_the_table_screen_of_a_join_or_a_watch_offers_leave_not_a_menu_it_
         await server.close()
 
 
+@contextlib.asynccontextmanager
+async def _bob_at_anns_table():
+    """Bob joined (the table screen up) at a table Ann made and started on a fresh server."""
+    from ono99_tui.net.server import Server
+
+    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
+    port = await server.start()
+    try:
+        ann, table = await seated_at_a_new_table(port, "Ann")
+        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
+        async with app.run_test(size=(80, 24)) as pilot:
+            await until(pilot, lambda: app.seat is not None, "seated")
+            await ann.request({"type": "start"})
+            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
+            yield app, pilot
+        await ann.aclose()
+    finally:
+        await server.close()
+
+
 async def test_the_help_at_a_network_table_lists_no_key_that_does_nothing_there():
     """The help at a join listed "u  undo your last play" and "Ctrl+S  save the game as a name of
     your choice": at a network table Ctrl+S did nothing at all (the server keeps the save) and u
     only said undo is not offered; nor does its palette hold a new game or save as."""
-    from ono99_tui.net.server import Server
     from ono99_tui.tui.screens.modals import HelpScreen
 
-    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
-    port = await server.start()
-    try:
-        ann, table = await seated_at_a_new_table(port, "Ann")
-        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None, "seated")
-            await ann.request({"type": "start"})
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
-            await pilot.press("question_mark")
-            await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
-            keys = app.screen.body.split("Keys at the table")[1].split("Computer players")[0]
-            assert "Ctrl+S" not in keys and "undo" not in keys and "new game" not in keys, keys
-            assert "1-9, 0" in keys and "Escape" in keys
-        await ann.aclose()
-    finally:
-        await server.close()
+    async with _bob_at_anns_table() as (app, pilot):
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen), "the help")
+        keys = app.screen.body.split("Keys at the table")[1].split("Computer players")[0]
+        assert "Ctrl+S" not in keys and "undo" not in keys and "new game" not in keys, keys
+        assert "1-9, 0" in keys and "Escape" in keys
 
 
 async def test_ctrl_s_at_a_network_table_says_why_there_is_no_save_as():
     """Ctrl+S at a join did nothing at all, no word (u at least says why undo is not offered)."""
-    from ono99_tui.net.server import Server
-
-    server = Server(ServerConfig(host=HOST, port=0, seed=5, turn_timer=60, bot_delay=0, rate=1e9, burst=10**9))
-    port = await server.start()
-    try:
-        ann, table = await seated_at_a_new_table(port, "Ann")
-        app = JoinApp(JoinPlan(HOST, port, "Bob", table=table))
-        async with app.run_test(size=(80, 24)) as pilot:
-            await until(pilot, lambda: app.seat is not None, "seated")
-            await ann.request({"type": "start"})
-            await until(pilot, lambda: isinstance(app.screen, GameScreen), "the table screen")
-            await pilot.press("ctrl+s")
-            await until(pilot, lambda: any("Save as is not offered" in str(n.message) for n in app._notifications),
-                        "the reason")
-            said = next(str(n.message) for n in app._notifications if "Save as" in str(n.message))
-            assert "server saves this game" in said and isinstance(app.screen, GameScreen)
-        await ann.aclose()
-    finally:
-        await server.close()
+    async with _bob_at_anns_table() as (app, pilot):
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: any("Save as is not offered" in str(n.message) for n in app._notifications),
+                    "the reason")
+        said = next(str(n.message) for n in app._notifications if "Save as" in str(n.message))
+        assert "server saves this game" in said and isinstance(app.screen, GameScreen)

@@ -183,28 +183,38 @@ def test_any_edit_keeps_every_other_line_and_reads_back_as_saved(extras, present
     assert [line for line in out.splitlines() if line in kept] == kept  # every other line, in order
 
 
-async def test_the_settings_screen_writes_only_what_was_changed_there(private_dirs):
-    """Saved from Settings: the bots' pause changed there is written on its line; the comments, a
-    key of a later ono99, and a name the player changed by hand after the app started stay."""
-    from textual.widgets import Input
+async def _save_bot_delay_in_settings(while_the_app_runs=None) -> tuple[bool, str]:
+    """Open Settings in the app, set the bots' pause to 1 and save: (the form still shown, the
+    error line under it). ``while_the_app_runs``: done after the app read the settings file."""
+    from textual.widgets import Input, Static
 
-    from ono99_tui.store.paths import settings_file
     from ono99_tui.tui.app import Ono99App
     from ono99_tui.tui.screens.settings import SettingsScreen
 
-    path = settings_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(HAND_WRITTEN)
     app = Ono99App()
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
-        path.write_text(HAND_WRITTEN.replace("Zoë", "Zed"))  # by hand, while the app runs
+        if while_the_app_runs is not None:
+            while_the_app_runs()
         screen = SettingsScreen(app.settings)
         app.push_screen(screen)
         await pilot.pause()
         screen.query_one("#bot_delay", Input).value = "1"
         screen.action_save()
         await pilot.pause()
+        stayed = app.screen is screen
+        return stayed, str(screen.query_one("#form-error", Static).render()) if stayed else ""
+
+
+async def test_the_settings_screen_writes_only_what_was_changed_there(private_dirs):
+    """Saved from Settings: the bots' pause changed there is written on its line; the comments, a
+    key of a later ono99, and a name the player changed by hand after the app started stay."""
+    from ono99_tui.store.paths import settings_file
+
+    path = settings_file()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(HAND_WRITTEN)
+    await _save_bot_delay_in_settings(lambda: path.write_text(HAND_WRITTEN.replace("Zoë", "Zed")))  # by hand
     assert path.read_text() == HAND_WRITTEN.replace("Zoë", "Zed").replace("bot_delay = 0.2", "bot_delay = 1.0")
 
 
@@ -259,28 +269,15 @@ async def test_a_write_protected_settings_file_is_not_saved_over(private_dirs):
     import os
     import stat
 
-    from textual.widgets import Input, Static
-
     from ono99_tui.store.paths import settings_file
-    from ono99_tui.tui.app import Ono99App
-    from ono99_tui.tui.screens.settings import SettingsScreen
 
     path = settings_file()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(HAND_WRITTEN)
     path.chmod(0o444)
-    app = Ono99App()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        screen = SettingsScreen(app.settings)
-        app.push_screen(screen)
-        await pilot.pause()
-        screen.query_one("#bot_delay", Input).value = "1"
-        screen.action_save()
-        await pilot.pause()
-        assert app.screen is screen  # not saved: the form stays, saying why
-        error = str(screen.query_one("#form-error", Static).render())
-        assert error == (f"Not saved: cannot write {path}: it is write-protected (chmod a-w), so ono99 leaves it "
-                         "as it is; chmod u+w it to save settings from ono99")
+    stayed, error = await _save_bot_delay_in_settings()
+    assert stayed  # not saved: the form stays, saying why
+    assert error == (f"Not saved: cannot write {path}: it is write-protected (chmod a-w), so ono99 leaves it "
+                     "as it is; chmod u+w it to save settings from ono99")
     assert path.read_text() == HAND_WRITTEN and not path.stat().st_mode & stat.S_IWUSR
     assert not os.path.exists(str(path) + ".bak")
