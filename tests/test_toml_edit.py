@@ -124,3 +124,9 @@ def test_only_newlines_end_lines_as_in_toml():
     or a comment: such a line was given up (the file written whole, its comments lost)."""
     text = 'name = "a\x85b"  # x\u2028y\ntarget = 1 # c\u2029 target = 2\n'
     assert edit_toml(text, {("target",): 5}) == text.replace("target = 1", "target = 5")
+
+
+def test_a_table_name_that_is_a_value_is_given_up_not_searched():
+    """`deck = "ten"`: asking for deck.ten looked for "ten" inside the string."""
+    assert edit_toml('deck = "ten"\n', {("deck", "ten"): 1}) is None
+    assert edit_toml("deck = 5\n", {("deck", "ten"): 1}) is None

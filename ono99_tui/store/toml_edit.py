@@ -77,7 +77,8 @@ def edit_toml(text: str, updates: dict[tuple[str, ...], object]) -> str | None:
             return None
         table, key = (None, path[0]) if len(path) == 1 else path
         found = [s for s in sections if s[0] == table]  # (one at most: a table twice is not TOML)
-        present = key in (doc if table is None else doc.get(table, {}))
+        holder = doc if table is None else doc.get(table, {})
+        present = isinstance(holder, dict) and key in holder  # (a table's name on a value: not one)
         at = [i for _, lo, hi in found for i in range(lo + (table is not None), hi)
               if (m := _ASSIGN.match(lines[i])) and m["key"] == key]
         if present:
