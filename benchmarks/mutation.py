@@ -98,6 +98,15 @@ GROUPS = [
     Group("engine-round-end", "ono99_tui/engine/describe.py",
           ["tests/test_round_end_seats.py"],
           ["seats_at_round_end"]),
+    Group("net-protocol", "ono99_tui/net/protocol.py",
+          ["tests/test_net_protocol.py", "tests/test_guards_protocol.py",
+           "tests/test_net_hostile_server.py::test_a_message_the_client_cannot_read_is_refused_as_it_is_read",
+           "tests/test_net_hostile_server.py::test_what_a_real_server_sends_is_read",
+           "tests/test_net_hostile_server.py::test_a_state_without_rules_before_any_with_them_is_refused_as_it_is_read",
+           "tests/test_net_hostile_server.py::test_a_view_that_cannot_be_is_refused_by_view_from_dict_too",
+           "tests/test_net_fuzz.py::test_junk_gets_one_error_each_to_its_sender_and_the_connection_stays_served"],
+          ["encode", "decode", "parse", "_type_name", "_check_fields", "_name", "_check", "_seats", "_check_view",
+           "view_from_dict", "LineBuffer.feed"]),
 ]
 
 

@@ -208,7 +208,8 @@ TABLE = {"id": (INT, True), "name": (TEXT, True), "rules": (TEXT, True), "rules_
          "seats": ([_SEAT_ROW], True), "started": (BOOL, True), "over": (BOOL, True), "watchers": (COUNT, False),
          "watching": ([TEXT, 0, WATCHERS_NAMED], False), "state": (TEXT, False), "closes_in": (INT, False),
          "game": ((TEXT, NULL), False)}
-VIEW = {"seat": ((SEAT, _one_of(-1)), True), "names": ([TEXT], True), "rules": (OBJECT, False),
+# ("names" first: they say how many seats the seat numbers after them may name)
+VIEW = {"names": ([TEXT], True), "seat": ((SEAT, _one_of(-1)), True), "rules": (OBJECT, False),
         "round": (COUNT, True), "dealer": (SEAT, True), "hand": ([CARD], True), "hand_sizes": (_PerSeat(COUNT), True),
         "in_round": ([SEAT], True), "played_this_round": ([CARD], True), "discard": ([CARD], True),
         "draw_pile_size": (COUNT, True), "total": (INT, True), "direction": (_one_of(1, -1), True),
