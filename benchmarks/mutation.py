@@ -107,6 +107,10 @@ GROUPS = [
            "tests/test_net_fuzz.py::test_junk_gets_one_error_each_to_its_sender_and_the_connection_stays_served"],
           ["encode", "decode", "parse", "_type_name", "_check_fields", "_name", "_check", "_seats", "_check_view",
            "view_from_dict", "LineBuffer.feed"]),
+    Group("table-seats", "ono99_tui/table/seats.py",
+          ["tests/test_guards_seats.py", "tests/test_table_session.py::test_seats_are_checked_in_one_place",
+           "tests/test_table_session.py::test_bots_play_the_same_game_whichever_front_end_drives_them",
+           "tests/test_hostile_inputs.py::test_a_player_named_like_a_bot_keeps_the_name_and_the_bots_take_others"]),
 ]
 
 
