@@ -111,6 +111,12 @@ GROUPS = [
           ["tests/test_guards_seats.py", "tests/test_table_session.py::test_seats_are_checked_in_one_place",
            "tests/test_table_session.py::test_bots_play_the_same_game_whichever_front_end_drives_them",
            "tests/test_hostile_inputs.py::test_a_player_named_like_a_bot_keeps_the_name_and_the_bots_take_others"]),
+    Group("text-safety", "ono99_tui/text.py",
+          ["tests/test_guards_text.py", "tests/test_hostile_inputs.py::test_visible_shows_control_characters_as_escapes",
+           "tests/test_hostile_inputs.py::test_a_long_value_is_echoed_cut_short",
+           "tests/test_markup_as_text.py::test_for_markup_keeps_any_text_as_is",
+           "tests/test_markup_as_text.py::test_a_file_name_that_is_not_utf8_is_shown_as_escapes_of_its_width"],
+          ["_escape", "shell_word", "counted", "visible", "shorten", "quoted", "for_markup", "sentence"]),
 ]
 
 
