@@ -117,6 +117,16 @@ GROUPS = [
            "tests/test_markup_as_text.py::test_for_markup_keeps_any_text_as_is",
            "tests/test_markup_as_text.py::test_a_file_name_that_is_not_utf8_is_shown_as_escapes_of_its_width"],
           ["_escape", "shell_word", "counted", "visible", "shorten", "quoted", "for_markup", "sentence"]),
+    Group("store-saves-names", "ono99_tui/store/saves.py",
+          ["tests/test_guards_saves.py", "tests/test_saves.py", "tests/test_saves_faults.py", "tests/test_store_links.py",
+           "tests/test_journal_check.py::test_a_damaged_save_offers_its_bak_and_saves_restore_puts_it_back",
+           "tests/test_journal_check.py::test_saves_restore_reads_no_bak_through_a_link",
+           "tests/test_journal_check.py::test_saves_restore_keeps_the_replaced_saves_journal_aside_and_leaves_a_save_that_checks",
+           "tests/test_journal_check.py::test_saves_restore_with_any_bak_leaves_one_whole_save_and_names_real_things",
+           "tests/test_journal_check.py::test_a_damaged_journal_is_not_offered_the_bak_that_holds_fewer_plays"],
+          ["check_name", "_name_ok", "misnamed", "name_for", "write_protected", "restored_kept", "_regular",
+           "SaveStore.path", "SaveStore.file_of", "SaveStore.restore", "SaveStore._same_game", "SaveStore.delete",
+           "SaveStore._locked", "SaveStore.delete_owned"]),
 ]
 
 
