@@ -124,7 +124,7 @@ GROUPS = [
            "tests/test_journal_check.py::test_saves_restore_keeps_the_replaced_saves_journal_aside_and_leaves_a_save_that_checks",
            "tests/test_journal_check.py::test_saves_restore_with_any_bak_leaves_one_whole_save_and_names_real_things",
            "tests/test_journal_check.py::test_a_damaged_journal_is_not_offered_the_bak_that_holds_fewer_plays"],
-          ["check_name", "_name_ok", "misnamed", "name_for", "write_protected", "restored_kept", "_regular",
+          ["check_name", "_name_ok", "misnamed", "name_for", "restored_kept", "_regular",
            "SaveStore.path", "SaveStore.file_of", "SaveStore.restore", "SaveStore._same_game", "SaveStore.delete",
            "SaveStore._locked", "SaveStore.delete_owned"]),
 ]
